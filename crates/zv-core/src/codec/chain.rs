@@ -1,0 +1,178 @@
+//! The codec pipeline of an array.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use super::{
+    ArrayBytes, ArrayToArrayCodec, ArrayToBytesCodec, BytesToBytesCodec, ChunkRepresentation,
+    Codec, CodecError,
+};
+use crate::metadata::ExtensionMetadata;
+use crate::plugin;
+
+/// A validated codec pipeline bound to one chunk representation: array→array codecs, one
+/// array→bytes codec, bytes→bytes codecs.
+///
+/// ```
+/// # use zv_core::codec::{ArrayBytes, ChunkRepresentation, CodecChain};
+/// # use zv_core::data_type::{DataType, FillValue};
+/// # use zv_core::metadata::ExtensionMetadata;
+/// // zv-core alone registers no codecs; zv-codecs registers `bytes`, `blosc`, …
+/// let repr = ChunkRepresentation::new(vec![4], DataType::UInt8, FillValue::zero(DataType::UInt8))?;
+/// let err = CodecChain::from_metadata(&[ExtensionMetadata::new("no-such-codec")], &repr).unwrap_err();
+/// assert!(err.to_string().contains("unknown codec `no-such-codec`"));
+/// # Ok::<(), zv_core::codec::CodecError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct CodecChain {
+    array_to_array: Vec<(Arc<dyn ArrayToArrayCodec>, ChunkRepresentation)>,
+    array_to_bytes: Arc<dyn ArrayToBytesCodec>,
+    array_to_bytes_repr: ChunkRepresentation,
+    bytes_to_bytes: Vec<Arc<dyn BytesToBytesCodec>>,
+    /// `sizes[i]`: the exact decoded size of the input of `bytes_to_bytes[i]`, where known.
+    sizes: Vec<Option<usize>>,
+    decoded: ChunkRepresentation,
+}
+
+impl CodecChain {
+    /// Builds a pipeline from codecs already constructed for `decoded` (the representation
+    /// of the array's chunks), checking their order.
+    pub fn new(codecs: Vec<Codec>, decoded: ChunkRepresentation) -> Result<Self, CodecError> {
+        let mut array_to_array = Vec::new();
+        let mut array_to_bytes: Option<(Arc<dyn ArrayToBytesCodec>, ChunkRepresentation)> = None;
+        let mut bytes_to_bytes = Vec::new();
+        let mut repr = decoded.clone();
+        for codec in codecs {
+            match codec {
+                Codec::ArrayToArray(c) => {
+                    if let Some((a2b, _)) = &array_to_bytes {
+                        return Err(CodecError::Pipeline(format!(
+                            "array→array codec `{}` comes after the array→bytes codec `{}`",
+                            c.name(),
+                            a2b.name()
+                        )));
+                    }
+                    let next = c.encoded_representation(&repr)?;
+                    array_to_array.push((c, std::mem::replace(&mut repr, next)));
+                }
+                Codec::ArrayToBytes(c) => {
+                    if let Some((a2b, _)) = &array_to_bytes {
+                        return Err(CodecError::Pipeline(format!(
+                            "two array→bytes codecs: `{}` and `{}`",
+                            a2b.name(),
+                            c.name()
+                        )));
+                    }
+                    array_to_bytes = Some((c, repr.clone()));
+                }
+                Codec::BytesToBytes(c) => {
+                    if array_to_bytes.is_none() {
+                        return Err(CodecError::Pipeline(format!(
+                            "bytes→bytes codec `{}` comes before any array→bytes codec",
+                            c.name()
+                        )));
+                    }
+                    bytes_to_bytes.push(c);
+                }
+            }
+        }
+        let Some((array_to_bytes, array_to_bytes_repr)) = array_to_bytes else {
+            return Err(CodecError::Pipeline(
+                "no array→bytes codec (e.g. `bytes`)".to_owned(),
+            ));
+        };
+        let mut sizes = Vec::with_capacity(bytes_to_bytes.len());
+        let mut size = array_to_bytes.encoded_size(&array_to_bytes_repr);
+        for c in &bytes_to_bytes {
+            sizes.push(size);
+            size = size.and_then(|s| c.encoded_size(s));
+        }
+        Ok(Self {
+            array_to_array,
+            array_to_bytes,
+            array_to_bytes_repr,
+            bytes_to_bytes,
+            sizes,
+            decoded,
+        })
+    }
+
+    /// Builds a pipeline from the `codecs` entries of a `zarr.json`, resolving names through
+    /// the codec registry. Unknown codecs with `"must_understand": false` are skipped.
+    pub fn from_metadata(
+        codecs: &[ExtensionMetadata],
+        decoded: &ChunkRepresentation,
+    ) -> Result<Self, CodecError> {
+        let mut built = Vec::with_capacity(codecs.len());
+        let mut repr = decoded.clone();
+        let mut array_repr = decoded.clone();
+        for meta in codecs {
+            let codec = match plugin::create_codec(meta, &array_repr) {
+                Ok(c) => c,
+                Err(CodecError::Unknown { .. }) if meta.may_ignore() => continue,
+                Err(e) => return Err(e),
+            };
+            if let Codec::ArrayToArray(c) = &codec {
+                repr = c.encoded_representation(&repr)?;
+                array_repr = repr.clone();
+            }
+            built.push(codec);
+        }
+        Self::new(built, decoded.clone())
+    }
+
+    /// The representation of the decoded chunks.
+    pub fn decoded_representation(&self) -> &ChunkRepresentation {
+        &self.decoded
+    }
+
+    /// The `zarr.json` entries of the pipeline, in encode order.
+    pub fn metadata(&self) -> Vec<ExtensionMetadata> {
+        let mut out: Vec<ExtensionMetadata> =
+            self.array_to_array.iter().map(|(c, _)| c.metadata()).collect();
+        out.push(self.array_to_bytes.metadata());
+        out.extend(self.bytes_to_bytes.iter().map(|c| c.metadata()));
+        out
+    }
+
+    /// Encodes one chunk.
+    pub fn encode<'a>(&self, input: ArrayBytes<'a>) -> Result<Cow<'a, [u8]>, CodecError> {
+        input.validate(&self.decoded)?;
+        let mut data = input;
+        for (codec, repr) in &self.array_to_array {
+            data = codec.encode(data, repr)?;
+        }
+        let mut bytes = self.array_to_bytes.encode(data, &self.array_to_bytes_repr)?;
+        for codec in &self.bytes_to_bytes {
+            bytes = codec.encode(bytes)?;
+        }
+        Ok(bytes)
+    }
+
+    /// Decodes one chunk; the result always holds exactly the elements of the decoded
+    /// representation.
+    pub fn decode<'a>(&self, input: Cow<'a, [u8]>) -> Result<ArrayBytes<'a>, CodecError> {
+        let mut bytes = input;
+        for (codec, expected) in self.bytes_to_bytes.iter().zip(&self.sizes).rev() {
+            bytes = codec.decode(bytes, *expected)?;
+            if let Some(n) = expected {
+                if bytes.len() != *n {
+                    return Err(CodecError::SizeMismatch {
+                        codec: codec.name().to_owned(),
+                        expected: *n as u64,
+                        actual: bytes.len() as u64,
+                    });
+                }
+            }
+        }
+        let mut data = self
+            .array_to_bytes
+            .decode(bytes, &self.array_to_bytes_repr)?;
+        data.validate(&self.array_to_bytes_repr)?;
+        for (codec, repr) in self.array_to_array.iter().rev() {
+            data = codec.decode(data, repr)?;
+        }
+        data.validate(&self.decoded)?;
+        Ok(data)
+    }
+}

@@ -1,0 +1,206 @@
+//! Node paths and names of a Zarr v3 hierarchy.
+//!
+//! A [`NodePath`] is `/` (the root) or `/` followed by `/`-separated [`NodeName`]s. A node name
+//! is non-empty, contains no `/`, is not `.` or `..`, and does not start with `__` (reserved by
+//! the Zarr v3 specification).
+//!
+//! ```
+//! use zv_core::node::{NodeName, NodePath};
+//! let p = NodePath::new("/level/0")?;
+//! assert_eq!(p.metadata_key().as_str(), "level/0/zarr.json");
+//! assert_eq!(p.name().unwrap().as_str(), "0");
+//! assert!(NodePath::new("/a/../b").is_err());
+//! assert!(NodeName::new("__private").is_err());
+//! # Ok::<(), zv_core::key::KeyError>(())
+//! ```
+
+use std::fmt;
+
+use crate::key::{segment_problem, KeyError, StoreKey, StorePrefix};
+
+/// The name of the metadata document of every node.
+pub const METADATA_NAME: &str = "zarr.json";
+
+fn name_problem(text: &str) -> Option<&'static str> {
+    if let Some(reason) = segment_problem(text) {
+        return Some(reason);
+    }
+    if text.contains('/') {
+        Some("`/` is not allowed in a node name")
+    } else if text.starts_with("__") {
+        Some("names starting with `__` are reserved")
+    } else {
+        None
+    }
+}
+
+/// A validated node name. See the [module docs](self).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NodeName(String);
+
+impl NodeName {
+    /// Parses and validates a node name.
+    pub fn new(text: impl Into<String>) -> Result<Self, KeyError> {
+        let text = text.into();
+        match name_problem(&text) {
+            Some(reason) => Err(KeyError::new("node name", &text, reason)),
+            None => Ok(Self(text)),
+        }
+    }
+
+    /// The name text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for NodeName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A validated absolute node path. See the [module docs](self).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NodePath(String);
+
+impl NodePath {
+    /// The root path `/`.
+    pub fn root() -> Self {
+        Self("/".to_owned())
+    }
+
+    /// Parses and validates a node path. A missing leading `/` is added (`"a/b"` = `"/a/b"`);
+    /// a trailing `/` is ignored.
+    pub fn new(text: impl AsRef<str>) -> Result<Self, KeyError> {
+        let text = text.as_ref();
+        let trimmed = text.strip_prefix('/').unwrap_or(text);
+        let trimmed = trimmed.strip_suffix('/').unwrap_or(trimmed);
+        if trimmed.is_empty() {
+            return Ok(Self::root());
+        }
+        for segment in trimmed.split('/') {
+            if let Some(reason) = name_problem(segment) {
+                return Err(KeyError::new("node path", text, reason));
+            }
+        }
+        Ok(Self(format!("/{trimmed}")))
+    }
+
+    /// The path text (`/` or `/a/b`).
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Whether this is the root.
+    pub fn is_root(&self) -> bool {
+        self.0 == "/"
+    }
+
+    /// The last name of the path (`None` for the root).
+    pub fn name(&self) -> Option<NodeName> {
+        if self.is_root() {
+            None
+        } else {
+            self.0.rsplit('/').next().map(|s| NodeName(s.to_owned()))
+        }
+    }
+
+    /// The names from the root down.
+    pub fn names(&self) -> impl Iterator<Item = NodeName> + '_ {
+        self.0
+            .split('/')
+            .filter(|s| !s.is_empty())
+            .map(|s| NodeName(s.to_owned()))
+    }
+
+    /// The parent path (`None` for the root).
+    pub fn parent(&self) -> Option<NodePath> {
+        if self.is_root() {
+            return None;
+        }
+        match self.0.rfind('/') {
+            Some(0) | None => Some(Self::root()),
+            Some(i) => Some(Self(self.0[..i].to_owned())),
+        }
+    }
+
+    /// The path of the child `name`.
+    pub fn child(&self, name: &NodeName) -> NodePath {
+        if self.is_root() {
+            Self(format!("/{}", name.0))
+        } else {
+            Self(format!("{}/{}", self.0, name.0))
+        }
+    }
+
+    /// The path of a descendant given as a relative path (`"a/b"`).
+    pub fn join(&self, relative: &str) -> Result<NodePath, KeyError> {
+        let rel = relative.strip_prefix('/').unwrap_or(relative);
+        if self.is_root() {
+            NodePath::new(rel)
+        } else if rel.is_empty() {
+            Ok(self.clone())
+        } else {
+            NodePath::new(format!("{}/{}", self.0, rel))
+        }
+    }
+
+    /// The store prefix of the node's keys (`""` for the root, `"a/b/"` for `/a/b`).
+    pub fn prefix(&self) -> StorePrefix {
+        if self.is_root() {
+            StorePrefix::root()
+        } else {
+            // The names were validated by the constructor.
+            StorePrefix(format!("{}/", &self.0[1..]))
+        }
+    }
+
+    /// The key of the node's `zarr.json`.
+    pub fn metadata_key(&self) -> StoreKey {
+        StoreKey(format!("{}{}", self.prefix().as_str(), METADATA_NAME))
+    }
+
+    /// The key `prefix + relative` for a key below this node (`relative` is validated).
+    pub fn key(&self, relative: &str) -> Result<StoreKey, KeyError> {
+        self.prefix().key(relative)
+    }
+}
+
+impl fmt::Display for NodePath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths() {
+        assert!(NodePath::new("/").unwrap().is_root());
+        assert!(NodePath::new("").unwrap().is_root());
+        let p = NodePath::new("a/b/").unwrap();
+        assert_eq!(p.as_str(), "/a/b");
+        assert_eq!(p.parent().unwrap().as_str(), "/a");
+        assert_eq!(p.parent().unwrap().parent().unwrap().as_str(), "/");
+        assert_eq!(p.prefix().as_str(), "a/b/");
+        assert_eq!(p.metadata_key().as_str(), "a/b/zarr.json");
+        assert_eq!(NodePath::root().metadata_key().as_str(), "zarr.json");
+        assert_eq!(p.names().count(), 2);
+        assert_eq!(p.join("c/d").unwrap().as_str(), "/a/b/c/d");
+        for bad in ["/a//b", "/a/../b", "/..", "/a/__x", "/a/./b", "/a\\b"] {
+            assert!(NodePath::new(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn names() {
+        for bad in ["", ".", "..", "a/b", "__x"] {
+            assert!(NodeName::new(bad).is_err(), "{bad:?}");
+        }
+        assert!(NodeName::new("_x").is_ok());
+        assert!(NodeName::new("0.1.-2").is_ok());
+    }
+}

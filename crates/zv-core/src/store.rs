@@ -1,0 +1,244 @@
+//! The store traits: a key/value interface split by capability.
+//!
+//! Implementers write a few general methods; users get the provided ones:
+//!
+//! | trait | required | provided |
+//! |---|---|---|
+//! | [`ReadableStore`] | `get` | `get_range`, `size`, `exists` |
+//! | [`WritableStore`] | `set`, `delete` | |
+//! | [`ListableStore`] | `list_prefix` | `list`, `list_dir` |
+//! | [`Store`] | (all three) | `delete_prefix` |
+//!
+//! # Contract
+//!
+//! - Keys are [`StoreKey`]s, validated on construction, so a key never escapes the store.
+//! - `get` of a missing key is `Ok(None)`; `delete` of a missing key is `Ok(())`.
+//! - `set` is atomic: a concurrent or later `get` sees the old value or the new one, never a
+//!   torn value; a failed `set` leaves the old value.
+//! - Distinct keys may be written concurrently from several threads; writes of the same key
+//!   race (last writer wins).
+//! - Listings are sorted by key and contain only keys that exist.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use bytes::Bytes;
+
+use crate::key::{KeyError, StoreKey, StorePrefix};
+
+/// Errors of store operations.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// An I/O error while handling `key`.
+    #[error("I/O error on `{key}`: {source}")]
+    Io {
+        /// The key (or prefix) concerned.
+        key: String,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A byte range outside the value.
+    #[error("byte range {range:?} is outside `{key}` ({size} bytes)")]
+    InvalidRange {
+        /// The key.
+        key: String,
+        /// The requested range.
+        range: ByteRange,
+        /// The value size.
+        size: u64,
+    },
+    /// A key or prefix was invalid.
+    #[error(transparent)]
+    Key(#[from] KeyError),
+    /// The store URL could not be opened.
+    #[error("cannot open store `{url}`: {reason}")]
+    Open {
+        /// The URL or path.
+        url: String,
+        /// Why.
+        reason: String,
+    },
+    /// No store plugin handles the URL scheme.
+    #[error("no store is registered for scheme `{scheme}` (registered: {})", registered.join(", "))]
+    UnknownScheme {
+        /// The scheme asked for.
+        scheme: String,
+        /// The registered schemes.
+        registered: Vec<String>,
+    },
+    /// The store is read-only.
+    #[error("store is read-only; cannot write `{key}`")]
+    ReadOnly {
+        /// The key that was to be written.
+        key: String,
+    },
+    /// Any other error of a third-party store.
+    #[error("store error on `{key}`: {message}")]
+    Other {
+        /// The key concerned.
+        key: String,
+        /// What happened.
+        message: String,
+    },
+}
+
+/// Result alias of store operations.
+pub type StoreResult<T> = Result<T, StoreError>;
+
+/// A byte range of a stored value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ByteRange {
+    /// `length` bytes (or to the end, if `None`) from `offset`.
+    FromStart {
+        /// First byte.
+        offset: u64,
+        /// Number of bytes, or `None` for "to the end".
+        length: Option<u64>,
+    },
+    /// The last `n` bytes.
+    Suffix(u64),
+}
+
+impl ByteRange {
+    /// The range within a value of `size` bytes, or `None` if it does not fit.
+    pub fn to_range(self, size: u64) -> Option<Range<u64>> {
+        match self {
+            ByteRange::FromStart { offset, length } => {
+                let end = match length {
+                    Some(l) => offset.checked_add(l)?,
+                    None => size,
+                };
+                (offset <= end && end <= size).then_some(offset..end)
+            }
+            ByteRange::Suffix(n) => (n <= size).then(|| size - n..size),
+        }
+    }
+}
+
+/// Keys and child prefixes directly below a prefix.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StoreKeysPrefixes {
+    /// Keys directly below the prefix, sorted.
+    pub keys: Vec<StoreKey>,
+    /// Child prefixes (each ending with `/`), sorted.
+    pub prefixes: Vec<StorePrefix>,
+}
+
+/// Reading values.
+pub trait ReadableStore: Send + Sync {
+    /// The value of `key`, or `None` if it does not exist.
+    fn get(&self, key: &StoreKey) -> StoreResult<Option<Bytes>>;
+
+    /// A byte range of the value of `key`, or `None` if the key does not exist. A range that
+    /// does not fit the value is an error.
+    fn get_range(&self, key: &StoreKey, range: ByteRange) -> StoreResult<Option<Bytes>> {
+        let Some(value) = self.get(key)? else {
+            return Ok(None);
+        };
+        let size = value.len() as u64;
+        let r = range.to_range(size).ok_or_else(|| StoreError::InvalidRange {
+            key: key.to_string(),
+            range,
+            size,
+        })?;
+        Ok(Some(value.slice(r.start as usize..r.end as usize)))
+    }
+
+    /// The size of the value of `key`, or `None` if it does not exist.
+    fn size(&self, key: &StoreKey) -> StoreResult<Option<u64>> {
+        Ok(self.get(key)?.map(|v| v.len() as u64))
+    }
+
+    /// Whether `key` exists.
+    fn exists(&self, key: &StoreKey) -> StoreResult<bool> {
+        Ok(self.size(key)?.is_some())
+    }
+}
+
+/// Writing values.
+pub trait WritableStore: Send + Sync {
+    /// Stores `value` at `key` atomically, replacing any old value.
+    fn set(&self, key: &StoreKey, value: Bytes) -> StoreResult<()>;
+
+    /// Deletes `key`; deleting a missing key is not an error.
+    fn delete(&self, key: &StoreKey) -> StoreResult<()>;
+}
+
+/// Listing keys.
+pub trait ListableStore: Send + Sync {
+    /// Every key under `prefix` (recursively), sorted.
+    fn list_prefix(&self, prefix: &StorePrefix) -> StoreResult<Vec<StoreKey>>;
+
+    /// Every key of the store, sorted.
+    fn list(&self) -> StoreResult<Vec<StoreKey>> {
+        self.list_prefix(&StorePrefix::root())
+    }
+
+    /// The keys and child prefixes directly below `prefix`.
+    fn list_dir(&self, prefix: &StorePrefix) -> StoreResult<StoreKeysPrefixes> {
+        let mut out = StoreKeysPrefixes::default();
+        for key in self.list_prefix(prefix)? {
+            let rest = &key.as_str()[prefix.as_str().len()..];
+            match rest.find('/') {
+                None => out.keys.push(key.clone()),
+                Some(i) => {
+                    let child = prefix.child(&rest[..i])?;
+                    if out.prefixes.last() != Some(&child) {
+                        out.prefixes.push(child);
+                    }
+                }
+            }
+        }
+        out.prefixes.dedup();
+        Ok(out)
+    }
+}
+
+/// A store that can read, write and list.
+pub trait Store: ReadableStore + WritableStore + ListableStore {
+    /// Deletes every key under `prefix`.
+    fn delete_prefix(&self, prefix: &StorePrefix) -> StoreResult<()> {
+        for key in self.list_prefix(prefix)? {
+            self.delete(&key)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::fmt::Debug for dyn Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("dyn Store")
+    }
+}
+
+/// A shared, dynamically typed store.
+pub type DynStore = Arc<dyn Store>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_ranges() {
+        let r = ByteRange::FromStart {
+            offset: 2,
+            length: Some(3),
+        };
+        assert_eq!(r.to_range(10), Some(2..5));
+        assert_eq!(r.to_range(4), None);
+        assert_eq!(ByteRange::Suffix(3).to_range(10), Some(7..10));
+        assert_eq!(ByteRange::Suffix(11).to_range(10), None);
+        let open = ByteRange::FromStart {
+            offset: 10,
+            length: None,
+        };
+        assert_eq!(open.to_range(10), Some(10..10));
+        let overflow = ByteRange::FromStart {
+            offset: u64::MAX,
+            length: Some(2),
+        };
+        assert_eq!(overflow.to_range(10), None);
+    }
+}
