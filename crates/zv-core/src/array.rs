@@ -50,12 +50,14 @@ pub fn read_node_metadata(store: &dyn Store, path: &NodePath) -> Result<Option<N
     let key = path.metadata_key();
     match store.get(&key)? {
         None => Ok(None),
-        Some(bytes) => NodeMetadata::from_json(&bytes)
-            .map(Some)
-            .map_err(|source| Error::Metadata {
-                key: key.to_string(),
-                source,
-            }),
+        Some(bytes) => {
+            NodeMetadata::from_json(&bytes)
+                .map(Some)
+                .map_err(|source| Error::Metadata {
+                    key: key.to_string(),
+                    source,
+                })
+        }
     }
 }
 
@@ -71,7 +73,11 @@ impl Array {
             path: path.to_string(),
             source,
         };
-        if let Some(t) = metadata.storage_transformers.iter().find(|t| !t.may_ignore()) {
+        if let Some(t) = metadata
+            .storage_transformers
+            .iter()
+            .find(|t| !t.may_ignore())
+        {
             return Err(pipeline_err(CodecError::Unsupported {
                 codec: t.name.clone(),
                 what: "storage transformers".into(),
@@ -236,7 +242,12 @@ impl Array {
         let key = self.chunk_key(coords)?;
         match self.store.get(&key)? {
             Some(bytes) => self.decode_chunk(&key, bytes),
-            None => Ok(ArrayBytes::fill(self.chain.decoded_representation())),
+            None => ArrayBytes::fill(self.chain.decoded_representation()).map_err(|source| {
+                Error::Chunk {
+                    key: key.to_string(),
+                    source,
+                }
+            }),
         }
     }
 
@@ -293,32 +304,42 @@ impl Array {
                     let ArrayBytes::Fixed(src) = data else {
                         continue;
                     };
-                    self.copy_chunk_part(coords, region, |so, doff, len| {
-                        let (s, d) = (so * es, doff * es);
-                        let l = len * es;
-                        match (src.get(s..s + l), out.get_mut(d..d + l)) {
-                            (Some(a), Some(b)) => {
-                                b.copy_from_slice(a);
-                                true
+                    self.copy_chunk_part(
+                        coords,
+                        region,
+                        |so, doff, len| {
+                            let (s, d) = (so * es, doff * es);
+                            let l = len * es;
+                            match (src.get(s..s + l), out.get_mut(d..d + l)) {
+                                (Some(a), Some(b)) => {
+                                    b.copy_from_slice(a);
+                                    true
+                                }
+                                _ => false,
                             }
-                            _ => false,
-                        }
-                    }, chunk_shape)?;
+                        },
+                        chunk_shape,
+                    )?;
                 }
                 Ok(ArrayBytes::Fixed(Cow::Owned(out)))
             }
             None => {
                 let mut elements: Vec<&[u8]> = vec![&[]; n];
                 for (coords, data) in &decoded {
-                    self.copy_chunk_part(coords, region, |so, doff, len| {
-                        for i in 0..len {
-                            match (data.element(so + i), elements.get_mut(doff + i)) {
-                                (Some(e), Some(slot)) => *slot = e,
-                                _ => return false,
+                    self.copy_chunk_part(
+                        coords,
+                        region,
+                        |so, doff, len| {
+                            for i in 0..len {
+                                match (data.element(so + i), elements.get_mut(doff + i)) {
+                                    (Some(e), Some(slot)) => *slot = e,
+                                    _ => return false,
+                                }
                             }
-                        }
-                        true
-                    }, chunk_shape)?;
+                            true
+                        },
+                        chunk_shape,
+                    )?;
                 }
                 Ok(ArrayBytes::from_elements(elements))
             }
@@ -356,7 +377,13 @@ impl Array {
             .zip(region.start())
             .map(|(s, r)| s - r)
             .collect();
-        for (so, doff, len) in box_runs(chunk_shape, &in_chunk, region.shape(), &in_region, part.shape()) {
+        for (so, doff, len) in box_runs(
+            chunk_shape,
+            &in_chunk,
+            region.shape(),
+            &in_region,
+            part.shape(),
+        ) {
             if !copy(so, doff, len) {
                 return Err(Error::InvalidInput {
                     path: self.path.to_string(),
@@ -392,7 +419,12 @@ impl Array {
             .try_for_each(|coords| self.store_region_chunk(&coords, region, &data))
     }
 
-    fn store_region_chunk(&self, coords: &[u64], region: &Region, data: &ArrayBytes<'_>) -> Result<()> {
+    fn store_region_chunk(
+        &self,
+        coords: &[u64],
+        region: &Region,
+        data: &ArrayBytes<'_>,
+    ) -> Result<()> {
         let chunk_shape = self.grid.chunk_shape().to_vec();
         let in_array = self.grid.chunk_region(coords);
         let covered = match (&in_array, region.ndim()) {
@@ -402,7 +434,10 @@ impl Array {
         };
         let repr = self.chain.decoded_representation();
         let mut chunk = if covered {
-            ArrayBytes::fill(repr)
+            ArrayBytes::fill(repr).map_err(|source| Error::Pipeline {
+                path: self.path.to_string(),
+                source,
+            })?
         } else {
             self.retrieve_chunk(coords)?
         };
@@ -428,7 +463,13 @@ impl Array {
             .zip(region.start())
             .map(|(s, r)| s - r)
             .collect();
-        let runs = box_runs(region.shape(), &in_region, &chunk_shape, &in_chunk, part.shape());
+        let runs = box_runs(
+            region.shape(),
+            &in_region,
+            &chunk_shape,
+            &in_chunk,
+            part.shape(),
+        );
         let bad = || Error::InvalidInput {
             path: self.path.to_string(),
             reason: format!("chunk {coords:?}: buffer sizes do not match the chunk shape"),

@@ -89,7 +89,9 @@ pub enum CodecError {
         reason: String,
     },
     /// A stored checksum does not match the data.
-    #[error("codec `{codec}`: checksum mismatch (stored {stored:#010x}, computed {computed:#010x})")]
+    #[error(
+        "codec `{codec}`: checksum mismatch (stored {stored:#010x}, computed {computed:#010x})"
+    )]
     ChecksumMismatch {
         /// The codec name.
         codec: String,
@@ -224,21 +226,34 @@ pub enum ArrayBytes<'a> {
 }
 
 impl<'a> ArrayBytes<'a> {
-    /// The chunk filled with the fill value of `repr`.
-    pub fn fill(repr: &ChunkRepresentation) -> ArrayBytes<'static> {
+    /// The chunk filled with the fill value of `repr`. Allocation failure (a chunk shape too
+    /// large for this machine) is an error, not an abort.
+    pub fn fill(repr: &ChunkRepresentation) -> Result<ArrayBytes<'static>, CodecError> {
         let n = repr.num_elements_usize();
         let fill = repr.fill_value().as_bytes();
         if repr.data_type().is_variable() {
-            let data = fill.repeat(n);
-            let offsets = (0..=n).map(|i| i * fill.len()).collect::<Vec<_>>();
-            ArrayBytes::Variable {
+            let mut offsets = try_vec::<usize>(n.saturating_add(1))?;
+            let mut data = try_vec::<u8>(n.saturating_mul(fill.len()))?;
+            offsets.push(0);
+            for _ in 0..n {
+                data.extend_from_slice(fill);
+                offsets.push(data.len());
+            }
+            Ok(ArrayBytes::Variable {
                 data: Cow::Owned(data),
                 offsets: Cow::Owned(offsets),
-            }
-        } else if fill.iter().all(|&b| b == 0) {
-            ArrayBytes::Fixed(Cow::Owned(vec![0; n * fill.len()]))
+            })
         } else {
-            ArrayBytes::Fixed(Cow::Owned(fill.repeat(n)))
+            let total = n.saturating_mul(fill.len());
+            let mut data = try_vec::<u8>(total)?;
+            if fill.iter().all(|&b| b == 0) {
+                data.resize(total, 0);
+            } else {
+                for _ in 0..n {
+                    data.extend_from_slice(fill);
+                }
+            }
+            Ok(ArrayBytes::Fixed(Cow::Owned(data)))
         }
     }
 
@@ -289,7 +304,10 @@ impl<'a> ArrayBytes<'a> {
                 if ok {
                     Ok(())
                 } else {
-                    Err(CodecError::corrupt("array", "invalid variable-length offsets"))
+                    Err(CodecError::corrupt(
+                        "array",
+                        "invalid variable-length offsets",
+                    ))
                 }
             }
             (ArrayBytes::Fixed(_), None) => Err(CodecError::Unsupported {
@@ -340,6 +358,14 @@ impl<'a> ArrayBytes<'a> {
                 .all(|w| data.get(w[0]..w[1]) == Some(fill)),
         }
     }
+}
+
+/// An empty vector with room for `n` items, or an error if that much memory cannot be had.
+pub fn try_vec<T>(n: usize) -> Result<Vec<T>, CodecError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n)
+        .map_err(|_| CodecError::Overflow(format!("cannot allocate {n} items")))?;
+    Ok(v)
 }
 
 /// What every codec can say about itself.

@@ -370,9 +370,14 @@ mod tests {
             g.chunks_in(&r),
             vec![vec![0, 0], vec![0, 1], vec![1, 0], vec![1, 1]]
         );
-        assert!(g.chunks_in(&Region::new(vec![0, 0], vec![0, 3]).unwrap()).is_empty());
+        assert!(g
+            .chunks_in(&Region::new(vec![0, 0], vec![0, 3]).unwrap())
+            .is_empty());
         let zero_d = RegularGrid::new(vec![], vec![]);
-        assert_eq!(zero_d.chunks_in(&Region::whole(&[])), vec![Vec::<u64>::new()]);
+        assert_eq!(
+            zero_d.chunks_in(&Region::whole(&[])),
+            vec![Vec::<u64>::new()]
+        );
     }
 
     #[test]

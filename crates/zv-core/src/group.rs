@@ -246,7 +246,9 @@ impl Node {
     /// an implicit group.
     pub fn open(store: Arc<dyn Store>, path: &NodePath) -> Result<Self> {
         match read_node_metadata(store.as_ref(), path)? {
-            Some(NodeMetadata::Array(meta)) => Array::from_metadata(store, path, meta).map(|a| Node::Array(Box::new(a))),
+            Some(NodeMetadata::Array(meta)) => {
+                Array::from_metadata(store, path, meta).map(|a| Node::Array(Box::new(a)))
+            }
             Some(NodeMetadata::Group(metadata)) => Ok(Node::Group(Group {
                 store,
                 path: path.clone(),

@@ -229,7 +229,15 @@ mod tests {
         ] {
             assert!(StoreKey::new(bad).is_err(), "{bad:?} accepted");
         }
-        for good in ["a", "a/b", "zarr.json", "c/0/0", "-1.0.2", "__shard_000001", "a..b"] {
+        for good in [
+            "a",
+            "a/b",
+            "zarr.json",
+            "c/0/0",
+            "-1.0.2",
+            "__shard_000001",
+            "a..b",
+        ] {
             assert_eq!(StoreKey::new(good).unwrap().as_str(), good);
         }
     }

@@ -457,7 +457,11 @@ impl ArrayMetadata {
                 grid.name
             )));
         }
-        let chunk_shape: Vec<u64> = match grid.configuration.as_ref().and_then(|c| c.get("chunk_shape")) {
+        let chunk_shape: Vec<u64> = match grid
+            .configuration
+            .as_ref()
+            .and_then(|c| c.get("chunk_shape"))
+        {
             Some(v) => serde_json::from_value(v.clone())
                 .map_err(|e| invalid(format!("chunk_grid chunk_shape: {e}")))?,
             None => return Err(invalid("chunk_grid has no configuration.chunk_shape")),
@@ -652,7 +656,10 @@ mod tests {
     fn array_round_trip_keeps_unknown_keys() {
         let doc = array_doc();
         let meta = ArrayMetadata::from_json(doc.to_string().as_bytes()).unwrap();
-        assert_eq!(meta.chunk_key_encoding, ChunkKeyEncoding::V2 { separator: '/' });
+        assert_eq!(
+            meta.chunk_key_encoding,
+            ChunkKeyEncoding::V2 { separator: '/' }
+        );
         assert_eq!(meta.codecs[1].name, "crc32c");
         let back = meta.to_value();
         assert_eq!(back["ext"], doc["ext"]);

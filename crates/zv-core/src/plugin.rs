@@ -184,7 +184,8 @@ impl StoreUrl {
             if valid_scheme {
                 let scheme = scheme.to_ascii_lowercase();
                 let location = if scheme == "file" {
-                    let decoded = percent_decode(rest).ok_or_else(|| bad("invalid percent-encoding"))?;
+                    let decoded =
+                        percent_decode(rest).ok_or_else(|| bad("invalid percent-encoding"))?;
                     // file:///abs/path has an empty authority; file://localhost/x too.
                     match decoded.strip_prefix("localhost") {
                         Some(p) if p.starts_with('/') => p.to_owned(),
@@ -324,13 +325,22 @@ mod tests {
     #[test]
     fn urls() {
         let u = StoreUrl::parse("file:///tmp/my%20data").unwrap();
-        assert_eq!((u.scheme.as_str(), u.location.as_str()), ("file", "/tmp/my data"));
+        assert_eq!(
+            (u.scheme.as_str(), u.location.as_str()),
+            ("file", "/tmp/my data")
+        );
         let u = StoreUrl::parse("/tmp/x.zarr").unwrap();
-        assert_eq!((u.scheme.as_str(), u.location.as_str()), ("file", "/tmp/x.zarr"));
+        assert_eq!(
+            (u.scheme.as_str(), u.location.as_str()),
+            ("file", "/tmp/x.zarr")
+        );
         let u = StoreUrl::parse("relative/dir").unwrap();
         assert_eq!(u.scheme, "file");
         let u = StoreUrl::parse("memory://scratch").unwrap();
-        assert_eq!((u.scheme.as_str(), u.location.as_str()), ("memory", "scratch"));
+        assert_eq!(
+            (u.scheme.as_str(), u.location.as_str()),
+            ("memory", "scratch")
+        );
         let u = StoreUrl::parse("file://localhost/a").unwrap();
         assert_eq!(u.location, "/a");
         assert!(StoreUrl::parse("file:///bad%zz").is_err());
@@ -346,6 +356,8 @@ mod tests {
     #[test]
     fn unknown_scheme_is_an_error() {
         let err = open_store("s3://bucket/x").err().unwrap();
-        assert!(err.to_string().contains("no store is registered for scheme `s3`"));
+        assert!(err
+            .to_string()
+            .contains("no store is registered for scheme `s3`"));
     }
 }

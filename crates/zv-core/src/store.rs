@@ -138,11 +138,13 @@ pub trait ReadableStore: Send + Sync {
             return Ok(None);
         };
         let size = value.len() as u64;
-        let r = range.to_range(size).ok_or_else(|| StoreError::InvalidRange {
-            key: key.to_string(),
-            range,
-            size,
-        })?;
+        let r = range
+            .to_range(size)
+            .ok_or_else(|| StoreError::InvalidRange {
+                key: key.to_string(),
+                range,
+                size,
+            })?;
         Ok(Some(value.slice(r.start as usize..r.end as usize)))
     }
 

@@ -128,8 +128,11 @@ impl CodecChain {
 
     /// The `zarr.json` entries of the pipeline, in encode order.
     pub fn metadata(&self) -> Vec<ExtensionMetadata> {
-        let mut out: Vec<ExtensionMetadata> =
-            self.array_to_array.iter().map(|(c, _)| c.metadata()).collect();
+        let mut out: Vec<ExtensionMetadata> = self
+            .array_to_array
+            .iter()
+            .map(|(c, _)| c.metadata())
+            .collect();
         out.push(self.array_to_bytes.metadata());
         out.extend(self.bytes_to_bytes.iter().map(|c| c.metadata()));
         out
@@ -142,7 +145,9 @@ impl CodecChain {
         for (codec, repr) in &self.array_to_array {
             data = codec.encode(data, repr)?;
         }
-        let mut bytes = self.array_to_bytes.encode(data, &self.array_to_bytes_repr)?;
+        let mut bytes = self
+            .array_to_bytes
+            .encode(data, &self.array_to_bytes_repr)?;
         for codec in &self.bytes_to_bytes {
             bytes = codec.encode(bytes)?;
         }

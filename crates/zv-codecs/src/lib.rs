@@ -1,0 +1,73 @@
+//! # zv-codecs — Zarr v3 codec plugins for zv
+//!
+//! Each module implements one codec of the Zarr v3 ecosystem and registers it with
+//! [`zv_core::plugin::CodecPlugin`] through `inventory`:
+//!
+//! | name | kind | module | Cargo feature |
+//! |---|---|---|---|
+//! | `bytes` | array→bytes | [`bytes`] | always on |
+//! | `transpose` | array→array | [`transpose`] | always on |
+//! | `vlen-bytes` | array→bytes | [`vlen_bytes`] | always on |
+//! | `blosc` | bytes→bytes | `blosc` | `blosc` (C, via `blosc-src`) |
+//! | `zstd` | bytes→bytes | `zstd` | `zstd` (C, via `zstd-sys`) |
+//! | `gzip` | bytes→bytes | `gzip` | `gzip` (pure Rust `flate2`) |
+//! | `crc32c` | bytes→bytes | `crc32c` | `crc32c` |
+//!
+//! A codec whose feature is off still registers its name as *disabled*, so that opening an
+//! array that needs it fails with "codec `blosc` is disabled at compile time: enable feature
+//! `blosc` of `zv-codecs`" rather than "unknown codec".
+//!
+//! `inventory` only sees linked crates: a crate that needs these codecs must reference this
+//! crate (`use zv_codecs as _;`), or call [`link`].
+//!
+//! ```
+//! zv_codecs::link();
+//! assert!(zv_core::plugin::codec_plugin("bytes").is_ok());
+//! ```
+
+pub mod bytes;
+pub mod transpose;
+pub mod vlen_bytes;
+
+#[cfg(feature = "blosc")]
+pub mod blosc;
+#[cfg(feature = "crc32c")]
+pub mod crc32c;
+#[cfg(feature = "gzip")]
+pub mod gzip;
+#[cfg(feature = "zstd")]
+pub mod zstd;
+
+/// The codec names this crate registers (available or disabled), for tests and listings.
+pub const CODEC_NAMES: [&str; 7] = [
+    "blosc",
+    "bytes",
+    "crc32c",
+    "gzip",
+    "transpose",
+    "vlen-bytes",
+    "zstd",
+];
+
+/// Does nothing; calling it makes sure this crate (and so its registrations) is linked.
+#[inline(never)]
+pub fn link() {}
+
+/// Registrations of the codecs whose feature is off, so that asking for them names the
+/// feature.
+#[allow(dead_code, unused_imports)]
+mod disabled {
+    use zv_core::codec::CodecKind;
+    use zv_core::plugin::CodecPlugin;
+
+    const KRATE: &str = "zv-codecs";
+
+    #[cfg(not(feature = "blosc"))]
+    inventory::submit! { CodecPlugin::disabled("blosc", CodecKind::BytesToBytes, "blosc", KRATE) }
+    #[cfg(not(feature = "zstd"))]
+    inventory::submit! { CodecPlugin::disabled("zstd", CodecKind::BytesToBytes, "zstd", KRATE) }
+    #[cfg(not(feature = "gzip"))]
+    inventory::submit! { CodecPlugin::disabled("gzip", CodecKind::BytesToBytes, "gzip", KRATE) }
+    #[cfg(not(feature = "crc32c"))]
+    inventory::submit! { CodecPlugin::disabled("crc32c", CodecKind::BytesToBytes, "crc32c", KRATE) }
+}

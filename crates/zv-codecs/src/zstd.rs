@@ -1,0 +1,226 @@
+//! The `zstd` codec (bytes→bytes): Zstandard frames.
+//!
+//! Zarr v3 codec `zstd` (zarr-specs `codecs/zstd`). Registered name: `zstd`. Configuration:
+//! `level` (integer, default 0 = the library default) and `checksum` (bool, default false;
+//! when true every frame carries a content checksum that decoding verifies).
+//!
+//! Decoding compares the decoded size that the first frame declares with the expected size
+//! before allocating; otherwise frames are decoded as a stream, never past the expected size.
+//!
+//! ```
+//! let meta: zv_core::metadata::ExtensionMetadata = serde_json::from_value(serde_json::json!(
+//!     {"name": "zstd", "configuration": {"level": 3, "checksum": true}})).unwrap();
+//! let parsed: zv_codecs::zstd::ZstdConfig = zv_core::codec::parse_configuration(&meta)?;
+//! assert_eq!((parsed.level, parsed.checksum), (3, true));
+//! # Ok::<(), zv_core::codec::CodecError>(())
+//! ```
+
+use std::borrow::Cow;
+use std::io::Read;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use zv_core::codec::{
+    parse_configuration, BytesToBytesCodec, ChunkRepresentation, Codec, CodecError, CodecKind,
+    CodecTraits,
+};
+use zv_core::metadata::{ExtensionMetadata, JsonObject};
+use zv_core::plugin::CodecPlugin;
+
+/// The registered name.
+pub const NAME: &str = "zstd";
+
+/// The JSON configuration of `zstd`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ZstdConfig {
+    /// The compression level (negative levels are fast modes; 0 is the library default).
+    #[serde(default)]
+    pub level: i32,
+    /// Whether frames carry a checksum.
+    #[serde(default)]
+    pub checksum: bool,
+}
+
+/// The `zstd` codec with a validated configuration.
+#[derive(Debug, Clone)]
+pub struct ZstdCodec {
+    level: i32,
+    checksum: bool,
+}
+
+impl ZstdCodec {
+    /// Builds the codec.
+    pub fn new(config: &ZstdConfig) -> Result<Self, CodecError> {
+        let range = zstd::compression_level_range();
+        if config.level != 0 && !range.contains(&config.level) {
+            return Err(CodecError::config(
+                NAME,
+                format!("level {} is outside {range:?}", config.level),
+            ));
+        }
+        Ok(Self {
+            level: config.level,
+            checksum: config.checksum,
+        })
+    }
+
+    /// Compresses `input` into one frame (with its content size, and a checksum if
+    /// configured).
+    pub fn compress(&self, input: &[u8]) -> Result<Vec<u8>, CodecError> {
+        let fail = |e: std::io::Error| CodecError::Other {
+            codec: NAME.into(),
+            message: e.to_string(),
+        };
+        let mut c = zstd::bulk::Compressor::new(self.level).map_err(fail)?;
+        if self.checksum {
+            c.set_parameter(zstd::zstd_safe::CParameter::ChecksumFlag(true))
+                .map_err(fail)?;
+        }
+        c.compress(input).map_err(fail)
+    }
+
+    /// Decompresses one or more frames; with `expected`, the output must be exactly that many
+    /// bytes and a declared size that differs is refused before allocating.
+    pub fn decompress(input: &[u8], expected: Option<usize>) -> Result<Vec<u8>, CodecError> {
+        let corrupt = |e: std::io::Error| CodecError::corrupt(NAME, e.to_string());
+        // The size declared by the first frame (a stream may hold several frames).
+        let declared = zstd::zstd_safe::get_frame_content_size(input)
+            .ok()
+            .flatten();
+        if let (Some(n), Some(d)) = (expected, declared) {
+            if d > n as u64 {
+                return Err(CodecError::SizeMismatch {
+                    codec: NAME.into(),
+                    expected: n as u64,
+                    actual: d,
+                });
+            }
+            if d == n as u64 {
+                // One frame of exactly the expected size: decode in one call.
+                let out = zstd::bulk::decompress(input, n).map_err(corrupt)?;
+                if out.len() != n {
+                    return Err(CodecError::SizeMismatch {
+                        codec: NAME.into(),
+                        expected: n as u64,
+                        actual: out.len() as u64,
+                    });
+                }
+                return Ok(out);
+            }
+        }
+        // No declared size (or nothing expected): stream, and never read past the expected
+        // size plus one byte.
+        let mut decoder = zstd::stream::read::Decoder::with_buffer(input).map_err(corrupt)?;
+        let mut out = Vec::new();
+        match expected {
+            Some(n) => {
+                (&mut decoder)
+                    .take(n as u64 + 1)
+                    .read_to_end(&mut out)
+                    .map_err(corrupt)?;
+                if out.len() != n {
+                    return Err(CodecError::SizeMismatch {
+                        codec: NAME.into(),
+                        expected: n as u64,
+                        actual: out.len() as u64,
+                    });
+                }
+            }
+            None => {
+                decoder.read_to_end(&mut out).map_err(corrupt)?;
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl CodecTraits for ZstdCodec {
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn configuration(&self) -> Option<JsonObject> {
+        let mut m = JsonObject::new();
+        m.insert("level".into(), self.level.into());
+        m.insert("checksum".into(), self.checksum.into());
+        Some(m)
+    }
+}
+
+impl BytesToBytesCodec for ZstdCodec {
+    fn encode<'a>(&self, input: Cow<'a, [u8]>) -> Result<Cow<'a, [u8]>, CodecError> {
+        self.compress(&input).map(Cow::Owned)
+    }
+
+    fn decode<'a>(
+        &self,
+        input: Cow<'a, [u8]>,
+        expected: Option<usize>,
+    ) -> Result<Cow<'a, [u8]>, CodecError> {
+        Self::decompress(&input, expected).map(Cow::Owned)
+    }
+
+    fn encoded_size(&self, _decoded_size: usize) -> Option<usize> {
+        None
+    }
+}
+
+fn create(meta: &ExtensionMetadata, _repr: &ChunkRepresentation) -> Result<Codec, CodecError> {
+    let config: ZstdConfig = parse_configuration(meta)?;
+    Ok(Codec::BytesToBytes(Arc::new(ZstdCodec::new(&config)?)))
+}
+
+inventory::submit! {
+    CodecPlugin::new(NAME, CodecKind::BytesToBytes, create)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checksum_frames_detect_corruption() {
+        let c = ZstdCodec::new(&ZstdConfig {
+            level: 3,
+            checksum: true,
+        })
+        .unwrap();
+        let data: Vec<u8> = (0..5000u32).flat_map(|i| (i % 251).to_le_bytes()).collect();
+        let mut enc = c.compress(&data).unwrap();
+        assert_eq!(ZstdCodec::decompress(&enc, Some(data.len())).unwrap(), data);
+        let last = enc.len() - 1;
+        enc[last] ^= 0xff;
+        assert!(ZstdCodec::decompress(&enc, Some(data.len())).is_err());
+    }
+
+    #[test]
+    fn declared_size_mismatch_is_refused() {
+        let c = ZstdCodec::new(&ZstdConfig::default()).unwrap();
+        let enc = c.compress(&[7u8; 100]).unwrap();
+        assert!(matches!(
+            ZstdCodec::decompress(&enc, Some(50)),
+            Err(CodecError::SizeMismatch {
+                expected: 50,
+                actual: 100,
+                ..
+            })
+        ));
+        assert!(ZstdCodec::decompress(&enc[..enc.len() - 3], Some(100)).is_err());
+        assert!(ZstdCodec::decompress(&enc[..enc.len() - 3], None).is_err());
+    }
+
+    #[test]
+    fn levels_are_checked() {
+        assert!(ZstdCodec::new(&ZstdConfig {
+            level: 23,
+            checksum: false
+        })
+        .is_err());
+        assert!(ZstdCodec::new(&ZstdConfig {
+            level: -5,
+            checksum: false
+        })
+        .is_ok());
+    }
+}

@@ -1,0 +1,24 @@
+//! # zv-testkit — conformance suites for zv plugins
+//!
+//! Public test helpers, so that third-party plugin authors can run the same checks as zv's own
+//! crates:
+//!
+//! - [`store::check_store`]: a model-based property test (random sequences of `set`, `get`,
+//!   ranged `get`, `delete`, `list`, `list_prefix`, `list_dir`, `delete_prefix` compared with a
+//!   `BTreeMap`) plus concurrency checks, for any [`zv_core::store::Store`];
+//! - [`codec::check_codec`]: round trips over random sizes and type sizes (0 and sizes that
+//!   are not multiples of the type size included) and "arbitrary or damaged bytes never make
+//!   `decode` panic", for any registered codec.
+//!
+//! These are test helpers: they panic (through `assert!` and proptest) when a check fails.
+//!
+//! ```no_run
+//! // in a store plugin's tests:
+//! // zv_testkit::store::check_store("my-store", || std::sync::Arc::new(MyStore::new()));
+//! // in a codec plugin's tests:
+//! // zv_testkit::codec::check_codec(serde_json::json!({"name": "my-codec", "configuration": {}}));
+//! ```
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+pub mod codec;
+pub mod store;

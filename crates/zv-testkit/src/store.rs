@@ -1,0 +1,346 @@
+//! The store conformance suite.
+//!
+//! [`check_store`] runs a model-based property test: random sequences of operations are
+//! applied to a fresh store and to a `BTreeMap` model, and every result must agree. Keys are
+//! drawn from a small hierarchy (`a/`, `b/c/`, … with leaves `x`, `zarr.json`, `0`) in which no
+//! key is a prefix "directory" of another key, as in every Zarr hierarchy, so that filesystem
+//! stores can represent every state.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+use zv_core::key::{StoreKey, StorePrefix};
+use zv_core::store::{ByteRange, Store, StoreKeysPrefixes};
+
+/// One operation of the model-based test.
+#[derive(Debug, Clone)]
+pub enum StoreOp {
+    /// `set(key, value)`.
+    Set(String, Vec<u8>),
+    /// `get(key)`.
+    Get(String),
+    /// `get_range(key, range)`.
+    GetRange(String, ByteRange),
+    /// `delete(key)`.
+    Delete(String),
+    /// `list()`.
+    List,
+    /// `list_prefix(prefix)`.
+    ListPrefix(String),
+    /// `list_dir(prefix)`.
+    ListDir(String),
+    /// `delete_prefix(prefix)`.
+    DeletePrefix(String),
+    /// `size(key)`.
+    Size(String),
+}
+
+fn dirs() -> impl Strategy<Value = String> {
+    prop::sample::select(vec!["", "a/", "b/", "a/b/", "b/c/", "a/b/c/", "c/d/"])
+        .prop_map(str::to_owned)
+}
+
+fn key() -> impl Strategy<Value = String> {
+    (
+        dirs(),
+        prop::sample::select(vec!["x", "y", "zarr.json", "0", "-1.0.2"]),
+    )
+        .prop_map(|(d, leaf)| format!("{d}{leaf}"))
+}
+
+fn value() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        Just(Vec::new()),
+        prop::collection::vec(any::<u8>(), 0..64),
+        prop::collection::vec(any::<u8>(), 0..4096),
+    ]
+}
+
+fn range() -> impl Strategy<Value = ByteRange> {
+    prop_oneof![
+        (0u64..80, prop::option::of(0u64..80))
+            .prop_map(|(offset, length)| ByteRange::FromStart { offset, length }),
+        (0u64..80).prop_map(ByteRange::Suffix),
+    ]
+}
+
+/// The operation strategy of the model-based test.
+pub fn store_op() -> impl Strategy<Value = StoreOp> {
+    prop_oneof![
+        4 => (key(), value()).prop_map(|(k, v)| StoreOp::Set(k, v)),
+        3 => key().prop_map(StoreOp::Get),
+        2 => (key(), range()).prop_map(|(k, r)| StoreOp::GetRange(k, r)),
+        2 => key().prop_map(StoreOp::Delete),
+        1 => Just(StoreOp::List),
+        1 => dirs().prop_map(StoreOp::ListPrefix),
+        1 => dirs().prop_map(StoreOp::ListDir),
+        1 => dirs().prop_map(StoreOp::DeletePrefix),
+        1 => key().prop_map(StoreOp::Size),
+    ]
+}
+
+fn model_list_dir(model: &BTreeMap<String, Vec<u8>>, prefix: &str) -> StoreKeysPrefixes {
+    let mut out = StoreKeysPrefixes::default();
+    for k in model.keys().filter(|k| k.starts_with(prefix)) {
+        let rest = &k[prefix.len()..];
+        match rest.find('/') {
+            None => out.keys.push(StoreKey::new(k.clone()).unwrap()),
+            Some(i) => {
+                let p = StorePrefix::new(format!("{prefix}{}/", &rest[..i])).unwrap();
+                if !out.prefixes.contains(&p) {
+                    out.prefixes.push(p);
+                }
+            }
+        }
+    }
+    out.prefixes.sort();
+    out
+}
+
+/// Applies `ops` to `store` and to a `BTreeMap` model; returns a description of the first
+/// disagreement.
+pub fn run_ops(store: &dyn Store, ops: &[StoreOp]) -> Result<(), String> {
+    let mut model: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+    for (i, op) in ops.iter().enumerate() {
+        let fail = |what: String| Err(format!("op {i} {op:?}: {what}"));
+        match op {
+            StoreOp::Set(k, v) => {
+                let key = StoreKey::new(k.clone()).unwrap();
+                if let Err(e) = store.set(&key, Bytes::from(v.clone())) {
+                    return fail(format!("set failed: {e}"));
+                }
+                model.insert(k.clone(), v.clone());
+            }
+            StoreOp::Get(k) => {
+                let key = StoreKey::new(k.clone()).unwrap();
+                let got = store
+                    .get(&key)
+                    .map_err(|e| format!("op {i}: get failed: {e}"))?;
+                if got.as_deref() != model.get(k).map(Vec::as_slice) {
+                    return fail(format!("get returned {:?}", got.map(|b| b.len())));
+                }
+            }
+            StoreOp::Size(k) => {
+                let key = StoreKey::new(k.clone()).unwrap();
+                let got = store
+                    .size(&key)
+                    .map_err(|e| format!("op {i}: size failed: {e}"))?;
+                if got != model.get(k).map(|v| v.len() as u64) {
+                    return fail(format!("size returned {got:?}"));
+                }
+            }
+            StoreOp::GetRange(k, r) => {
+                let key = StoreKey::new(k.clone()).unwrap();
+                let got = store.get_range(&key, *r);
+                match (model.get(k), got) {
+                    (None, Ok(None)) => {}
+                    (Some(v), Ok(Some(b))) => match r.to_range(v.len() as u64) {
+                        Some(rg) if b[..] == v[rg.start as usize..rg.end as usize] => {}
+                        _ => return fail(format!("wrong range bytes ({} bytes)", b.len())),
+                    },
+                    (Some(v), Err(_)) if r.to_range(v.len() as u64).is_none() => {}
+                    (m, g) => {
+                        return fail(format!(
+                            "model has {:?} bytes, store returned {g:?}",
+                            m.map(Vec::len)
+                        ))
+                    }
+                }
+            }
+            StoreOp::Delete(k) => {
+                let key = StoreKey::new(k.clone()).unwrap();
+                if let Err(e) = store.delete(&key) {
+                    return fail(format!("delete failed: {e}"));
+                }
+                model.remove(k);
+            }
+            StoreOp::List => {
+                let got: Vec<String> = store
+                    .list()
+                    .map_err(|e| format!("op {i}: list failed: {e}"))?
+                    .into_iter()
+                    .map(|k| k.to_string())
+                    .collect();
+                let want: Vec<String> = model.keys().cloned().collect();
+                if got != want {
+                    return fail(format!("list returned {got:?}, model has {want:?}"));
+                }
+            }
+            StoreOp::ListPrefix(p) => {
+                let prefix = StorePrefix::new(p.clone()).unwrap();
+                let got: Vec<String> = store
+                    .list_prefix(&prefix)
+                    .map_err(|e| format!("op {i}: list_prefix failed: {e}"))?
+                    .into_iter()
+                    .map(|k| k.to_string())
+                    .collect();
+                let want: Vec<String> = model
+                    .keys()
+                    .filter(|k| k.starts_with(p.as_str()))
+                    .cloned()
+                    .collect();
+                if got != want {
+                    return fail(format!("list_prefix returned {got:?}, model has {want:?}"));
+                }
+            }
+            StoreOp::ListDir(p) => {
+                let prefix = StorePrefix::new(p.clone()).unwrap();
+                let got = store
+                    .list_dir(&prefix)
+                    .map_err(|e| format!("op {i}: list_dir failed: {e}"))?;
+                let want = model_list_dir(&model, p);
+                if got != want {
+                    return fail(format!("list_dir returned {got:?}, model has {want:?}"));
+                }
+            }
+            StoreOp::DeletePrefix(p) => {
+                let prefix = StorePrefix::new(p.clone()).unwrap();
+                if let Err(e) = store.delete_prefix(&prefix) {
+                    return fail(format!("delete_prefix failed: {e}"));
+                }
+                model.retain(|k, _| !k.starts_with(p.as_str()));
+            }
+        }
+    }
+    // Final state must agree too.
+    let got: Vec<String> = store
+        .list()
+        .map_err(|e| format!("final list failed: {e}"))?
+        .into_iter()
+        .map(|k| k.to_string())
+        .collect();
+    let want: Vec<String> = model.keys().cloned().collect();
+    if got != want {
+        return Err(format!("final list {got:?}, model {want:?}"));
+    }
+    Ok(())
+}
+
+/// Runs the whole store conformance suite on stores made by `make` (each call must return a
+/// new, empty store). Panics with a description of the first failure.
+pub fn check_store<F>(name: &str, make: F)
+where
+    F: Fn() -> Arc<dyn Store>,
+{
+    check_basics(name, &make);
+    check_concurrent_writes(name, &make);
+    let cases = std::env::var("ZV_STORE_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(128);
+    let mut runner = TestRunner::new(Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let result = runner.run(&prop::collection::vec(store_op(), 1..60), |ops| {
+        let store = make();
+        run_ops(store.as_ref(), &ops).map_err(TestCaseError::fail)
+    });
+    if let Err(e) = result {
+        panic!("store `{name}` failed the model-based test: {e}");
+    }
+}
+
+fn check_basics(name: &str, make: &dyn Fn() -> Arc<dyn Store>) {
+    let store = make();
+    let k = StoreKey::new("g/arr/c/0/0").unwrap();
+    assert_eq!(
+        store.get(&k).unwrap(),
+        None,
+        "{name}: fresh store is not empty"
+    );
+    assert!(
+        store.delete(&k).is_ok(),
+        "{name}: deleting a missing key must succeed"
+    );
+    store.set(&k, Bytes::from_static(b"0123456789")).unwrap();
+    let r = store
+        .get_range(
+            &k,
+            ByteRange::FromStart {
+                offset: 2,
+                length: Some(3),
+            },
+        )
+        .unwrap()
+        .unwrap();
+    assert_eq!(&r[..], b"234", "{name}: ranged get");
+    assert_eq!(
+        &store.get_range(&k, ByteRange::Suffix(2)).unwrap().unwrap()[..],
+        b"89",
+        "{name}: suffix get"
+    );
+    assert!(
+        store
+            .get_range(
+                &k,
+                ByteRange::FromStart {
+                    offset: 8,
+                    length: Some(5)
+                }
+            )
+            .is_err(),
+        "{name}: a range past the end must be an error"
+    );
+    store.set(&k, Bytes::new()).unwrap();
+    assert_eq!(
+        store.get(&k).unwrap().as_deref(),
+        Some(&b""[..]),
+        "{name}: empty value"
+    );
+    let listing = store.list_dir(&StorePrefix::new("g/").unwrap()).unwrap();
+    assert_eq!(listing.prefixes, vec![StorePrefix::new("g/arr/").unwrap()]);
+    assert!(listing.keys.is_empty());
+    assert!(store
+        .list_dir(&StorePrefix::new("nothing/").unwrap())
+        .unwrap()
+        .prefixes
+        .is_empty());
+    store.delete_prefix(&StorePrefix::root()).unwrap();
+    assert!(
+        store.list().unwrap().is_empty(),
+        "{name}: delete_prefix(root)"
+    );
+}
+
+fn check_concurrent_writes(name: &str, make: &dyn Fn() -> Arc<dyn Store>) {
+    let store = make();
+    std::thread::scope(|s| {
+        for t in 0..4u8 {
+            let store = &store;
+            s.spawn(move || {
+                for i in 0..50u8 {
+                    let key = StoreKey::new(format!("t{t}/c/{i}")).unwrap();
+                    store.set(&key, Bytes::from(vec![t; i as usize])).unwrap();
+                }
+                // and one shared key written by everybody: last writer wins, never torn
+                let shared = StoreKey::new("shared").unwrap();
+                store.set(&shared, Bytes::from(vec![t; 1000])).unwrap();
+            });
+        }
+    });
+    assert_eq!(
+        store.list().unwrap().len(),
+        201,
+        "{name}: concurrent writes lost keys"
+    );
+    for t in 0..4u8 {
+        for i in 0..50u8 {
+            let key = StoreKey::new(format!("t{t}/c/{i}")).unwrap();
+            assert_eq!(
+                store.get(&key).unwrap().unwrap().to_vec(),
+                vec![t; i as usize]
+            );
+        }
+    }
+    let shared = store
+        .get(&StoreKey::new("shared").unwrap())
+        .unwrap()
+        .unwrap();
+    assert_eq!(shared.len(), 1000, "{name}: torn value");
+    assert!(shared.iter().all(|&b| b == shared[0]), "{name}: torn value");
+}
