@@ -8,17 +8,19 @@
 //!   `BTreeMap`) plus concurrency checks, for any [`zv_core::store::Store`];
 //! - [`codec::check_codec`]: round trips over random sizes and type sizes (0 and sizes that
 //!   are not multiples of the type size included) and "arbitrary or damaged bytes never make
-//!   `decode` panic", for any registered codec.
+//!   `decode` panic", for any registered codec;
+//! - [`env`]: the workspace, fixtures and a zarr-python interpreter for integration tests.
 //!
 //! These are test helpers: they panic (through `assert!` and proptest) when a check fails.
 //!
-//! ```no_run
+//! ```text
 //! // in a store plugin's tests:
-//! // zv_testkit::store::check_store("my-store", || std::sync::Arc::new(MyStore::new()));
+//! zv_testkit::store::check_store("my-store", || std::sync::Arc::new(MyStore::new()));
 //! // in a codec plugin's tests:
-//! // zv_testkit::codec::check_codec(serde_json::json!({"name": "my-codec", "configuration": {}}));
+//! zv_testkit::codec::check_codec(serde_json::json!({"name": "my-codec", "configuration": {}}));
 //! ```
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 pub mod codec;
+pub mod env;
 pub mod store;

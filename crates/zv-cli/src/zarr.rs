@@ -1,0 +1,178 @@
+//! `zv zarr …`: the Zarr v3 layer from outside.
+
+use std::io::{BufWriter, Write};
+
+use clap::Subcommand;
+use serde_json::Value;
+use zv_core::array::{read_node_metadata, Array};
+use zv_core::codec::ArrayBytes;
+use zv_core::data_type::{element_to_json, DataType};
+use zv_core::grid::Region;
+use zv_core::group::{Group, NodeKind};
+use zv_core::metadata::{to_pretty, GroupMetadata, NodeMetadata};
+use zv_core::node::NodePath;
+use zv_core::plugin::open_store;
+
+use crate::CliResult;
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum ZarrCommand {
+    /// Print the metadata of a node (its zarr.json as zv reads it) as JSON.
+    Info {
+        /// The store: a path, file:///path or memory://name.
+        store: String,
+        /// The node path inside the store (default: the root).
+        #[arg(default_value = "/")]
+        node: String,
+        /// Also list the children of a group: {"metadata": …, "children": […]}.
+        #[arg(long)]
+        children: bool,
+    },
+    /// Print the values of an array region as JSON (nested lists, C order), or with --raw its
+    /// C-order little-endian bytes.
+    Get {
+        /// The store: a path, file:///path or memory://name.
+        store: String,
+        /// The array path inside the store.
+        array: String,
+        /// The region, e.g. `0:10,5:20` (half-open per dimension; `:` or empty = whole).
+        #[arg(long)]
+        region: Option<String>,
+        /// Write raw little-endian bytes instead of JSON.
+        #[arg(long)]
+        raw: bool,
+    },
+}
+
+pub(crate) fn run(command: ZarrCommand) -> CliResult {
+    match command {
+        ZarrCommand::Info {
+            store,
+            node,
+            children,
+        } => info(&store, &node, children),
+        ZarrCommand::Get {
+            store,
+            array,
+            region,
+            raw,
+        } => get(&store, &array, region.as_deref(), raw),
+    }
+}
+
+fn info(store: &str, node: &str, with_children: bool) -> CliResult {
+    let store = open_store(store)?;
+    let path = NodePath::new(node)?;
+    let metadata = match read_node_metadata(store.as_ref(), &path)? {
+        Some(NodeMetadata::Array(a)) => {
+            // Opening checks the codec pipeline too.
+            Array::from_metadata(store.clone(), &path, a.clone())?;
+            NodeMetadata::Array(a)
+        }
+        Some(g) => g,
+        None => {
+            // An implicit group (no zarr.json) is reported as an empty group.
+            Group::open_implicit(store.clone(), &path)?;
+            NodeMetadata::Group(GroupMetadata::default())
+        }
+    };
+    let doc = if with_children {
+        let children: Vec<Value> = match metadata {
+            NodeMetadata::Group(_) => Group::open_implicit(store.clone(), &path)?
+                .children()?
+                .into_iter()
+                .map(|c| {
+                    serde_json::json!({"name": c.name, "node_type": match c.kind {
+                        NodeKind::Array => "array",
+                        NodeKind::Group => "group",
+                        NodeKind::ImplicitGroup => "implicit_group",
+                    }})
+                })
+                .collect(),
+            NodeMetadata::Array(_) => Vec::new(),
+        };
+        serde_json::json!({"metadata": metadata.to_value(), "children": children})
+    } else {
+        metadata.to_value()
+    };
+    std::io::stdout().write_all(&to_pretty(&doc))?;
+    Ok(())
+}
+
+fn get(store: &str, array: &str, region: Option<&str>, raw: bool) -> CliResult {
+    let store = open_store(store)?;
+    let array = Array::open(store, &NodePath::new(array)?)?;
+    let region = match region {
+        Some(r) => Region::parse(r, array.shape())?,
+        None => Region::whole(array.shape()),
+    };
+    let data = array.retrieve_region(&region)?;
+    let dt = array.data_type();
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    if raw {
+        let ArrayBytes::Fixed(bytes) = data else {
+            return Err(format!("--raw needs a fixed-size data type, the array holds {dt}").into());
+        };
+        out.write_all(&to_little_endian(&bytes, dt))?;
+    } else {
+        write_json(&mut out, &data, dt, region.shape())?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// Native-order element bytes to little-endian.
+fn to_little_endian(bytes: &[u8], dt: DataType) -> Vec<u8> {
+    let mut v = bytes.to_vec();
+    if cfg!(target_endian = "big") {
+        if let Some(w) = dt.component_size().filter(|&w| w > 1) {
+            v.chunks_exact_mut(w).for_each(<[u8]>::reverse);
+        }
+    }
+    v
+}
+
+fn write_json(
+    out: &mut impl Write,
+    data: &ArrayBytes<'_>,
+    dt: DataType,
+    shape: &[u64],
+) -> CliResult {
+    let element = |i: usize| -> Value {
+        match data {
+            ArrayBytes::Fixed(b) => {
+                let es = dt.size().unwrap_or(1);
+                element_to_json(dt, b.get(i * es..(i + 1) * es).unwrap_or(&[]))
+            }
+            ArrayBytes::Variable { .. } => element_to_json(dt, data.element(i).unwrap_or(&[])),
+        }
+    };
+    fn rec(
+        out: &mut dyn Write,
+        shape: &[u64],
+        offset: &mut usize,
+        element: &dyn Fn(usize) -> Value,
+    ) -> std::io::Result<()> {
+        match shape.split_first() {
+            None => {
+                let v = element(*offset);
+                *offset += 1;
+                serde_json::to_writer(&mut *out, &v).map_err(std::io::Error::other)
+            }
+            Some((&n, rest)) => {
+                out.write_all(b"[")?;
+                for i in 0..n {
+                    if i > 0 {
+                        out.write_all(b",")?;
+                    }
+                    rec(out, rest, offset, element)?;
+                }
+                out.write_all(b"]")
+            }
+        }
+    }
+    let mut offset = 0usize;
+    rec(out, shape, &mut offset, &element)?;
+    Ok(())
+}
