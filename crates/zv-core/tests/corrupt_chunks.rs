@@ -205,7 +205,8 @@ fn malformed_zarr_json_is_an_error_naming_the_key() {
         "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2]}},
         "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
         "fill_value": 0, "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]});
-    let mutations: Vec<(&str, Box<dyn Fn(&mut Value)>)> = vec![
+    type Mutation = Box<dyn Fn(&mut Value)>;
+    let mutations: Vec<(&str, Mutation)> = vec![
         ("shape not a list", Box::new(|d| d["shape"] = json!("4"))),
         ("negative extent", Box::new(|d| d["shape"] = json!([-4]))),
         (
