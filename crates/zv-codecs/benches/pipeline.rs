@@ -174,20 +174,34 @@ fn subjects(input: &'static [u8]) -> Vec<Subject> {
         ("blosc-zstd5-shuffle", c"zstd", 1),
         ("blosc-lz4-bitshuffle", c"lz4", 2),
     ] {
-        let shuffle_name = if shuffle == 1 { "shuffle" } else { "bitshuffle" };
+        let shuffle_name = if shuffle == 1 {
+            "shuffle"
+        } else {
+            "bitshuffle"
+        };
         let pipeline: &'static CodecChain = Box::leak(Box::new(chain(json!([
             {"name": "bytes", "configuration": {"endian": "little"}},
             {"name": "blosc", "configuration": {"cname": cname.to_str().unwrap(), "clevel": 5,
              "shuffle": shuffle_name, "typesize": 4, "blocksize": 0}}
         ]))));
-        let frame: &'static [u8] = Box::leak(raw_blosc_compress(input, 5, shuffle, cname).into_boxed_slice());
+        let frame: &'static [u8] =
+            Box::leak(raw_blosc_compress(input, 5, shuffle, cname).into_boxed_slice());
         out.push(Subject {
             label,
-            encode_zv: Box::new(move || pipeline.encode(ArrayBytes::Fixed(Cow::Borrowed(black_box(input)))).unwrap().len()),
-            encode_raw: Box::new(move || raw_blosc_compress(black_box(input), 5, shuffle, cname).len()),
-            decode_zv: Box::new(move || match pipeline.decode(Cow::Borrowed(black_box(frame))).unwrap() {
-                ArrayBytes::Fixed(b) => b.len(),
-                _ => 0,
+            encode_zv: Box::new(move || {
+                pipeline
+                    .encode(ArrayBytes::Fixed(Cow::Borrowed(black_box(input))))
+                    .unwrap()
+                    .len()
+            }),
+            encode_raw: Box::new(move || {
+                raw_blosc_compress(black_box(input), 5, shuffle, cname).len()
+            }),
+            decode_zv: Box::new(move || {
+                match pipeline.decode(Cow::Borrowed(black_box(frame))).unwrap() {
+                    ArrayBytes::Fixed(b) => b.len(),
+                    _ => 0,
+                }
             }),
             decode_raw: Box::new(move || raw_blosc_decompress(black_box(frame), input.len()).len()),
         });
@@ -196,16 +210,28 @@ fn subjects(input: &'static [u8]) -> Vec<Subject> {
         {"name": "bytes", "configuration": {"endian": "little"}},
         {"name": "zstd", "configuration": {"level": 3, "checksum": false}}
     ]))));
-    let frame: &'static [u8] = Box::leak(zstd::bulk::compress(input, 3).unwrap().into_boxed_slice());
+    let frame: &'static [u8] =
+        Box::leak(zstd::bulk::compress(input, 3).unwrap().into_boxed_slice());
     out.push(Subject {
         label: "zstd3",
-        encode_zv: Box::new(move || pipeline.encode(ArrayBytes::Fixed(Cow::Borrowed(black_box(input)))).unwrap().len()),
-        encode_raw: Box::new(move || zstd::bulk::compress(black_box(input), 3).unwrap().len()),
-        decode_zv: Box::new(move || match pipeline.decode(Cow::Borrowed(black_box(frame))).unwrap() {
-            ArrayBytes::Fixed(b) => b.len(),
-            _ => 0,
+        encode_zv: Box::new(move || {
+            pipeline
+                .encode(ArrayBytes::Fixed(Cow::Borrowed(black_box(input))))
+                .unwrap()
+                .len()
         }),
-        decode_raw: Box::new(move || zstd::bulk::decompress(black_box(frame), input.len()).unwrap().len()),
+        encode_raw: Box::new(move || zstd::bulk::compress(black_box(input), 3).unwrap().len()),
+        decode_zv: Box::new(move || {
+            match pipeline.decode(Cow::Borrowed(black_box(frame))).unwrap() {
+                ArrayBytes::Fixed(b) => b.len(),
+                _ => 0,
+            }
+        }),
+        decode_raw: Box::new(move || {
+            zstd::bulk::decompress(black_box(frame), input.len())
+                .unwrap()
+                .len()
+        }),
     });
     out
 }
@@ -226,12 +252,21 @@ fn median(v: &mut [f64]) -> f64 {
 /// Paired measurement: each round times raw and pipeline back to back.
 fn paired() {
     let input: &'static [u8] = Box::leak(data().into_boxed_slice());
-    let rounds: usize = std::env::var("ZV_BENCH_ROUNDS").ok().and_then(|v| v.parse().ok()).unwrap_or(41);
+    let rounds: usize = std::env::var("ZV_BENCH_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(41);
     let mut rows = Vec::new();
     println!("\npaired measurement ({rounds} rounds, median of per-round pipeline/raw ratios)");
-    println!("{:24} {:7} {:>9} {:>9} {:>7}", "codec", "op", "raw ms", "zv ms", "ratio");
+    println!(
+        "{:24} {:7} {:>9} {:>9} {:>7}",
+        "codec", "op", "raw ms", "zv ms", "ratio"
+    );
     for s in subjects(input) {
-        for (op, zv, raw) in [("encode", &s.encode_zv, &s.encode_raw), ("decode", &s.decode_zv, &s.decode_raw)] {
+        for (op, zv, raw) in [
+            ("encode", &s.encode_zv, &s.encode_raw),
+            ("decode", &s.decode_zv, &s.decode_raw),
+        ] {
             let reps = if time(raw.as_ref(), 1) > 0.01 { 2 } else { 5 };
             let (mut ratios, mut zv_t, mut raw_t) = (Vec::new(), Vec::new(), Vec::new());
             for round in 0..rounds {
@@ -247,13 +282,23 @@ fn paired() {
                 ratios.push(b / a);
             }
             let (r, z, q) = (median(&mut raw_t), median(&mut zv_t), median(&mut ratios));
-            println!("{:24} {:7} {:9.3} {:9.3} {:7.3}", s.label, op, r * 1e3, z * 1e3, q);
+            println!(
+                "{:24} {:7} {:9.3} {:9.3} {:7.3}",
+                s.label,
+                op,
+                r * 1e3,
+                z * 1e3,
+                q
+            );
             rows.push(json!({"codec": s.label, "op": op, "raw_ms": r * 1e3, "zv_ms": z * 1e3, "ratio": q}));
         }
     }
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/criterion");
     let _ = std::fs::create_dir_all(&dir);
-    let _ = std::fs::write(dir.join("paired-ratios.json"), serde_json::to_vec_pretty(&rows).unwrap());
+    let _ = std::fs::write(
+        dir.join("paired-ratios.json"),
+        serde_json::to_vec_pretty(&rows).unwrap(),
+    );
 }
 
 criterion_group!(benches, bench);

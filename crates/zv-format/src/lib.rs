@@ -30,3 +30,5 @@ pub fn link_plugins() {
     #[cfg(feature = "mem")]
     zv_store_mem::link();
 }
+
+pub mod layout;

@@ -63,7 +63,10 @@ impl DeltaCodec {
     /// Builds the codec for chunks of `data_type` (integer types only).
     pub fn new(config: &DeltaConfig, data_type: DataType) -> Result<Self, CodecError> {
         if !(1..=2).contains(&config.order) {
-            return Err(CodecError::config(NAME, format!("order {} is not 1 or 2", config.order)));
+            return Err(CodecError::config(
+                NAME,
+                format!("order {} is not 1 or 2", config.order),
+            ));
         }
         let width = match data_type {
             DataType::Int8 | DataType::UInt8 => 1,
@@ -120,7 +123,11 @@ impl DeltaCodec {
         }
     }
 
-    fn transform<'a>(&self, input: ArrayBytes<'a>, forward: bool) -> Result<ArrayBytes<'a>, CodecError> {
+    fn transform<'a>(
+        &self,
+        input: ArrayBytes<'a>,
+        forward: bool,
+    ) -> Result<ArrayBytes<'a>, CodecError> {
         let ArrayBytes::Fixed(bytes) = input else {
             return Err(CodecError::Unsupported {
                 codec: NAME.into(),
@@ -128,7 +135,10 @@ impl DeltaCodec {
             });
         };
         if bytes.len() % self.width != 0 {
-            return Err(CodecError::corrupt(NAME, "length is not a multiple of the element size"));
+            return Err(CodecError::corrupt(
+                NAME,
+                "length is not a multiple of the element size",
+            ));
         }
         let mut owned = bytes.into_owned();
         for _ in 0..self.order {

@@ -29,7 +29,11 @@ fn refuses_bad_configurations_and_types() {
             "fill_value": 0, "codecs": [{"name": "example.delta", "configuration": cfg},
                 {"name": "bytes", "configuration": {"endian": "little"}}]})
     };
-    for (dt, cfg) in [("float32", json!({})), ("int32", json!({"order": 3})), ("int32", json!({"lag": 1}))] {
+    for (dt, cfg) in [
+        ("float32", json!({})),
+        ("int32", json!({"order": 3})),
+        ("int32", json!({"lag": 1})),
+    ] {
         let meta = ArrayMetadata::from_json(doc(dt, cfg).to_string().as_bytes()).unwrap();
         assert!(Array::create(store.clone(), &NodePath::new("/bad").unwrap(), meta).is_err());
     }
@@ -48,7 +52,14 @@ fn works_in_an_array_with_zstd() {
     let meta = ArrayMetadata::from_json(doc.to_string().as_bytes()).unwrap();
     let array = Array::create(store.clone(), &NodePath::new("/ids").unwrap(), meta).unwrap();
     let ids: Vec<u64> = (0..1000).map(|i| 1_000_000 + i * 3).collect();
-    array.store_region_elements(&Region::whole(&[1000]), &ids).unwrap();
+    array
+        .store_region_elements(&Region::whole(&[1000]), &ids)
+        .unwrap();
     let reopened = Array::open(store, &NodePath::new("/ids").unwrap()).unwrap();
-    assert_eq!(reopened.retrieve_region_elements::<u64>(&Region::whole(&[1000])).unwrap(), ids);
+    assert_eq!(
+        reopened
+            .retrieve_region_elements::<u64>(&Region::whole(&[1000]))
+            .unwrap(),
+        ids
+    );
 }

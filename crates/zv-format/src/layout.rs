@@ -1,0 +1,172 @@
+//! The binary framings ZV puts inside its `uint8` blobs (spec §3), as pure encode/decode
+//! functions with no I/O.
+//!
+//! | module | blob | layout |
+//! |---|---|---|
+//! | [`fragment_index`] | `vertex_fragments/<key>`, `link_fragments/<key>` | fragment index v1 (§3.3) |
+//! | [`manifest`] | `object_index/data` (+ `offsets`), `object_index/manifests` | object manifests, the manifest-block stream (§3.8, §2.5) |
+//! | [`groups`] | `groups/data` + `groups/offsets` | ragged object-id lists (§3.9) |
+//! | [`links`] | `links/0/<key>`, `links/±N/<key>` | link rows (§3.4), the cross-level ragged blob (§3.5) |
+//! | [`cross_chunk`] | `cross_chunk_links/<d>/data` | cross-chunk link records (§3.7) |
+//! | [`attributes`] | `vertex_attributes/…`, `object_attributes/…/data`, … | typed rows, dense arrays, dictionary encoding (§3.2, §3.10, §3.11) |
+//!
+//! Every decoder validates sizes before it allocates or indexes (allocations are bounded by a
+//! small multiple of the input size) and returns a [`LayoutError`] on bad input; the reader
+//! adds the store key. All integers and floats are little-endian and unaligned.
+
+pub mod attributes;
+pub mod cross_chunk;
+pub mod fragment_index;
+pub mod groups;
+pub mod links;
+pub mod manifest;
+
+/// Why a blob could not be decoded (or a value could not be encoded).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LayoutError {
+    /// The blob ends before a field.
+    #[error("{what}: truncated: {needed} bytes needed at offset {offset}, the blob has {len}")]
+    Truncated {
+        /// The structure being decoded.
+        what: &'static str,
+        /// Where the field starts.
+        offset: usize,
+        /// How many bytes the field needs.
+        needed: usize,
+        /// The blob length.
+        len: usize,
+    },
+    /// Bytes follow the end of the structure where none are allowed.
+    #[error("{what}: {extra} trailing bytes after the end at offset {end}")]
+    TrailingBytes {
+        /// The structure being decoded.
+        what: &'static str,
+        /// Where the structure ends.
+        end: usize,
+        /// How many bytes follow.
+        extra: usize,
+    },
+    /// A field has an invalid value.
+    #[error("{what}: {reason}")]
+    Invalid {
+        /// The structure being decoded or encoded.
+        what: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+pub(crate) fn invalid(what: &'static str, reason: impl Into<String>) -> LayoutError {
+    LayoutError::Invalid {
+        what,
+        reason: reason.into(),
+    }
+}
+
+/// A checked little-endian reader over a blob.
+#[derive(Debug, Clone)]
+pub(crate) struct Cursor<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    what: &'static str,
+}
+
+impl<'a> Cursor<'a> {
+    pub(crate) fn new(buf: &'a [u8], what: &'static str) -> Self {
+        Self { buf, pos: 0, what }
+    }
+
+    pub(crate) fn at(buf: &'a [u8], pos: usize, what: &'static str) -> Self {
+        Self { buf, pos, what }
+    }
+
+    pub(crate) fn pos(&self) -> usize {
+        self.pos
+    }
+
+    pub(crate) fn remaining(&self) -> usize {
+        self.buf.len().saturating_sub(self.pos)
+    }
+
+    /// Fails unless `n` more bytes are available.
+    pub(crate) fn need(&self, n: usize) -> Result<(), LayoutError> {
+        if n <= self.remaining() {
+            Ok(())
+        } else {
+            Err(LayoutError::Truncated {
+                what: self.what,
+                offset: self.pos,
+                needed: n,
+                len: self.buf.len(),
+            })
+        }
+    }
+
+    pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8], LayoutError> {
+        self.need(n)?;
+        let out = &self.buf[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(out)
+    }
+
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], LayoutError> {
+        let s = self.take(N)?;
+        let mut a = [0u8; N];
+        a.copy_from_slice(s);
+        Ok(a)
+    }
+
+    pub(crate) fn u8(&mut self) -> Result<u8, LayoutError> {
+        Ok(self.array::<1>()?[0])
+    }
+
+    pub(crate) fn u16(&mut self) -> Result<u16, LayoutError> {
+        Ok(u16::from_le_bytes(self.array()?))
+    }
+
+    pub(crate) fn u32(&mut self) -> Result<u32, LayoutError> {
+        Ok(u32::from_le_bytes(self.array()?))
+    }
+
+    pub(crate) fn i64(&mut self) -> Result<i64, LayoutError> {
+        Ok(i64::from_le_bytes(self.array()?))
+    }
+
+    /// A non-negative int64 (`field` names it in errors).
+    pub(crate) fn index(&mut self, field: &str) -> Result<u64, LayoutError> {
+        let at = self.pos;
+        let v = self.i64()?;
+        u64::try_from(v)
+            .map_err(|_| invalid(self.what, format!("{field} {v} at offset {at} is negative")))
+    }
+}
+
+/// Reads `n` little-endian int64 values that must fill `bytes` exactly.
+pub(crate) fn i64s(bytes: &[u8], what: &'static str) -> Result<Vec<i64>, LayoutError> {
+    if bytes.len() % 8 != 0 {
+        return Err(invalid(
+            what,
+            format!(
+                "{} bytes is not a whole number of int64 values",
+                bytes.len()
+            ),
+        ));
+    }
+    Ok(bytes
+        .chunks_exact(8)
+        .map(|c| i64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
+        .collect())
+}
+
+/// Appends int64 values little-endian.
+pub(crate) fn put_i64s(out: &mut Vec<u8>, values: impl IntoIterator<Item = i64>) {
+    for v in values {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+}
+
+/// A `u64` that must fit an int64 field.
+pub(crate) fn to_i64(v: u64, what: &'static str) -> Result<i64, LayoutError> {
+    i64::try_from(v).map_err(|_| invalid(what, format!("{v} does not fit an int64")))
+}

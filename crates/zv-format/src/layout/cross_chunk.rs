@@ -1,0 +1,196 @@
+//! Cross-chunk link records (`cross_chunk_links/<d>/data`; §3.7).
+//!
+//! Records back to back, all int64, no header:
+//!
+//! ```text
+//! record r:  [c0_0 … c0_{n-1}, v0,  c1_0 … c1_{n-1}, v1,  …]     n = sid_ndim, link_width endpoints
+//! total:     num_links × link_width × (sid_ndim + 1) × 8 bytes
+//! ```
+//!
+//! Endpoint 0 is at the owning level, the others at level + `level_delta`; `v` is a row of
+//! `vertices/<chunk>` there.
+//!
+//! ```
+//! use zv_format::layout::cross_chunk::CrossChunkLinks;
+//! let mut links = CrossChunkLinks::new(2, 3);
+//! links.push(&[(&[0, 0, 0], 2), (&[1, 0, 0], 0)])?;
+//! let bytes = links.encode();
+//! assert_eq!(bytes.len(), 64);
+//! let back = CrossChunkLinks::decode(&bytes, 1, 2, 3)?;
+//! assert_eq!(back.endpoint(0, 1), Some((&[1i64, 0, 0][..], 0)));
+//! # Ok::<(), zv_format::layout::LayoutError>(())
+//! ```
+
+use super::{i64s, invalid, put_i64s, LayoutError};
+
+const WHAT: &str = "cross-chunk links";
+
+/// Cross-chunk link records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CrossChunkLinks {
+    link_width: usize,
+    sid_ndim: usize,
+    values: Vec<i64>,
+}
+
+impl CrossChunkLinks {
+    /// No records, of the given shape.
+    pub fn new(link_width: usize, sid_ndim: usize) -> Self {
+        Self {
+            link_width,
+            sid_ndim,
+            values: Vec::new(),
+        }
+    }
+
+    /// Appends a record of `link_width` endpoints `(chunk, row)`.
+    pub fn push(&mut self, endpoints: &[(&[i64], u64)]) -> Result<(), LayoutError> {
+        if endpoints.len() != self.link_width {
+            return Err(invalid(
+                WHAT,
+                format!(
+                    "{} endpoints, link_width is {}",
+                    endpoints.len(),
+                    self.link_width
+                ),
+            ));
+        }
+        for (chunk, row) in endpoints {
+            if chunk.len() != self.sid_ndim {
+                return Err(invalid(
+                    WHAT,
+                    format!(
+                        "chunk {chunk:?} has {} coordinates, sid_ndim is {}",
+                        chunk.len(),
+                        self.sid_ndim
+                    ),
+                ));
+            }
+            let row = i64::try_from(*row).map_err(|_| invalid(WHAT, "row does not fit int64"))?;
+            self.values.extend_from_slice(chunk);
+            self.values.push(row);
+        }
+        Ok(())
+    }
+
+    /// Endpoints per record.
+    pub fn link_width(&self) -> usize {
+        self.link_width
+    }
+
+    /// Chunk-coordinate arity.
+    pub fn sid_ndim(&self) -> usize {
+        self.sid_ndim
+    }
+
+    fn record_len(&self) -> usize {
+        self.link_width * (self.sid_ndim + 1)
+    }
+
+    /// The number of records.
+    pub fn len(&self) -> usize {
+        match self.record_len() {
+            0 => 0,
+            n => self.values.len() / n,
+        }
+    }
+
+    /// Whether there are no records.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// Endpoint `k` of record `r`: `(chunk coordinates, row)`.
+    pub fn endpoint(&self, r: usize, k: usize) -> Option<(&[i64], u64)> {
+        if k >= self.link_width {
+            return None;
+        }
+        let base = r * self.record_len() + k * (self.sid_ndim + 1);
+        let e = self.values.get(base..base + self.sid_ndim + 1)?;
+        Some((&e[..self.sid_ndim], e[self.sid_ndim] as u64))
+    }
+
+    /// The flat int64 values.
+    pub fn values(&self) -> &[i64] {
+        &self.values
+    }
+
+    /// The encoding.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(8 * self.values.len());
+        put_i64s(&mut out, self.values.iter().copied());
+        out
+    }
+
+    /// Decodes `num_links` records; the length must be exactly
+    /// `num_links × link_width × (sid_ndim + 1) × 8`, and rows must not be negative.
+    pub fn decode(
+        bytes: &[u8],
+        num_links: u64,
+        link_width: usize,
+        sid_ndim: usize,
+    ) -> Result<Self, LayoutError> {
+        if link_width == 0 {
+            return Err(invalid(WHAT, "link_width 0"));
+        }
+        let expected = (num_links as u128) * (link_width as u128) * (sid_ndim as u128 + 1) * 8;
+        if expected != bytes.len() as u128 {
+            return Err(invalid(
+                WHAT,
+                format!(
+                    "{} bytes, but num_links {num_links} × link_width {link_width} × (sid_ndim {sid_ndim} + 1) × 8 = {expected}",
+                    bytes.len()
+                ),
+            ));
+        }
+        let values = i64s(bytes, WHAT)?;
+        let out = Self {
+            link_width,
+            sid_ndim,
+            values,
+        };
+        for r in 0..out.len() {
+            for k in 0..link_width {
+                let base = r * out.record_len() + k * (sid_ndim + 1) + sid_ndim;
+                if out.values[base] < 0 {
+                    return Err(invalid(
+                        WHAT,
+                        format!("record {r} endpoint {k}: negative row {}", out.values[base]),
+                    ));
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn golden_graph_record_and_checks() {
+        let want: Vec<u8> = [0i64, 0, 0, 2, 1, 0, 0, 0]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        let l = CrossChunkLinks::decode(&want, 1, 2, 3).unwrap();
+        assert_eq!(l.endpoint(0, 0), Some((&[0i64, 0, 0][..], 2)));
+        assert_eq!(l.encode(), want);
+        assert!(CrossChunkLinks::decode(&want, 2, 2, 3).is_err());
+        assert!(CrossChunkLinks::decode(&want, 1, 3, 3).is_err());
+        assert!(CrossChunkLinks::decode(&want[..56], 1, 2, 3).is_err());
+        assert!(CrossChunkLinks::decode(&want, u64::MAX, 2, 3).is_err());
+        let mut neg = want.clone();
+        neg[24..32].copy_from_slice(&(-1i64).to_le_bytes());
+        assert!(CrossChunkLinks::decode(&neg, 1, 2, 3).is_err());
+        // a mesh face: 3 endpoints
+        let mut m = CrossChunkLinks::new(3, 3);
+        m.push(&[(&[0, 0, 0], 1), (&[1, 0, 0], 0), (&[0, 0, 0], 2)])
+            .unwrap();
+        assert_eq!(m.encode().len(), 96);
+        assert!(m
+            .push(&[(&[0, 0], 1), (&[1, 0, 0], 0), (&[0, 0, 0], 2)])
+            .is_err());
+    }
+}

@@ -1,0 +1,623 @@
+//! Object manifests and their containers (§3.8, §2.5).
+//!
+//! An object's manifest is an ordered list of blocks; each block names a chunk and one or more
+//! fragments of it. Layout of one manifest (no alignment anywhere):
+//!
+//! ```text
+//! u32 B                        number of blocks (0: an empty manifest, 4 bytes in all)
+//! repeat B times:
+//!   i64 chunk[sid_ndim]        chunk coordinates (may be negative)
+//!   u8  mode
+//!   mode 0 (single):   i64 fragment                       8·n + 1 + 8 bytes
+//!   mode 1 (range):    i64 start, i64 count               8·n + 1 + 16
+//!   mode 2 (explicit): u32 k, i64 fragment[k]             8·n + 1 + 4 + 8·k
+//! ```
+//!
+//! Containers of the manifests of a level's `B` objects:
+//!
+//! - **stream** (`object_index/data`, the spec's form): the manifests back to back; manifests
+//!   are self-delimiting, so the stream parses sequentially;
+//! - **stream + offsets** (`object_index/offsets`): `int64[B]` byte offsets of each manifest in
+//!   the stream, no terminal entry (what zv writes, and the reference's legacy layout);
+//! - **vlen items** (`object_index/manifests`, the 0.7.0 reference): one manifest per element of
+//!   a `variable_length_bytes` array, the last chunk padded with empty items.
+//!
+//! ```
+//! use zv_format::layout::manifest::{BlockFragments, Manifest};
+//! // fragments (chunk, fragment) in vertex order; the encoder picks the most compact modes
+//! let m = Manifest::from_refs(&[(vec![1, 2, 3], 4), (vec![1, 2, 4], 0), (vec![1, 2, 4], 1), (vec![1, 2, 4], 2)]);
+//! assert_eq!(m.blocks[1].fragments, BlockFragments::Range { start: 0, count: 3 });
+//! let bytes = m.encode(3)?;
+//! assert_eq!(Manifest::decode(&bytes, 3)?, m);
+//! # Ok::<(), zv_format::layout::LayoutError>(())
+//! ```
+
+use super::{i64s, invalid, put_i64s, to_i64, Cursor, LayoutError};
+
+const WHAT: &str = "object manifest";
+
+/// The fragments a block names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BlockFragments {
+    /// Mode 0: one fragment.
+    Single(u64),
+    /// Mode 1: fragments `start .. start + count`.
+    Range {
+        /// First fragment.
+        start: u64,
+        /// Number of fragments.
+        count: u64,
+    },
+    /// Mode 2: these fragments, in order.
+    Explicit(Vec<u64>),
+}
+
+impl BlockFragments {
+    /// The mode byte.
+    pub fn mode(&self) -> u8 {
+        match self {
+            BlockFragments::Single(_) => 0,
+            BlockFragments::Range { .. } => 1,
+            BlockFragments::Explicit(_) => 2,
+        }
+    }
+
+    /// The fragments in order.
+    pub fn iter(&self) -> Box<dyn Iterator<Item = u64> + '_> {
+        match self {
+            BlockFragments::Single(f) => Box::new(std::iter::once(*f)),
+            BlockFragments::Range { start, count } => Box::new(*start..start + count),
+            BlockFragments::Explicit(v) => Box::new(v.iter().copied()),
+        }
+    }
+
+    /// The number of fragments.
+    pub fn len(&self) -> usize {
+        match self {
+            BlockFragments::Single(_) => 1,
+            BlockFragments::Range { count, .. } => *count as usize,
+            BlockFragments::Explicit(v) => v.len(),
+        }
+    }
+
+    /// Whether the block names no fragment.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// One block: a chunk and fragments of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ManifestBlock {
+    /// The chunk coordinates (arity `sid_ndim`).
+    pub chunk: Vec<i64>,
+    /// The fragments.
+    pub fragments: BlockFragments,
+}
+
+/// The manifest of one object.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Manifest {
+    /// The blocks, in vertex order.
+    pub blocks: Vec<ManifestBlock>,
+}
+
+fn block_size(sid_ndim: usize, mode: u8, k: usize) -> usize {
+    8 * sid_ndim
+        + 1
+        + match mode {
+            0 => 8,
+            1 => 16,
+            _ => 4 + 8 * k,
+        }
+}
+
+impl Manifest {
+    /// The manifest of fragment references `(chunk, fragment)` in vertex order, choosing the
+    /// most compact blocks: for each run of references to the same chunk, a dynamic program
+    /// picks mode 1 for consecutive fragments, mode 0 for a lone fragment and mode 2 for the
+    /// rest, minimising the encoded size (ties prefer mode 1, then mode 0).
+    pub fn from_refs(refs: &[(Vec<i64>, u64)]) -> Self {
+        let mut blocks = Vec::new();
+        let mut i = 0;
+        while i < refs.len() {
+            let chunk = &refs[i].0;
+            let mut j = i;
+            while j < refs.len() && &refs[j].0 == chunk {
+                j += 1;
+            }
+            let frags: Vec<u64> = refs[i..j].iter().map(|r| r.1).collect();
+            for fragments in plan_blocks(&frags, chunk.len()) {
+                blocks.push(ManifestBlock {
+                    chunk: chunk.clone(),
+                    fragments,
+                });
+            }
+            i = j;
+        }
+        Self { blocks }
+    }
+
+    /// The fragment references `(chunk, fragment)` in order, blocks expanded.
+    pub fn refs(&self) -> impl Iterator<Item = (&[i64], u64)> + '_ {
+        self.blocks
+            .iter()
+            .flat_map(|b| b.fragments.iter().map(move |f| (b.chunk.as_slice(), f)))
+    }
+
+    /// The size of the encoding.
+    pub fn encoded_len(&self, sid_ndim: usize) -> usize {
+        4 + self
+            .blocks
+            .iter()
+            .map(|b| block_size(sid_ndim, b.fragments.mode(), b.fragments.len()))
+            .sum::<usize>()
+    }
+
+    /// Appends the encoding to `out`. Every block's chunk must have `sid_ndim` coordinates.
+    pub fn encode_into(&self, out: &mut Vec<u8>, sid_ndim: usize) -> Result<(), LayoutError> {
+        let n = u32::try_from(self.blocks.len())
+            .map_err(|_| invalid(WHAT, "more than u32::MAX blocks"))?;
+        out.extend_from_slice(&n.to_le_bytes());
+        for b in &self.blocks {
+            if b.chunk.len() != sid_ndim {
+                return Err(invalid(
+                    WHAT,
+                    format!(
+                        "chunk {:?} has {} coordinates, sid_ndim is {sid_ndim}",
+                        b.chunk,
+                        b.chunk.len()
+                    ),
+                ));
+            }
+            put_i64s(out, b.chunk.iter().copied());
+            out.push(b.fragments.mode());
+            match &b.fragments {
+                BlockFragments::Single(f) => {
+                    out.extend_from_slice(&to_i64(*f, WHAT)?.to_le_bytes())
+                }
+                BlockFragments::Range { start, count } => {
+                    out.extend_from_slice(&to_i64(*start, WHAT)?.to_le_bytes());
+                    out.extend_from_slice(&to_i64(*count, WHAT)?.to_le_bytes());
+                }
+                BlockFragments::Explicit(v) => {
+                    let k = u32::try_from(v.len())
+                        .map_err(|_| invalid(WHAT, "more than u32::MAX fragments in a block"))?;
+                    out.extend_from_slice(&k.to_le_bytes());
+                    for f in v {
+                        out.extend_from_slice(&to_i64(*f, WHAT)?.to_le_bytes());
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The encoding.
+    pub fn encode(&self, sid_ndim: usize) -> Result<Vec<u8>, LayoutError> {
+        let mut out = Vec::with_capacity(self.encoded_len(sid_ndim));
+        self.encode_into(&mut out, sid_ndim)?;
+        Ok(out)
+    }
+
+    /// Decodes one manifest that must fill `bytes` exactly (trailing bytes are an error).
+    pub fn decode(bytes: &[u8], sid_ndim: usize) -> Result<Self, LayoutError> {
+        let (m, end) = Self::decode_at(bytes, 0, sid_ndim)?;
+        if end != bytes.len() {
+            return Err(LayoutError::TrailingBytes {
+                what: WHAT,
+                end,
+                extra: bytes.len() - end,
+            });
+        }
+        Ok(m)
+    }
+
+    /// Decodes the manifest starting at `offset`; returns it and where it ends.
+    pub fn decode_at(
+        bytes: &[u8],
+        offset: usize,
+        sid_ndim: usize,
+    ) -> Result<(Self, usize), LayoutError> {
+        let mut c = Cursor::at(bytes, offset, WHAT);
+        let n = c.u32()? as usize;
+        // Every block takes at least 8·sid_ndim + 9 bytes: check before allocating.
+        c.need(n.saturating_mul(8 * sid_ndim + 9))?;
+        let mut blocks = Vec::with_capacity(n);
+        for _ in 0..n {
+            let mut chunk = Vec::with_capacity(sid_ndim);
+            for _ in 0..sid_ndim {
+                chunk.push(c.i64()?);
+            }
+            let at = c.pos();
+            let fragments = match c.u8()? {
+                0 => BlockFragments::Single(c.index("fragment index")?),
+                1 => {
+                    let start = c.index("range start")?;
+                    let count = c.index("range count")?;
+                    start
+                        .checked_add(count)
+                        .filter(|&e| e <= i64::MAX as u64)
+                        .ok_or_else(|| {
+                            invalid(WHAT, format!("range ({start}, {count}) overflows"))
+                        })?;
+                    BlockFragments::Range { start, count }
+                }
+                2 => {
+                    let k = c.u32()? as usize;
+                    c.need(k.saturating_mul(8))?;
+                    let mut v = Vec::with_capacity(k);
+                    for _ in 0..k {
+                        v.push(c.index("fragment index")?);
+                    }
+                    BlockFragments::Explicit(v)
+                }
+                m => {
+                    return Err(invalid(
+                        WHAT,
+                        format!("unknown block mode {m} at offset {at}"),
+                    ))
+                }
+            };
+            blocks.push(ManifestBlock { chunk, fragments });
+        }
+        Ok((Self { blocks }, c.pos()))
+    }
+}
+
+/// Splits the fragments of one chunk (in order) into blocks of minimal encoded size.
+fn plan_blocks(frags: &[u64], sid_ndim: usize) -> Vec<BlockFragments> {
+    let m = frags.len();
+    let head = 8 * sid_ndim + 1;
+    // dp[i]: smallest size of blocks covering frags[..i]; how[i]: (start, mode) of the last block.
+    let mut dp = vec![0usize; m + 1];
+    let mut how = vec![(0usize, 0u8); m + 1];
+    let mut run_start = 0usize;
+    // best (dp[j] - 8j, j) over j < i, for mode 2 blocks frags[j..i]
+    let mut best_explicit = (0isize, 0usize);
+    for i in 1..=m {
+        if i >= 2 && frags[i - 2].checked_add(1) == Some(frags[i - 1]) {
+            // the run continues
+        } else {
+            run_start = i - 1;
+        }
+        let j = i - 1;
+        let cand = dp[j] as isize - 8 * j as isize;
+        if cand < best_explicit.0 || j == 0 {
+            best_explicit = (cand, j);
+        }
+        // mode 1 over the whole run ending here (dp is non-decreasing, so the earliest start wins)
+        let mut best = (dp[run_start] + head + 16, (run_start, 1u8));
+        let single = dp[i - 1] + head + 8;
+        if single < best.0 {
+            best = (single, (i - 1, 0));
+        }
+        let explicit = (best_explicit.0 + (head + 4) as isize + 8 * i as isize) as usize;
+        if explicit < best.0 {
+            best = (explicit, (best_explicit.1, 2));
+        }
+        dp[i] = best.0;
+        how[i] = best.1;
+    }
+    let mut out = Vec::new();
+    let mut i = m;
+    while i > 0 {
+        let (j, mode) = how[i];
+        out.push(match mode {
+            0 => BlockFragments::Single(frags[j]),
+            1 if i - j == 1 => BlockFragments::Single(frags[j]),
+            1 => BlockFragments::Range {
+                start: frags[j],
+                count: (i - j) as u64,
+            },
+            _ => BlockFragments::Explicit(frags[j..i].to_vec()),
+        });
+        i = j;
+    }
+    out.reverse();
+    out
+}
+
+/// Encodes the manifests of a level as the manifest-block stream and its offset table:
+/// `(data, offsets)` where `offsets` is `int64[B]` little-endian byte offsets.
+pub fn encode_stream(
+    manifests: &[Manifest],
+    sid_ndim: usize,
+) -> Result<(Vec<u8>, Vec<u8>), LayoutError> {
+    let mut data = Vec::with_capacity(manifests.iter().map(|m| m.encoded_len(sid_ndim)).sum());
+    let mut offsets = Vec::with_capacity(8 * manifests.len());
+    for m in manifests {
+        offsets.extend_from_slice(&(data.len() as i64).to_le_bytes());
+        m.encode_into(&mut data, sid_ndim)?;
+    }
+    Ok((data, offsets))
+}
+
+/// Decodes a manifest-block stream (manifests back to back, no offsets). With `expected`, the
+/// stream must hold exactly that many manifests. Trailing bytes are an error.
+pub fn decode_stream(
+    data: &[u8],
+    sid_ndim: usize,
+    expected: Option<usize>,
+) -> Result<Vec<Manifest>, LayoutError> {
+    // Every manifest takes at least 4 bytes.
+    if let Some(n) = expected {
+        if n.saturating_mul(4) > data.len() {
+            return Err(invalid(
+                "manifest stream",
+                format!("{} bytes cannot hold {n} manifests", data.len()),
+            ));
+        }
+    }
+    let mut out = Vec::with_capacity(expected.unwrap_or(data.len() / 4).min(data.len() / 4));
+    let mut pos = 0;
+    while pos < data.len() && expected.is_none_or(|n| out.len() < n) {
+        let (m, end) = Manifest::decode_at(data, pos, sid_ndim)?;
+        out.push(m);
+        pos = end;
+    }
+    if let Some(n) = expected {
+        if out.len() != n {
+            return Err(invalid(
+                "manifest stream",
+                format!("holds {} manifests, expected {n}", out.len()),
+            ));
+        }
+    }
+    if pos != data.len() {
+        return Err(LayoutError::TrailingBytes {
+            what: "manifest stream",
+            end: pos,
+            extra: data.len() - pos,
+        });
+    }
+    Ok(out)
+}
+
+/// Decodes a manifest-block stream with its `int64[B]` byte-offset table (no terminal entry;
+/// the last manifest runs to the end). Each manifest must fill its span exactly.
+pub fn decode_with_offsets(
+    data: &[u8],
+    offsets: &[u8],
+    sid_ndim: usize,
+) -> Result<Vec<Manifest>, LayoutError> {
+    const W: &str = "object index offsets";
+    let offs = i64s(offsets, W)?;
+    let mut out = Vec::with_capacity(offs.len().min(data.len() / 4 + 1));
+    for (i, &o) in offs.iter().enumerate() {
+        let start = usize::try_from(o)
+            .ok()
+            .filter(|&s| s <= data.len())
+            .ok_or_else(|| {
+                invalid(
+                    W,
+                    format!("offset {i} ({o}) is outside the {}-byte stream", data.len()),
+                )
+            })?;
+        let end = match offs.get(i + 1) {
+            Some(&next) => usize::try_from(next)
+                .ok()
+                .filter(|&e| e >= start && e <= data.len())
+                .ok_or_else(|| {
+                    invalid(
+                        W,
+                        format!(
+                            "offset {} ({next}) is before offset {i} or past the stream",
+                            i + 1
+                        ),
+                    )
+                })?,
+            None => data.len(),
+        };
+        if i == 0 && start != 0 {
+            return Err(invalid(W, format!("the first offset is {start}, not 0")));
+        }
+        out.push(Manifest::decode(&data[start..end], sid_ndim)?);
+    }
+    if offs.is_empty() && !data.is_empty() {
+        return Err(invalid(W, "no offsets but a non-empty stream"));
+    }
+    Ok(out)
+}
+
+/// Decodes the manifests of the reference's vlen container: `items` are the elements of
+/// `object_index/manifests` in object order, `num_objects` of them real; items past
+/// `num_objects` are padding and must be empty. A real item of length 0 reads as an empty
+/// manifest.
+pub fn decode_vlen_items<'a>(
+    items: impl IntoIterator<Item = &'a [u8]>,
+    num_objects: usize,
+    sid_ndim: usize,
+) -> Result<Vec<Manifest>, LayoutError> {
+    let mut out = Vec::new();
+    for (i, item) in items.into_iter().enumerate() {
+        if i < num_objects {
+            out.push(if item.is_empty() {
+                Manifest::default()
+            } else {
+                Manifest::decode(item, sid_ndim)?
+            });
+        } else if !item.is_empty() {
+            return Err(invalid(
+                "object index manifests",
+                format!("item {i} is past num_objects {num_objects} but not empty padding"),
+            ));
+        }
+    }
+    if out.len() != num_objects {
+        return Err(invalid(
+            "object index manifests",
+            format!("{} manifests, num_objects is {num_objects}", out.len()),
+        ));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn single(chunk: &[i64], f: u64) -> ManifestBlock {
+        ManifestBlock {
+            chunk: chunk.to_vec(),
+            fragments: BlockFragments::Single(f),
+        }
+    }
+
+    #[test]
+    fn golden_pts1_objects() {
+        let m0 = Manifest {
+            blocks: vec![single(&[0, 0, 0], 0)],
+        };
+        let b = m0.encode(3).unwrap();
+        assert_eq!(b.len(), 37);
+        assert_eq!(&b[..4], &[1, 0, 0, 0]);
+        assert!(b[4..].iter().all(|&x| x == 0));
+        let m1 = Manifest {
+            blocks: vec![single(&[1, 0, 0], 0), single(&[1, 1, 0], 0)],
+        };
+        let b = m1.encode(3).unwrap();
+        assert_eq!(b.len(), 70);
+        assert_eq!(&b[..12], &[2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(Manifest::decode(&b, 3).unwrap(), m1);
+    }
+
+    #[test]
+    fn golden_mixed_123_bytes() {
+        let m = Manifest {
+            blocks: vec![
+                single(&[1, 2, 3], 4),
+                ManifestBlock {
+                    chunk: vec![1, 2, 4],
+                    fragments: BlockFragments::Range { start: 0, count: 3 },
+                },
+                ManifestBlock {
+                    chunk: vec![0, 0, 0],
+                    fragments: BlockFragments::Explicit(vec![5, 2]),
+                },
+            ],
+        };
+        let b = m.encode(3).unwrap();
+        assert_eq!(b.len(), 123);
+        let mut want = vec![3, 0, 0, 0];
+        for v in [1i64, 2, 3] {
+            want.extend_from_slice(&v.to_le_bytes());
+        }
+        want.push(0);
+        want.extend_from_slice(&4i64.to_le_bytes());
+        for v in [1i64, 2, 4] {
+            want.extend_from_slice(&v.to_le_bytes());
+        }
+        want.push(1);
+        want.extend_from_slice(&0i64.to_le_bytes());
+        want.extend_from_slice(&3i64.to_le_bytes());
+        for v in [0i64, 0, 0] {
+            want.extend_from_slice(&v.to_le_bytes());
+        }
+        want.push(2);
+        want.extend_from_slice(&2u32.to_le_bytes());
+        want.extend_from_slice(&5i64.to_le_bytes());
+        want.extend_from_slice(&2i64.to_le_bytes());
+        assert_eq!(b, want);
+        assert_eq!(Manifest::decode(&b, 3).unwrap(), m);
+    }
+
+    #[test]
+    fn empty_manifest_is_four_bytes() {
+        assert_eq!(Manifest::default().encode(3).unwrap(), vec![0, 0, 0, 0]);
+    }
+
+    #[test]
+    fn mode_choice() {
+        let c = vec![0i64, 0, 0];
+        let plan = |fr: &[u64]| {
+            Manifest::from_refs(&fr.iter().map(|&f| (c.clone(), f)).collect::<Vec<_>>())
+                .blocks
+                .into_iter()
+                .map(|b| b.fragments)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(plan(&[7]), vec![BlockFragments::Single(7)]);
+        assert_eq!(
+            plan(&[3, 4, 5]),
+            vec![BlockFragments::Range { start: 3, count: 3 }]
+        );
+        assert_eq!(
+            plan(&[5, 1, 2, 7]),
+            vec![BlockFragments::Explicit(vec![5, 1, 2, 7])]
+        );
+        assert_eq!(plan(&[9, 2]), vec![BlockFragments::Explicit(vec![9, 2])]);
+        assert_eq!(
+            plan(&[0, 1, 2, 3, 4, 5, 6, 7, 9]),
+            vec![
+                BlockFragments::Range { start: 0, count: 8 },
+                BlockFragments::Single(9)
+            ]
+        );
+        // different chunks never share a block, and order is kept
+        let m = Manifest::from_refs(&[(vec![0], 1), (vec![1], 0), (vec![0], 2)]);
+        assert_eq!(m.blocks.len(), 3);
+        let refs: Vec<(Vec<i64>, u64)> = m.refs().map(|(c, f)| (c.to_vec(), f)).collect();
+        assert_eq!(refs, vec![(vec![0], 1), (vec![1], 0), (vec![0], 2)]);
+    }
+
+    #[test]
+    fn decoder_errors() {
+        let m = Manifest {
+            blocks: vec![single(&[1, -2], 3)],
+        };
+        let b = m.encode(2).unwrap();
+        for cut in 0..b.len() {
+            assert!(Manifest::decode(&b[..cut], 2).is_err());
+        }
+        let mut ext = b.clone();
+        ext.push(0);
+        assert!(matches!(
+            Manifest::decode(&ext, 2),
+            Err(LayoutError::TrailingBytes { .. })
+        ));
+        let mut bad = b.clone();
+        bad[4 + 16] = 7;
+        assert!(Manifest::decode(&bad, 2).is_err(), "unknown mode");
+        assert!(m.encode(3).is_err(), "arity mismatch");
+        // a huge block count with a tiny blob fails before allocating
+        assert!(Manifest::decode(&[0xff, 0xff, 0xff, 0xff], 3).is_err());
+    }
+
+    #[test]
+    fn containers() {
+        let ms = vec![
+            Manifest::default(),
+            Manifest {
+                blocks: vec![single(&[0, 0, 0], 1)],
+            },
+            Manifest::from_refs(&[(vec![1, 1, 1], 0), (vec![1, 1, 1], 1)]),
+        ];
+        let (data, offsets) = encode_stream(&ms, 3).unwrap();
+        assert_eq!(decode_stream(&data, 3, Some(3)).unwrap(), ms);
+        assert_eq!(decode_stream(&data, 3, None).unwrap(), ms);
+        assert!(decode_stream(&data, 3, Some(2)).is_err());
+        assert!(decode_stream(&data, 3, Some(4)).is_err());
+        assert_eq!(decode_with_offsets(&data, &offsets, 3).unwrap(), ms);
+        let mut bad = offsets.clone();
+        bad[8] = 200;
+        assert!(decode_with_offsets(&data, &bad, 3).is_err());
+        let items: Vec<Vec<u8>> = ms
+            .iter()
+            .map(|m| m.encode(3).unwrap())
+            .chain([vec![], vec![]])
+            .collect();
+        assert_eq!(
+            decode_vlen_items(items.iter().map(Vec::as_slice), 3, 3).unwrap(),
+            ms
+        );
+        assert!(decode_vlen_items(items.iter().map(Vec::as_slice), 6, 3).is_err(), "too few items");
+        assert_eq!(decode_vlen_items(items.iter().map(Vec::as_slice), 4, 3).unwrap()[3], Manifest::default());
+        assert!(
+            decode_vlen_items(items.iter().map(Vec::as_slice), 2, 3).is_err(),
+            "non-empty padding"
+        );
+        assert_eq!(decode_stream(&[], 3, Some(0)).unwrap(), vec![]);
+        assert_eq!(encode_stream(&[], 3).unwrap(), (vec![], vec![]));
+    }
+}
