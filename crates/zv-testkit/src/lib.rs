@@ -9,6 +9,7 @@
 //! - [`codec::check_codec`]: round trips over random sizes and type sizes (0 and sizes that
 //!   are not multiples of the type size included) and "arbitrary or damaged bytes never make
 //!   `decode` panic", for any registered codec;
+//! - [`alloc`]: a counting global allocator for "decoders allocate a bounded amount" checks;
 //! - [`env`]: the workspace, fixtures and a zarr-python interpreter for integration tests.
 //!
 //! These are test helpers: they panic (through `assert!` and proptest) when a check fails.
@@ -21,6 +22,7 @@
 //! ```
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod alloc;
 pub mod codec;
 pub mod env;
 pub mod store;

@@ -176,7 +176,10 @@ impl AttributeRows {
         let len = bytes.len() as u64;
         let channels = match channels {
             Some(c) => {
-                if (rows as u128) * (c as u128) * (size as u128) != len as u128 || c == 0 {
+                let want = (rows as u128)
+                    .checked_mul(c as u128)
+                    .and_then(|v| v.checked_mul(size as u128));
+                if want != Some(len as u128) || c == 0 {
                     return Err(invalid(
                         WHAT,
                         format!("{len} bytes, expected {rows} rows × {c} channels × {size} bytes"),

@@ -117,6 +117,9 @@ fn build_rank(bitmap: &[u64]) -> Vec<u32> {
 impl FragmentIndex {
     /// An index of exactly these fragments (ranges stay ranges, lists stay explicit).
     pub fn new(fragments: &[Fragment]) -> Result<Self, LayoutError> {
+        if fragments.is_empty() {
+            return Ok(Self::default());
+        }
         let len = u32::try_from(fragments.len()).map_err(|_| {
             invalid(
                 WHAT,

@@ -221,8 +221,9 @@ impl Manifest {
     ) -> Result<(Self, usize), LayoutError> {
         let mut c = Cursor::at(bytes, offset, WHAT);
         let n = c.u32()? as usize;
-        // Every block takes at least 8·sid_ndim + 9 bytes: check before allocating.
-        c.need(n.saturating_mul(8 * sid_ndim + 9))?;
+        // Every block takes at least 8·sid_ndim + 5 bytes (an empty mode-2 block): check
+        // before allocating.
+        c.need(n.saturating_mul(8 * sid_ndim + 5))?;
         let mut blocks = Vec::with_capacity(n);
         for _ in 0..n {
             let mut chunk = Vec::with_capacity(sid_ndim);
@@ -611,8 +612,14 @@ mod tests {
             decode_vlen_items(items.iter().map(Vec::as_slice), 3, 3).unwrap(),
             ms
         );
-        assert!(decode_vlen_items(items.iter().map(Vec::as_slice), 6, 3).is_err(), "too few items");
-        assert_eq!(decode_vlen_items(items.iter().map(Vec::as_slice), 4, 3).unwrap()[3], Manifest::default());
+        assert!(
+            decode_vlen_items(items.iter().map(Vec::as_slice), 6, 3).is_err(),
+            "too few items"
+        );
+        assert_eq!(
+            decode_vlen_items(items.iter().map(Vec::as_slice), 4, 3).unwrap()[3],
+            Manifest::default()
+        );
         assert!(
             decode_vlen_items(items.iter().map(Vec::as_slice), 2, 3).is_err(),
             "non-empty padding"
