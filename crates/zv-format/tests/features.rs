@@ -2,7 +2,7 @@
 //! default build and in `--no-default-features --features mem,zstd`.
 
 use zv_core::codec::CodecError;
-use zv_core::plugin::{codec_plugin, open_store};
+use zv_core::plugin::{codec_plugin, open_store, registered_store_schemes, store_plugins};
 
 #[test]
 fn enabled_codecs_resolve_and_disabled_ones_name_their_feature() {
@@ -64,4 +64,22 @@ fn default_build_has_both_stores() {
     let dir = std::env::temp_dir().join(format!("zv-features-{}", std::process::id()));
     assert!(open_store(dir.to_str().unwrap()).is_ok());
     let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn store_schemes_are_registered_once() {
+    zv_format::link_plugins();
+    let schemes = registered_store_schemes();
+    let mut dedup = schemes.clone();
+    dedup.dedup();
+    assert_eq!(schemes, dedup, "a store scheme is registered twice");
+    let expected: Vec<&str> = [
+        cfg!(feature = "fs").then_some("file"),
+        cfg!(feature = "mem").then_some("memory"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    assert_eq!(schemes, expected);
+    assert!(store_plugins().all(|p| !p.description.is_empty()));
 }
