@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! zv demo [DIR]                                   write and read back a demo store
+//! zv dump STORE [--compact]                     a ZV store's content as JSON (zv-dump/1)
 //! zv zarr info STORE [NODE] [--children]          metadata of a Zarr v3 node, as JSON
 //! zv zarr get STORE ARRAY [--region R] [--raw]    values of an array region (JSON or raw LE bytes)
 //! ```
@@ -32,6 +33,14 @@ enum Command {
         #[arg(default_value = "zv-demo")]
         dir: String,
     },
+    /// Print a ZV store's content as JSON ("zv-dump/1", see the fixtures README).
+    Dump {
+        /// The store: a path, file:///path or memory://name.
+        store: String,
+        /// Write compact JSON instead of indented JSON.
+        #[arg(long)]
+        compact: bool,
+    },
     /// Zarr v3 layer commands.
     Zarr {
         #[command(subcommand)]
@@ -44,6 +53,7 @@ fn main() -> ExitCode {
     zv_format::link_plugins();
     let result = match cli.command {
         Command::Demo { dir } => demo::run(&dir),
+        Command::Dump { store, compact } => dump(&store, compact),
         Command::Zarr { command } => zarr::run(command),
     };
     match result {
@@ -53,6 +63,21 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+fn dump(store: &str, compact: bool) -> CliResult {
+    use std::io::Write;
+    let store = zv_format::ZvStore::open_url(store)?;
+    let doc = zv_format::dump::dump(&store)?;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    if compact {
+        serde_json::to_writer(&mut out, &doc)?;
+    } else {
+        serde_json::to_writer_pretty(&mut out, &doc)?;
+    }
+    out.write_all(b"\n")?;
+    out.flush()?;
+    Ok(())
 }
 
 /// The error type of the command: any error, shown with its message.

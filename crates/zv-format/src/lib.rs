@@ -31,4 +31,12 @@ pub fn link_plugins() {
     zv_store_mem::link();
 }
 
+pub mod blob;
+pub mod dump;
+pub mod error;
 pub mod layout;
+pub mod metadata;
+pub mod reader;
+
+pub use error::{Error, Result};
+pub use reader::{Level, ZvStore};

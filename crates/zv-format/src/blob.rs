@@ -1,0 +1,268 @@
+//! Reading ZV blobs through the Zarr layer (§2.2–§2.8).
+//!
+//! Every ZV blob is a 1-D Zarr v3 array node (`<level>/<array>/<key>/zarr.json` plus its chunk
+//! files); its bytes are decoded with whatever codecs its own `zarr.json` lists, so stores with
+//! mixed codecs read fine. A blob of shape `[0]` is empty. When a blob's node is missing but its
+//! array group holds the reference's `__shard_*` packs, the blob is sliced out of the pack named
+//! by the pack's `shard_index` attribute.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+use zv_core::codec::{ArrayBytes, ChunkRepresentation, CodecChain};
+use zv_core::data_type::DataType;
+use zv_core::key::{StoreKey, StorePrefix};
+use zv_core::metadata::{ArrayMetadata, NodeMetadata};
+use zv_core::store::Store;
+
+use crate::error::{Error, Result};
+use crate::metadata::JsonObject;
+
+/// A decoded blob array: bytes (fixed-size elements, little-endian) or byte strings
+/// (`variable_length_bytes`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BlobData {
+    /// The bytes of a fixed-size array (for ZV's `uint8` blobs, the payload).
+    Bytes(Vec<u8>),
+    /// The elements of a `variable_length_bytes` array.
+    Elements(Vec<Vec<u8>>),
+}
+
+/// The packs of one array group: blob key → (pack path, offset, length).
+type ShardIndex = HashMap<String, (String, u64, u64)>;
+
+/// Blob access for one store, with a cache of `__shard_*` indices.
+#[derive(Debug)]
+pub struct Blobs {
+    store: Arc<dyn Store>,
+    shards: Mutex<HashMap<String, Arc<ShardIndex>>>,
+}
+
+fn key_of(path: &str) -> Result<StoreKey> {
+    StoreKey::new(path).map_err(|e| Error::InvalidInput(e.to_string()))
+}
+
+fn prefix_of(path: &str) -> Result<StorePrefix> {
+    if path.is_empty() {
+        Ok(StorePrefix::root())
+    } else {
+        StorePrefix::new(format!("{}/", path.trim_end_matches('/'))).map_err(|e| Error::InvalidInput(e.to_string()))
+    }
+}
+
+/// Joins path parts with `/`, skipping empty parts.
+pub fn join(parts: &[&str]) -> String {
+    parts.iter().filter(|p| !p.is_empty()).copied().collect::<Vec<_>>().join("/")
+}
+
+impl Blobs {
+    /// Blob access over `store`.
+    pub fn new(store: Arc<dyn Store>) -> Self {
+        Self {
+            store,
+            shards: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The store.
+    pub fn store(&self) -> &Arc<dyn Store> {
+        &self.store
+    }
+
+    /// The parsed `zarr.json` at `path` (`""` for the root), or `None`.
+    pub fn node(&self, path: &str) -> Result<Option<NodeMetadata>> {
+        let key = key_of(&join(&[path, "zarr.json"]))?;
+        match self.store.get(&key)? {
+            None => Ok(None),
+            Some(bytes) => NodeMetadata::from_json(&bytes)
+                .map(Some)
+                .map_err(|e| Error::metadata(key.as_str(), e.to_string())),
+        }
+    }
+
+    /// The attributes of the group at `path`; `None` if it has no `zarr.json`. An array there
+    /// is an error.
+    pub fn group_attributes(&self, path: &str) -> Result<Option<JsonObject>> {
+        match self.node(path)? {
+            None => Ok(None),
+            Some(NodeMetadata::Group(g)) => Ok(Some(g.attributes)),
+            Some(NodeMetadata::Array(_)) => Err(Error::metadata(
+                join(&[path, "zarr.json"]),
+                "expected a group, found an array",
+            )),
+        }
+    }
+
+    /// The names of the child prefixes of `path` (directories, with or without `zarr.json`).
+    pub fn children(&self, path: &str) -> Result<Vec<String>> {
+        let listing = self.store.list_dir(&prefix_of(path)?)?;
+        Ok(listing
+            .prefixes
+            .iter()
+            .filter_map(|p| p.as_str().trim_end_matches('/').rsplit('/').next().map(str::to_owned))
+            .collect())
+    }
+
+    /// Whether anything exists below `path`.
+    pub fn exists(&self, path: &str) -> Result<bool> {
+        let listing = self.store.list_dir(&prefix_of(path)?)?;
+        Ok(!listing.keys.is_empty() || !listing.prefixes.is_empty())
+    }
+
+    /// Reads the array node at `path`, or `None` if there is no node there (and no pack entry).
+    pub fn read(&self, path: &str) -> Result<Option<BlobData>> {
+        match self.node(path)? {
+            Some(NodeMetadata::Array(meta)) => self.read_array(path, &meta).map(Some),
+            Some(NodeMetadata::Group(_)) => Err(Error::metadata(
+                join(&[path, "zarr.json"]),
+                "expected a blob array, found a group",
+            )),
+            None => self.read_from_shard(path),
+        }
+    }
+
+    /// Reads the byte blob at `path`; `None` if absent.
+    pub fn read_bytes(&self, path: &str) -> Result<Option<Vec<u8>>> {
+        match self.read(path)? {
+            None => Ok(None),
+            Some(BlobData::Bytes(b)) => Ok(Some(b)),
+            Some(BlobData::Elements(_)) => Err(Error::metadata(
+                join(&[path, "zarr.json"]),
+                "expected a byte blob, found variable-length elements",
+            )),
+        }
+    }
+
+    /// Reads the byte blob at `path`; a missing blob is an error naming `what`.
+    pub fn require_bytes(&self, path: &str, what: &str) -> Result<Vec<u8>> {
+        self.read_bytes(path)?.ok_or_else(|| Error::Missing {
+            key: join(&[path, "zarr.json"]),
+            what: what.to_owned(),
+        })
+    }
+
+    fn read_array(&self, path: &str, meta: &ArrayMetadata) -> Result<BlobData> {
+        let meta_key = join(&[path, "zarr.json"]);
+        if meta.shape.len() != 1 {
+            return Err(Error::metadata(
+                &meta_key,
+                format!("a blob must be a 1-D array, this one has shape {:?}", meta.shape),
+            ));
+        }
+        let n = meta.shape[0];
+        let cs = meta.chunk_shape()[0];
+        let repr = ChunkRepresentation::new(vec![cs], meta.data_type, meta.fill_value.clone())
+            .map_err(|source| Error::Codec { key: meta_key.clone(), source })?;
+        if let Some(t) = meta.storage_transformers.iter().find(|t| !t.may_ignore()) {
+            return Err(Error::Unsupported {
+                key: meta_key,
+                what: format!("storage transformer `{}`", t.name),
+            });
+        }
+        let chain = CodecChain::from_metadata(&meta.codecs, &repr)
+            .map_err(|source| Error::Codec { key: meta_key.clone(), source })?;
+        let es = meta.data_type.size();
+        let nchunks = n.div_ceil(cs);
+        let mut bytes = Vec::new();
+        let mut elements = Vec::new();
+        for i in 0..nchunks {
+            let key = key_of(&join(&[path, &meta.chunk_key_encoding.encode(&[i])]))?;
+            let take = (n - i * cs).min(cs) as usize;
+            let decoded = match self.store.get(&key)? {
+                Some(raw) => chain
+                    .decode(Cow::Owned(raw.into()))
+                    .map_err(|source| Error::Codec { key: key.to_string(), source })?,
+                None => ArrayBytes::fill(&repr).map_err(|source| Error::Codec { key: key.to_string(), source })?,
+            };
+            match (decoded, es) {
+                (ArrayBytes::Fixed(b), Some(es)) => {
+                    let part = b.get(..take * es).ok_or_else(|| Error::inconsistent(key.as_str(), "chunk shorter than its shape"))?;
+                    if cfg!(target_endian = "big") {
+                        let w = meta.data_type.component_size().unwrap_or(1);
+                        let mut le = part.to_vec();
+                        if w > 1 {
+                            le.chunks_exact_mut(w).for_each(<[u8]>::reverse);
+                        }
+                        bytes.extend_from_slice(&le);
+                    } else {
+                        bytes.extend_from_slice(part);
+                    }
+                }
+                (data @ ArrayBytes::Variable { .. }, None) => {
+                    for j in 0..take {
+                        elements.push(data.element(j).unwrap_or_default().to_vec());
+                    }
+                }
+                _ => return Err(Error::inconsistent(key.as_str(), "decoded elements do not match the data type")),
+            }
+        }
+        Ok(if meta.data_type == DataType::VariableLengthBytes {
+            BlobData::Elements(elements)
+        } else {
+            BlobData::Bytes(bytes)
+        })
+    }
+
+    /// The `__shard_*` index of the array group holding `path`, built on first use.
+    fn shard_index(&self, group: &str) -> Result<Arc<ShardIndex>> {
+        if let Ok(cache) = self.shards.lock() {
+            if let Some(idx) = cache.get(group) {
+                return Ok(idx.clone());
+            }
+        }
+        let mut index = ShardIndex::new();
+        for child in self.children(group)? {
+            if !child.starts_with("__shard_") {
+                continue;
+            }
+            let pack = join(&[group, &child]);
+            let Some(NodeMetadata::Array(meta)) = self.node(&pack)? else { continue };
+            let Some(Value::Object(entries)) = meta.attributes.get("shard_index") else {
+                return Err(Error::metadata(join(&[&pack, "zarr.json"]), "a shard pack without `shard_index`"));
+            };
+            for (key, loc) in entries {
+                let pair = loc.as_array().filter(|a| a.len() == 2).and_then(|a| Some((a[0].as_u64()?, a[1].as_u64()?)));
+                let (offset, len) = pair.ok_or_else(|| {
+                    Error::metadata(join(&[&pack, "zarr.json"]), format!("shard_index entry {key}: {loc} is not [offset, nbytes]"))
+                })?;
+                index.insert(key.clone(), (pack.clone(), offset, len));
+            }
+        }
+        let index = Arc::new(index);
+        if let Ok(mut cache) = self.shards.lock() {
+            cache.insert(group.to_owned(), index.clone());
+        }
+        Ok(index)
+    }
+
+    fn read_from_shard(&self, path: &str) -> Result<Option<BlobData>> {
+        let Some((group, name)) = path.rsplit_once('/') else { return Ok(None) };
+        if !self.children(group)?.iter().any(|c| c.starts_with("__shard_")) {
+            return Ok(None);
+        }
+        let index = self.shard_index(group)?;
+        let Some((pack, offset, len)) = index.get(name) else { return Ok(None) };
+        let bytes = self.require_bytes(pack, "shard pack")?;
+        let end = offset.checked_add(*len).filter(|&e| e <= bytes.len() as u64).ok_or_else(|| {
+            Error::inconsistent(join(&[pack, "zarr.json"]), format!("shard_index entry {name} [{offset}, {len}] is outside the {}-byte pack", bytes.len()))
+        })?;
+        Ok(Some(BlobData::Bytes(bytes[*offset as usize..end as usize].to_vec())))
+    }
+
+    /// The blob names of an array group: child nodes plus the keys packed in `__shard_*`.
+    pub fn blob_names(&self, group: &str) -> Result<Vec<String>> {
+        let mut names: Vec<String> = self.children(group)?.into_iter().filter(|c| !c.starts_with("__shard_")).collect();
+        if self.children(group)?.iter().any(|c| c.starts_with("__shard_")) {
+            let index = self.shard_index(group)?;
+            for k in index.keys() {
+                if !names.contains(k) {
+                    names.push(k.clone());
+                }
+            }
+        }
+        names.sort();
+        Ok(names)
+    }
+}
