@@ -14,7 +14,7 @@ use serde_json::Value;
 use zv_core::codec::{ArrayBytes, ChunkRepresentation, CodecChain};
 use zv_core::data_type::DataType;
 use zv_core::key::{StoreKey, StorePrefix};
-use zv_core::metadata::{ArrayMetadata, NodeMetadata};
+use zv_core::metadata::{ArrayMetadata, ExtensionMetadata, NodeMetadata};
 use zv_core::store::Store;
 
 use crate::error::{Error, Result};
@@ -48,13 +48,19 @@ fn prefix_of(path: &str) -> Result<StorePrefix> {
     if path.is_empty() {
         Ok(StorePrefix::root())
     } else {
-        StorePrefix::new(format!("{}/", path.trim_end_matches('/'))).map_err(|e| Error::InvalidInput(e.to_string()))
+        StorePrefix::new(format!("{}/", path.trim_end_matches('/')))
+            .map_err(|e| Error::InvalidInput(e.to_string()))
     }
 }
 
 /// Joins path parts with `/`, skipping empty parts.
 pub fn join(parts: &[&str]) -> String {
-    parts.iter().filter(|p| !p.is_empty()).copied().collect::<Vec<_>>().join("/")
+    parts
+        .iter()
+        .filter(|p| !p.is_empty())
+        .copied()
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 impl Blobs {
@@ -101,7 +107,13 @@ impl Blobs {
         Ok(listing
             .prefixes
             .iter()
-            .filter_map(|p| p.as_str().trim_end_matches('/').rsplit('/').next().map(str::to_owned))
+            .filter_map(|p| {
+                p.as_str()
+                    .trim_end_matches('/')
+                    .rsplit('/')
+                    .next()
+                    .map(str::to_owned)
+            })
             .collect())
     }
 
@@ -148,21 +160,30 @@ impl Blobs {
         if meta.shape.len() != 1 {
             return Err(Error::metadata(
                 &meta_key,
-                format!("a blob must be a 1-D array, this one has shape {:?}", meta.shape),
+                format!(
+                    "a blob must be a 1-D array, this one has shape {:?}",
+                    meta.shape
+                ),
             ));
         }
         let n = meta.shape[0];
         let cs = meta.chunk_shape()[0];
         let repr = ChunkRepresentation::new(vec![cs], meta.data_type, meta.fill_value.clone())
-            .map_err(|source| Error::Codec { key: meta_key.clone(), source })?;
+            .map_err(|source| Error::Codec {
+                key: meta_key.clone(),
+                source,
+            })?;
         if let Some(t) = meta.storage_transformers.iter().find(|t| !t.may_ignore()) {
             return Err(Error::Unsupported {
                 key: meta_key,
                 what: format!("storage transformer `{}`", t.name),
             });
         }
-        let chain = CodecChain::from_metadata(&meta.codecs, &repr)
-            .map_err(|source| Error::Codec { key: meta_key.clone(), source })?;
+        let chain =
+            CodecChain::from_metadata(&meta.codecs, &repr).map_err(|source| Error::Codec {
+                key: meta_key.clone(),
+                source,
+            })?;
         let es = meta.data_type.size();
         let nchunks = n.div_ceil(cs);
         let mut bytes = Vec::new();
@@ -171,14 +192,24 @@ impl Blobs {
             let key = key_of(&join(&[path, &meta.chunk_key_encoding.encode(&[i])]))?;
             let take = (n - i * cs).min(cs) as usize;
             let decoded = match self.store.get(&key)? {
-                Some(raw) => chain
-                    .decode(Cow::Owned(raw.into()))
-                    .map_err(|source| Error::Codec { key: key.to_string(), source })?,
-                None => ArrayBytes::fill(&repr).map_err(|source| Error::Codec { key: key.to_string(), source })?,
+                Some(raw) => {
+                    chain
+                        .decode(Cow::Owned(raw.into()))
+                        .map_err(|source| Error::Codec {
+                            key: key.to_string(),
+                            source,
+                        })?
+                }
+                None => ArrayBytes::fill(&repr).map_err(|source| Error::Codec {
+                    key: key.to_string(),
+                    source,
+                })?,
             };
             match (decoded, es) {
                 (ArrayBytes::Fixed(b), Some(es)) => {
-                    let part = b.get(..take * es).ok_or_else(|| Error::inconsistent(key.as_str(), "chunk shorter than its shape"))?;
+                    let part = b.get(..take * es).ok_or_else(|| {
+                        Error::inconsistent(key.as_str(), "chunk shorter than its shape")
+                    })?;
                     if cfg!(target_endian = "big") {
                         let w = meta.data_type.component_size().unwrap_or(1);
                         let mut le = part.to_vec();
@@ -195,7 +226,12 @@ impl Blobs {
                         elements.push(data.element(j).unwrap_or_default().to_vec());
                     }
                 }
-                _ => return Err(Error::inconsistent(key.as_str(), "decoded elements do not match the data type")),
+                _ => {
+                    return Err(Error::inconsistent(
+                        key.as_str(),
+                        "decoded elements do not match the data type",
+                    ))
+                }
             }
         }
         Ok(if meta.data_type == DataType::VariableLengthBytes {
@@ -218,14 +254,25 @@ impl Blobs {
                 continue;
             }
             let pack = join(&[group, &child]);
-            let Some(NodeMetadata::Array(meta)) = self.node(&pack)? else { continue };
+            let Some(NodeMetadata::Array(meta)) = self.node(&pack)? else {
+                continue;
+            };
             let Some(Value::Object(entries)) = meta.attributes.get("shard_index") else {
-                return Err(Error::metadata(join(&[&pack, "zarr.json"]), "a shard pack without `shard_index`"));
+                return Err(Error::metadata(
+                    join(&[&pack, "zarr.json"]),
+                    "a shard pack without `shard_index`",
+                ));
             };
             for (key, loc) in entries {
-                let pair = loc.as_array().filter(|a| a.len() == 2).and_then(|a| Some((a[0].as_u64()?, a[1].as_u64()?)));
+                let pair = loc
+                    .as_array()
+                    .filter(|a| a.len() == 2)
+                    .and_then(|a| Some((a[0].as_u64()?, a[1].as_u64()?)));
                 let (offset, len) = pair.ok_or_else(|| {
-                    Error::metadata(join(&[&pack, "zarr.json"]), format!("shard_index entry {key}: {loc} is not [offset, nbytes]"))
+                    Error::metadata(
+                        join(&[&pack, "zarr.json"]),
+                        format!("shard_index entry {key}: {loc} is not [offset, nbytes]"),
+                    )
                 })?;
                 index.insert(key.clone(), (pack.clone(), offset, len));
             }
@@ -238,23 +285,104 @@ impl Blobs {
     }
 
     fn read_from_shard(&self, path: &str) -> Result<Option<BlobData>> {
-        let Some((group, name)) = path.rsplit_once('/') else { return Ok(None) };
-        if !self.children(group)?.iter().any(|c| c.starts_with("__shard_")) {
+        let Some((group, name)) = path.rsplit_once('/') else {
+            return Ok(None);
+        };
+        if !self
+            .children(group)?
+            .iter()
+            .any(|c| c.starts_with("__shard_"))
+        {
             return Ok(None);
         }
         let index = self.shard_index(group)?;
-        let Some((pack, offset, len)) = index.get(name) else { return Ok(None) };
+        let Some((pack, offset, len)) = index.get(name) else {
+            return Ok(None);
+        };
         let bytes = self.require_bytes(pack, "shard pack")?;
-        let end = offset.checked_add(*len).filter(|&e| e <= bytes.len() as u64).ok_or_else(|| {
-            Error::inconsistent(join(&[pack, "zarr.json"]), format!("shard_index entry {name} [{offset}, {len}] is outside the {}-byte pack", bytes.len()))
-        })?;
-        Ok(Some(BlobData::Bytes(bytes[*offset as usize..end as usize].to_vec())))
+        let end = offset
+            .checked_add(*len)
+            .filter(|&e| e <= bytes.len() as u64)
+            .ok_or_else(|| {
+                Error::inconsistent(
+                    join(&[pack, "zarr.json"]),
+                    format!(
+                        "shard_index entry {name} [{offset}, {len}] is outside the {}-byte pack",
+                        bytes.len()
+                    ),
+                )
+            })?;
+        Ok(Some(BlobData::Bytes(
+            bytes[*offset as usize..end as usize].to_vec(),
+        )))
+    }
+
+    /// Writes a byte blob at `path` as a 1-D `uint8` array node with one chunk holding
+    /// everything, encoded with `codecs` (an empty blob: shape `[0]`, chunk shape `[1]`, no
+    /// chunk file). `zarr.json` is written after the chunk, so a reader never sees metadata
+    /// without its data.
+    pub fn write_bytes(
+        &self,
+        path: &str,
+        bytes: &[u8],
+        codecs: &[ExtensionMetadata],
+    ) -> Result<()> {
+        let meta_key = join(&[path, "zarr.json"]);
+        let n = bytes.len() as u64;
+        let meta = ArrayMetadata::new(vec![n], vec![n.max(1)], DataType::UInt8, codecs.to_vec())
+            .map_err(|e| Error::metadata(&meta_key, e.to_string()))?;
+        let chunk_key = key_of(&join(&[path, &meta.chunk_key_encoding.encode(&[0])]))?;
+        if n == 0 {
+            self.store.delete(&chunk_key)?;
+        } else {
+            let repr = ChunkRepresentation::new(vec![n], DataType::UInt8, meta.fill_value.clone())
+                .map_err(|source| Error::Codec {
+                    key: meta_key.clone(),
+                    source,
+                })?;
+            let chain =
+                CodecChain::from_metadata(&meta.codecs, &repr).map_err(|source| Error::Codec {
+                    key: meta_key.clone(),
+                    source,
+                })?;
+            let encoded = chain
+                .encode(ArrayBytes::Fixed(Cow::Borrowed(bytes)))
+                .map_err(|source| Error::Codec {
+                    key: chunk_key.to_string(),
+                    source,
+                })?;
+            self.store
+                .set(&chunk_key, bytes::Bytes::from(encoded.into_owned()))?;
+        }
+        self.store.set(
+            &key_of(&meta_key)?,
+            bytes::Bytes::from(meta.to_json_pretty()),
+        )?;
+        Ok(())
+    }
+
+    /// Writes a group `zarr.json` with `attributes` at `path` (`""` for the root).
+    pub fn write_group(&self, path: &str, attributes: JsonObject) -> Result<()> {
+        let doc = zv_core::metadata::GroupMetadata::new(attributes);
+        self.store.set(
+            &key_of(&join(&[path, "zarr.json"]))?,
+            bytes::Bytes::from(doc.to_json_pretty()),
+        )?;
+        Ok(())
     }
 
     /// The blob names of an array group: child nodes plus the keys packed in `__shard_*`.
     pub fn blob_names(&self, group: &str) -> Result<Vec<String>> {
-        let mut names: Vec<String> = self.children(group)?.into_iter().filter(|c| !c.starts_with("__shard_")).collect();
-        if self.children(group)?.iter().any(|c| c.starts_with("__shard_")) {
+        let mut names: Vec<String> = self
+            .children(group)?
+            .into_iter()
+            .filter(|c| !c.starts_with("__shard_"))
+            .collect();
+        if self
+            .children(group)?
+            .iter()
+            .any(|c| c.starts_with("__shard_"))
+        {
             let index = self.shard_index(group)?;
             for k in index.keys() {
                 if !names.contains(k) {

@@ -101,6 +101,7 @@ struct LevelData {
 
 impl LevelData {
     fn load(level: &Level) -> Result<Self> {
+        level.check_chunk_arrays()?;
         let keys = level.chunk_keys()?;
         let infos: Vec<AttributeInfo> = level
             .vertex_attribute_names()?
@@ -108,8 +109,17 @@ impl LevelData {
             .map(|n| level.vertex_attribute_info(n))
             .collect::<Result<_>>()?;
         let has_links0 = level.link_deltas()?.contains(&0);
-        let width0 = if has_links0 { level.links_info(0)?.0 } else { 2 };
-        type Loaded = (Vertices, FragmentIndex, Vec<Option<AttributeRows>>, Option<LinkRows>);
+        let width0 = if has_links0 {
+            level.links_info(0)?.0
+        } else {
+            2
+        };
+        type Loaded = (
+            Vertices,
+            FragmentIndex,
+            Vec<Option<AttributeRows>>,
+            Option<LinkRows>,
+        );
         let loaded: Vec<Loaded> = keys
             .par_iter()
             .map(|k| -> Result<Loaded> {
@@ -118,8 +128,15 @@ impl LevelData {
                     what: "vertices".into(),
                 })?;
                 let rows = chunk.vertices.len() as u64;
-                let attrs = infos.iter().map(|i| level.vertex_attribute(i, k, rows)).collect::<Result<Vec<_>>>()?;
-                let links = if has_links0 { level.links(k, width0, rows)? } else { None };
+                let attrs = infos
+                    .iter()
+                    .map(|i| level.vertex_attribute(i, k, rows))
+                    .collect::<Result<Vec<_>>>()?;
+                let links = if has_links0 {
+                    level.links(k, width0, rows)?
+                } else {
+                    None
+                };
                 Ok((chunk.vertices, chunk.fragments, attrs, links))
             })
             .collect::<Result<_>>()?;
@@ -139,7 +156,12 @@ impl LevelData {
             }
             links0.push(l);
         }
-        let index_of = keys.iter().cloned().enumerate().map(|(i, k)| (k, i)).collect();
+        let index_of = keys
+            .iter()
+            .cloned()
+            .enumerate()
+            .map(|(i, k)| (k, i))
+            .collect();
         Ok(Self {
             keys,
             vertices,
@@ -170,7 +192,10 @@ impl LevelData {
 pub fn dump(store: &ZvStore) -> Result<Value> {
     let mut top = Map::new();
     top.insert("dump_format".into(), Value::from(DUMP_FORMAT));
-    top.insert("root_attributes".into(), Value::Object(store.root_attributes().clone()));
+    top.insert(
+        "root_attributes".into(),
+        Value::Object(store.root_attributes().clone()),
+    );
     top.insert("root_metadata".into(), root_metadata(store));
     // non-level groups under the root
     let mut tree = Map::new();
@@ -199,7 +224,12 @@ fn root_metadata(store: &ZvStore) -> Value {
         .and_then(Value::as_object)
         .cloned()
         .unwrap_or_default();
-    let verbatim = |k: &str, default: Value| zv.get(k).cloned().filter(|v| !v.is_null()).unwrap_or(default);
+    let verbatim = |k: &str, default: Value| {
+        zv.get(k)
+            .cloned()
+            .filter(|v| !v.is_null())
+            .unwrap_or(default)
+    };
     let axes = store.root_attributes()["multiscales"][0]["axes"].clone();
     let effective = match zv.get("base_bin_shape").filter(|v| !v.is_null()) {
         Some(b) => b.clone(),
@@ -249,7 +279,10 @@ fn dump_level(store: &ZvStore, level: &Level) -> Result<Value> {
     let geometry = store.geometry();
     let lp = level.id().to_string();
     let mut out = Map::new();
-    out.insert("level_attributes".into(), Value::Object(level.attributes().clone()));
+    out.insert(
+        "level_attributes".into(),
+        Value::Object(level.attributes().clone()),
+    );
     out.insert("level_metadata".into(), level_metadata(level));
     let mut tree = Map::new();
     for child in store.blobs().children(&lp)? {
@@ -257,15 +290,28 @@ fn dump_level(store: &ZvStore, level: &Level) -> Result<Value> {
     }
     out.insert("group_attributes_tree".into(), Value::Object(tree));
     out.insert("array_chunk_keys".into(), array_chunk_keys(level)?);
-    out.insert("chunk_keys".into(), json!(data.keys.iter().map(ToString::to_string).collect::<Vec<_>>()));
+    out.insert(
+        "chunk_keys".into(),
+        json!(data
+            .keys
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()),
+    );
     out.insert("chunks".into(), chunks_json(&data));
     let mut info = Map::new();
     for i in &data.infos {
-        info.insert(i.name.clone(), json!({"dtype": i.data_type.name(), "ncols": i.channels().unwrap_or(1)}));
+        info.insert(
+            i.name.clone(),
+            json!({"dtype": i.data_type.name(), "ncols": i.channels().unwrap_or(1)}),
+        );
     }
     out.insert("vertex_attribute_info".into(), Value::Object(info));
     out.insert("links".into(), links_json(level, &data)?);
-    out.insert("link_attributes".into(), link_attributes_json(level, &data)?);
+    out.insert(
+        "link_attributes".into(),
+        link_attributes_json(level, &data)?,
+    );
     let mut ccl = Map::new();
     for d in level.cross_chunk_deltas()? {
         if let Some(c) = level.cross_chunk_links(d)? {
@@ -280,17 +326,35 @@ fn dump_level(store: &ZvStore, level: &Level) -> Result<Value> {
                     )
                 })
                 .collect();
-            ccl.insert(delta_name(d), json!({"link_width": l.link_width(), "num_links": l.len(), "records": records}));
+            ccl.insert(
+                delta_name(d),
+                json!({"link_width": l.link_width(), "num_links": l.len(), "records": records}),
+            );
         }
     }
     out.insert("cross_chunk_links".into(), Value::Object(ccl));
-    out.insert("cross_chunk_link_attributes".into(), ccl_attributes_json(level)?);
+    out.insert(
+        "cross_chunk_link_attributes".into(),
+        ccl_attributes_json(level)?,
+    );
     let index = level.object_index()?;
-    out.insert("object_index".into(), index.as_ref().map_or(Value::Null, object_index_json));
+    out.insert(
+        "object_index".into(),
+        index.as_ref().map_or(Value::Null, object_index_json),
+    );
     let reader_links = reader_links(level, &geometry, &data)?;
-    let (objects, unassigned) = objects_json(index.as_ref(), &data, &geometry, reader_links.as_deref(), level)?;
+    let (objects, unassigned) = objects_json(
+        index.as_ref(),
+        &data,
+        &geometry,
+        reader_links.as_deref(),
+        level,
+    )?;
     out.insert("objects".into(), objects);
-    if matches!(geometry, Geometry::Graph | Geometry::Skeleton | Geometry::Mesh) {
+    if matches!(
+        geometry,
+        Geometry::Graph | Geometry::Skeleton | Geometry::Mesh
+    ) {
         out.insert("unassigned_links".into(), unassigned);
     }
     let mut oattrs = Map::new();
@@ -312,14 +376,25 @@ fn dump_level(store: &ZvStore, level: &Level) -> Result<Value> {
         gattrs.insert(name, json!({"dtype": a.data_type.name(), "shape": a.shape, "values": dense_values(&a.values)}));
     }
     out.insert("group_attributes".into(), Value::Object(gattrs));
-    out.insert("canonical".into(), canonical(&data, &geometry, reader_links.as_deref()));
-    out.insert("reader".into(), reader_json(&data, &geometry, reader_links.as_deref(), index.as_ref()));
+    out.insert(
+        "canonical".into(),
+        canonical(&data, &geometry, reader_links.as_deref()),
+    );
+    out.insert(
+        "reader".into(),
+        reader_json(&data, &geometry, reader_links.as_deref(), index.as_ref()),
+    );
     Ok(Value::Object(out))
 }
 
 fn level_metadata(level: &Level) -> Value {
     let m = level.metadata();
-    let raw = level.attributes().get("zarr_vectors_level").and_then(Value::as_object).cloned().unwrap_or_default();
+    let raw = level
+        .attributes()
+        .get("zarr_vectors_level")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
     let verbatim = |k: &str| raw.get(k).cloned().unwrap_or(Value::Null);
     let effective = match raw.get("chunk_shape").filter(|v| !v.is_null()) {
         Some(c) => c.clone(),
@@ -353,7 +428,11 @@ impl Level {
 }
 
 fn array_chunk_keys(level: &Level) -> Result<Value> {
-    let mut arrays: Vec<String> = vec!["vertices".into(), "vertex_fragments".into(), "link_fragments".into()];
+    let mut arrays: Vec<String> = vec![
+        "vertices".into(),
+        "vertex_fragments".into(),
+        "link_fragments".into(),
+    ];
     for n in level.vertex_attribute_names()? {
         arrays.push(format!("vertex_attributes/{n}"));
     }
@@ -367,11 +446,17 @@ fn array_chunk_keys(level: &Level) -> Result<Value> {
     }
     let mut out = Map::new();
     for a in arrays {
-        if !level.blobs().exists(&join(&[&level.id().to_string(), &a]))? {
+        if !level
+            .blobs()
+            .exists(&join(&[&level.id().to_string(), &a]))?
+        {
             continue;
         }
         let keys = level.keys_of(&a)?;
-        out.insert(a, json!(keys.iter().map(ToString::to_string).collect::<Vec<_>>()));
+        out.insert(
+            a,
+            json!(keys.iter().map(ToString::to_string).collect::<Vec<_>>()),
+        );
     }
     Ok(Value::Object(out))
 }
@@ -382,13 +467,27 @@ fn chunks_json(data: &LevelData) -> Value {
         let mut c = Map::new();
         c.insert("fragments".into(), fragments_json(&data.fragments[i]));
         c.insert("vertex_bytes".into(), json!(data.vertices[i].byte_len()));
-        c.insert("vertices".into(), Value::Array(data.vertices[i].rows().iter().map(|r| row_json(r)).collect()));
+        c.insert(
+            "vertices".into(),
+            Value::Array(
+                data.vertices[i]
+                    .rows()
+                    .iter()
+                    .map(|r| row_json(r))
+                    .collect(),
+            ),
+        );
         if !data.infos.is_empty() {
             let mut va = Map::new();
             for (ai, info) in data.infos.iter().enumerate() {
                 let v = match &data.attrs[ai][i] {
                     None => Value::Null,
-                    Some(rows) => Value::Array(data.fragments[i].iter().map(|f| attr_rows_json(rows, f.iter())).collect()),
+                    Some(rows) => Value::Array(
+                        data.fragments[i]
+                            .iter()
+                            .map(|f| attr_rows_json(rows, f.iter()))
+                            .collect(),
+                    ),
                 };
                 va.insert(info.name.clone(), v);
             }
@@ -402,13 +501,22 @@ fn chunks_json(data: &LevelData) -> Value {
 fn links_json(level: &Level, data: &LevelData) -> Result<Value> {
     let mut out = Map::new();
     for name in level.children_of("links")? {
-        let Some(d) = crate::reader::parse_delta(&name) else { continue };
+        let Some(d) = crate::reader::parse_delta(&name) else {
+            continue;
+        };
         let (width, dtype, _) = level.links_info(d)?;
         let mut chunks = Map::new();
         for key in level.keys_of(&format!("links/{name}"))? {
             let entry = if d == 0 {
-                let rows_in_chunk = data.index_of.get(&key).map_or(0, |&i| data.vertices[i].len() as u64);
-                let rows = match data.index_of.get(&key).and_then(|&i| data.links0[i].clone()) {
+                let rows_in_chunk = data
+                    .index_of
+                    .get(&key)
+                    .map_or(0, |&i| data.vertices[i].len() as u64);
+                let rows = match data
+                    .index_of
+                    .get(&key)
+                    .and_then(|&i| data.links0[i].clone())
+                {
                     Some(r) => r,
                     None => match level.links(&key, width, rows_in_chunk)? {
                         Some(r) => r,
@@ -418,14 +526,26 @@ fn links_json(level: &Level, data: &LevelData) -> Result<Value> {
                 let frags = level
                     .link_fragments(&key, rows.len() as u64)?
                     .map_or_else(|| FragmentIndex::consecutive(&[rows.len() as u64]), Ok)
-                    .map_err(|source| Error::Blob { key: format!("{}/link_fragments/{key}", level.id()), source })?;
+                    .map_err(|source| Error::Blob {
+                        key: format!("{}/link_fragments/{key}", level.id()),
+                        source,
+                    })?;
                 let groups: Vec<Value> = frags
                     .iter()
-                    .map(|f| Value::Array(f.iter().filter_map(|r| rows.row(r as usize)).map(|row| json!(row)).collect()))
+                    .map(|f| {
+                        Value::Array(
+                            f.iter()
+                                .filter_map(|r| rows.row(r as usize))
+                                .map(|row| json!(row))
+                                .collect(),
+                        )
+                    })
                     .collect();
                 json!({"groups": groups, "link_fragments": fragments_json(&frags)})
             } else {
-                let Some(r) = level.cross_level_links(d, &key, width)? else { continue };
+                let Some(r) = level.cross_level_links(d, &key, width)? else {
+                    continue;
+                };
                 let groups: Vec<Value> = r
                     .groups
                     .iter()
@@ -435,7 +555,10 @@ fn links_json(level: &Level, data: &LevelData) -> Result<Value> {
             };
             chunks.insert(key.to_string(), entry);
         }
-        out.insert(name.clone(), json!({"link_width": width, "dtype": dtype, "chunks": chunks}));
+        out.insert(
+            name.clone(),
+            json!({"link_width": width, "dtype": dtype, "chunks": chunks}),
+        );
     }
     Ok(Value::Object(out))
 }
@@ -445,21 +568,39 @@ fn link_attributes_json(level: &Level, data: &LevelData) -> Result<Value> {
     for name in level.link_attribute_names()? {
         let mut per_delta = Map::new();
         for dname in level.children_of(&format!("link_attributes/{name}"))? {
-            let Some(d) = crate::reader::parse_delta(&dname) else { continue };
+            let Some(d) = crate::reader::parse_delta(&dname) else {
+                continue;
+            };
             let info = level.link_attribute_info(&name, d)?;
             let mut chunks = Map::new();
-            for key in level.keys_of(&format!("link_attributes/{name}/{dname}"))? {
+            // every chunk with link rows must have values; blobs of chunks without rows too
+            let mut keys = level.keys_of(&format!("link_attributes/{name}/{dname}"))?;
+            keys.extend(level.keys_of(&format!("links/{dname}"))?);
+            keys.sort();
+            keys.dedup();
+            for key in keys {
                 let nrows = if d == 0 {
-                    data.index_of.get(&key).and_then(|&i| data.links0[i].as_ref()).map_or(0, |l| l.len() as u64)
+                    data.index_of
+                        .get(&key)
+                        .and_then(|&i| data.links0[i].as_ref())
+                        .map_or(0, |l| l.len() as u64)
                 } else {
                     let (w, _, _) = level.links_info(d)?;
-                    level.cross_level_links(d, &key, w)?.map_or(0, |r| r.groups.iter().map(|g| (g.len() / w) as u64).sum())
+                    level
+                        .cross_level_links(d, &key, w)?
+                        .map_or(0, |r| r.groups.iter().map(|g| (g.len() / w) as u64).sum())
                 };
                 if let Some(rows) = level.link_attribute(&info, d, &key, nrows)? {
-                    chunks.insert(key.to_string(), attr_rows_json(&rows, 0..rows.num_rows() as u64));
+                    chunks.insert(
+                        key.to_string(),
+                        attr_rows_json(&rows, 0..rows.num_rows() as u64),
+                    );
                 }
             }
-            per_delta.insert(dname, json!({"dtype": info.data_type.name(), "chunks": chunks}));
+            per_delta.insert(
+                dname,
+                json!({"dtype": info.data_type.name(), "chunks": chunks}),
+            );
         }
         out.insert(name, Value::Object(per_delta));
     }
@@ -471,17 +612,43 @@ fn ccl_attributes_json(level: &Level) -> Result<Value> {
     for name in level.children_of("cross_chunk_link_attributes")? {
         let mut per_delta = Map::new();
         for dname in level.children_of(&format!("cross_chunk_link_attributes/{name}"))? {
-            let Some(d) = crate::reader::parse_delta(&dname) else { continue };
-            let group = join(&[&level.id().to_string(), "cross_chunk_link_attributes", &name, &dname]);
+            let Some(d) = crate::reader::parse_delta(&dname) else {
+                continue;
+            };
+            let group = join(&[
+                &level.id().to_string(),
+                "cross_chunk_link_attributes",
+                &name,
+                &dname,
+            ]);
             let attrs: JsonObject = level.blobs().group_attributes(&group)?.unwrap_or_default();
-            let dtype = attrs.get("dtype").and_then(Value::as_str).unwrap_or("float32");
-            let data_type = zv_core::data_type::DataType::from_name(dtype)
-                .ok_or_else(|| Error::metadata(join(&[&group, "zarr.json"]), format!("unsupported dtype `{dtype}`")))?;
-            let num_links = level.cross_chunk_links(d)?.map_or(0, |c| c.links.len() as u64);
-            let bytes = level.blobs().require_bytes(&join(&[&group, "data"]), "cross-chunk link attribute data")?;
-            let rows = AttributeRows::decode(&bytes, data_type, num_links, None)
-                .map_err(|source| Error::Blob { key: join(&[&group, "data", "c/0"]), source })?;
-            per_delta.insert(dname, json!({"dtype": dtype, "values": attr_rows_json(&rows, 0..rows.num_rows() as u64)}));
+            let dtype = attrs
+                .get("dtype")
+                .and_then(Value::as_str)
+                .unwrap_or("float32");
+            let data_type = zv_core::data_type::DataType::from_name(dtype).ok_or_else(|| {
+                Error::metadata(
+                    join(&[&group, "zarr.json"]),
+                    format!("unsupported dtype `{dtype}`"),
+                )
+            })?;
+            let num_links = level
+                .cross_chunk_links(d)?
+                .map_or(0, |c| c.links.len() as u64);
+            let bytes = level
+                .blobs()
+                .require_bytes(&join(&[&group, "data"]), "cross-chunk link attribute data")?;
+            let rows =
+                AttributeRows::decode(&bytes, data_type, num_links, None).map_err(|source| {
+                    Error::Blob {
+                        key: join(&[&group, "data", "c/0"]),
+                        source,
+                    }
+                })?;
+            per_delta.insert(
+                dname,
+                json!({"dtype": dtype, "values": attr_rows_json(&rows, 0..rows.num_rows() as u64)}),
+            );
         }
         out.insert(name, Value::Object(per_delta));
     }
@@ -492,7 +659,13 @@ fn object_index_json(index: &ObjectIndex) -> Value {
     let manifests: Vec<Value> = index
         .manifests
         .iter()
-        .map(|m| Value::Array(m.refs().map(|(c, f)| json!([ChunkKey(c.to_vec()).to_string(), f])).collect()))
+        .map(|m| {
+            Value::Array(
+                m.refs()
+                    .map(|(c, f)| json!([ChunkKey(c.to_vec()).to_string(), f]))
+                    .collect(),
+            )
+        })
         .collect();
     let blocks: Vec<Value> = index
         .manifests
@@ -505,7 +678,9 @@ fn object_index_json(index: &ObjectIndex) -> Value {
                         let k = ChunkKey(b.chunk.clone()).to_string();
                         match &b.fragments {
                             BlockFragments::Single(f) => json!([k, "single", f]),
-                            BlockFragments::Range { start, count } => json!([k, "range", [start, count]]),
+                            BlockFragments::Range { start, count } => {
+                                json!([k, "range", [start, count]])
+                            }
                             BlockFragments::Explicit(v) => json!([k, "explicit", v]),
                         }
                     })
@@ -519,7 +694,11 @@ fn object_index_json(index: &ObjectIndex) -> Value {
 
 /// The links of the reference's high-level reader, as level-global vertex indices: `None`
 /// for geometries without links.
-fn reader_links(level: &Level, geometry: &Geometry, data: &LevelData) -> Result<Option<Vec<Vec<u64>>>> {
+fn reader_links(
+    level: &Level,
+    geometry: &Geometry,
+    data: &LevelData,
+) -> Result<Option<Vec<Vec<u64>>>> {
     if !geometry.has_explicit_links() {
         return Ok(None);
     }
@@ -531,7 +710,10 @@ fn reader_links(level: &Level, geometry: &Geometry, data: &LevelData) -> Result<
         if let Some(rows) = &data.links0[i] {
             for row in rows.rows() {
                 let m = map_row(key, row).ok_or_else(|| {
-                    Error::inconsistent(format!("{}/links/0/{key}", level.id()), format!("link row {row:?} is outside the chunk"))
+                    Error::inconsistent(
+                        format!("{}/links/0/{key}", level.id()),
+                        format!("link row {row:?} is outside the chunk"),
+                    )
                 })?;
                 intra.push(m);
             }
@@ -543,11 +725,16 @@ fn reader_links(level: &Level, geometry: &Geometry, data: &LevelData) -> Result<
         for r in 0..l.len() {
             let mut m = Vec::new();
             for e in 0..l.link_width() {
-                let Some((k, row)) = l.endpoint(r, e) else { break };
+                let Some((k, row)) = l.endpoint(r, e) else {
+                    break;
+                };
                 let g = data.global(&ChunkKey(k.to_vec()), row).ok_or_else(|| {
                     Error::inconsistent(
                         format!("{}/cross_chunk_links/0/data", level.id()),
-                        format!("record {r} names row {row} of chunk {}, which does not exist", ChunkKey(k.to_vec())),
+                        format!(
+                            "record {r} names row {row} of chunk {}, which does not exist",
+                            ChunkKey(k.to_vec())
+                        ),
                     )
                 })?;
                 m.push(g);
@@ -566,7 +753,12 @@ fn reader_links(level: &Level, geometry: &Geometry, data: &LevelData) -> Result<
             }
         }
         return Ok(Some(
-            parent.iter().enumerate().skip(1).filter_map(|(c, p)| p.map(|p| vec![c as u64, p])).collect(),
+            parent
+                .iter()
+                .enumerate()
+                .skip(1)
+                .filter_map(|(c, p)| p.map(|p| vec![c as u64, p]))
+                .collect(),
         ));
     }
     intra.extend(cross);
@@ -598,13 +790,24 @@ fn objects_json(
         for (coords, f) in m.refs() {
             let key = ChunkKey(coords.to_vec());
             let ci = *data.index_of.get(&key).ok_or_else(|| {
-                Error::inconsistent(&okey, format!("object {id} names chunk {key}, which has no vertices"))
+                Error::inconsistent(
+                    &okey,
+                    format!("object {id} names chunk {key}, which has no vertices"),
+                )
             })?;
             let frag = data.fragments[ci].get(f as usize).ok_or_else(|| {
-                Error::inconsistent(&okey, format!("object {id} names fragment {f} of chunk {key}, which has {}", data.fragments[ci].len()))
+                Error::inconsistent(
+                    &okey,
+                    format!(
+                        "object {id} names fragment {f} of chunk {key}, which has {}",
+                        data.fragments[ci].len()
+                    ),
+                )
             })?;
             for r in frag.iter() {
-                let v = data.vertices[ci].row(r as usize).ok_or_else(|| Error::inconsistent(&okey, format!("row {r} of chunk {key}")))?;
+                let v = data.vertices[ci]
+                    .row(r as usize)
+                    .ok_or_else(|| Error::inconsistent(&okey, format!("row {r} of chunk {key}")))?;
                 verts.push(row_json(&v));
                 let g = data.offsets[ci] + r;
                 let local = globals.len() as u64;
@@ -627,7 +830,10 @@ fn objects_json(
         if !data.infos.is_empty() {
             let mut va = Map::new();
             for (ai, info) in data.infos.iter().enumerate() {
-                va.insert(info.name.clone(), Value::Array(std::mem::take(&mut attrs[ai])));
+                va.insert(
+                    info.name.clone(),
+                    Value::Array(std::mem::take(&mut attrs[ai])),
+                );
             }
             o.insert("vertex_attributes".into(), Value::Object(va));
         }
@@ -638,7 +844,10 @@ fn objects_json(
     if geometry.is_sequential() {
         for (o, g) in objects.iter_mut().zip(&globals_of) {
             let n = g.len() as u64;
-            o.insert("links".into(), json!((1..n).map(|i| [i - 1, i]).collect::<Vec<_>>()));
+            o.insert(
+                "links".into(),
+                json!((1..n).map(|i| [i - 1, i]).collect::<Vec<_>>()),
+            );
         }
     } else if let Some(links) = reader_links {
         let mut per_object: Vec<Vec<Vec<u64>>> = vec![Vec::new(); objects.len()];
@@ -646,7 +855,10 @@ fn objects_json(
             // the objects that own every endpoint
             let mut candidates: Option<Vec<usize>> = None;
             for g in l {
-                let owners_here: Vec<usize> = owners.get(g).map(|v| v.iter().map(|(o, _)| *o).collect()).unwrap_or_default();
+                let owners_here: Vec<usize> = owners
+                    .get(g)
+                    .map(|v| v.iter().map(|(o, _)| *o).collect())
+                    .unwrap_or_default();
                 candidates = Some(match candidates {
                     None => owners_here,
                     Some(c) => c.into_iter().filter(|o| owners_here.contains(o)).collect(),
@@ -656,10 +868,20 @@ fn objects_json(
                 Some([o]) => {
                     let mut local: Vec<u64> = l
                         .iter()
-                        .filter_map(|g| owners.get(g).and_then(|v| v.iter().find(|(oo, _)| oo == o)).map(|(_, li)| *li))
+                        .filter_map(|g| {
+                            owners
+                                .get(g)
+                                .and_then(|v| v.iter().find(|(oo, _)| oo == o))
+                                .map(|(_, li)| *li)
+                        })
                         .collect();
                     if *geometry == Geometry::Mesh {
-                        if let Some(pos) = local.iter().enumerate().min_by_key(|(_, v)| **v).map(|(i, _)| i) {
+                        if let Some(pos) = local
+                            .iter()
+                            .enumerate()
+                            .min_by_key(|(_, v)| **v)
+                            .map(|(i, _)| i)
+                        {
                             local.rotate_left(pos);
                         }
                     }
@@ -673,7 +895,10 @@ fn objects_json(
             o.insert("links".into(), json!(ls));
         }
     }
-    Ok((Value::Array(objects.into_iter().map(Value::Object).collect()), json!(unassigned)))
+    Ok((
+        Value::Array(objects.into_iter().map(Value::Object).collect()),
+        json!(unassigned),
+    ))
 }
 
 fn cmp_rows(a: &[f64], b: &[f64]) -> std::cmp::Ordering {
@@ -692,16 +917,28 @@ fn canonical(data: &LevelData, geometry: &Geometry, links: Option<&[Vec<u64>]>) 
     sorted.sort_by(|a, b| cmp_rows(a, b));
     let mut out = Map::new();
     out.insert("vertex_count".into(), json!(positions.len()));
-    out.insert("vertices_sorted".into(), Value::Array(sorted.iter().map(|r| row_json(r)).collect()));
+    out.insert(
+        "vertices_sorted".into(),
+        Value::Array(sorted.iter().map(|r| row_json(r)).collect()),
+    );
     let links = links.unwrap_or(&[]);
-    let xyz = |l: &Vec<u64>| -> Vec<Vec<f64>> { l.iter().map(|&g| positions.get(g as usize).cloned().unwrap_or_default()).collect() };
+    let xyz = |l: &Vec<u64>| -> Vec<Vec<f64>> {
+        l.iter()
+            .map(|&g| positions.get(g as usize).cloned().unwrap_or_default())
+            .collect()
+    };
     match geometry {
         Geometry::Graph | Geometry::Skeleton | Geometry::Other(_) => {
             let mut edges: Vec<Vec<Vec<f64>>> = links.iter().map(xyz).collect();
             edges.sort_by(|a, b| cmp_rows(&a.concat(), &b.concat()));
             out.insert(
                 "edges_xyz_sorted".into(),
-                Value::Array(edges.iter().map(|e| Value::Array(e.iter().map(|r| row_json(r)).collect())).collect()),
+                Value::Array(
+                    edges
+                        .iter()
+                        .map(|e| Value::Array(e.iter().map(|r| row_json(r)).collect()))
+                        .collect(),
+                ),
             );
         }
         Geometry::Mesh => {
@@ -718,7 +955,12 @@ fn canonical(data: &LevelData, geometry: &Geometry, links: Option<&[Vec<u64>]>) 
             faces.sort_by(|a, b| cmp_rows(&a.concat(), &b.concat()));
             out.insert(
                 "faces_xyz_sorted".into(),
-                Value::Array(faces.iter().map(|e| Value::Array(e.iter().map(|r| row_json(r)).collect())).collect()),
+                Value::Array(
+                    faces
+                        .iter()
+                        .map(|e| Value::Array(e.iter().map(|r| row_json(r)).collect()))
+                        .collect(),
+                ),
             );
         }
         _ => {}
@@ -726,7 +968,12 @@ fn canonical(data: &LevelData, geometry: &Geometry, links: Option<&[Vec<u64>]>) 
     Value::Object(out)
 }
 
-fn reader_json(data: &LevelData, geometry: &Geometry, links: Option<&[Vec<u64>]>, index: Option<&ObjectIndex>) -> Value {
+fn reader_json(
+    data: &LevelData,
+    geometry: &Geometry,
+    links: Option<&[Vec<u64>]>,
+    index: Option<&ObjectIndex>,
+) -> Value {
     let positions: Vec<Value> = data.positions().iter().map(|r| row_json(r)).collect();
     let n = positions.len();
     match geometry {
@@ -749,9 +996,17 @@ fn reader_json(data: &LevelData, geometry: &Geometry, links: Option<&[Vec<u64>]>
                 for m in &index.manifests {
                     let mut pl = Vec::new();
                     for (coords, f) in m.refs() {
-                        let Some(&ci) = data.index_of.get(&ChunkKey(coords.to_vec())) else { continue };
-                        let Some(frag) = data.fragments[ci].get(f as usize) else { continue };
-                        pl.extend(frag.iter().filter_map(|r| data.vertices[ci].row(r as usize)).map(|r| row_json(&r)));
+                        let Some(&ci) = data.index_of.get(&ChunkKey(coords.to_vec())) else {
+                            continue;
+                        };
+                        let Some(frag) = data.fragments[ci].get(f as usize) else {
+                            continue;
+                        };
+                        pl.extend(
+                            frag.iter()
+                                .filter_map(|r| data.vertices[ci].row(r as usize))
+                                .map(|r| row_json(&r)),
+                        );
                     }
                     if !pl.is_empty() {
                         total += pl.len();

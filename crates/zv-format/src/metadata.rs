@@ -61,7 +61,8 @@ impl FromStr for ChunkKey {
                 if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
                     return Err(format!("`{s}` is not a chunk key"));
                 }
-                p.parse::<i64>().map_err(|_| format!("`{s}`: component out of range"))
+                p.parse::<i64>()
+                    .map_err(|_| format!("`{s}`: component out of range"))
             })
             .collect::<std::result::Result<Vec<_>, _>>()
             .map(ChunkKey)
@@ -155,7 +156,10 @@ fn f64_list(v: &Value, what: &str) -> std::result::Result<Vec<f64>, String> {
     v.as_array()
         .ok_or_else(|| format!("{what} is not a list"))?
         .iter()
-        .map(|x| x.as_f64().ok_or_else(|| format!("{what} has a non-number {x}")))
+        .map(|x| {
+            x.as_f64()
+                .ok_or_else(|| format!("{what} has a non-number {x}"))
+        })
         .collect()
 }
 
@@ -163,7 +167,11 @@ fn string_list(v: &Value, what: &str) -> std::result::Result<Vec<String>, String
     v.as_array()
         .ok_or_else(|| format!("{what} is not a list"))?
         .iter()
-        .map(|x| x.as_str().map(str::to_owned).ok_or_else(|| format!("{what} has a non-string {x}")))
+        .map(|x| {
+            x.as_str()
+                .map(str::to_owned)
+                .ok_or_else(|| format!("{what} has a non-string {x}"))
+        })
         .collect()
 }
 
@@ -219,7 +227,9 @@ impl RootMetadata {
         let zv = attrs
             .get("zarr_vectors")
             .and_then(Value::as_object)
-            .ok_or_else(|| err("no `zarr_vectors` object in the root attributes (not a ZV store)".into()))?;
+            .ok_or_else(|| {
+                err("no `zarr_vectors` object in the root attributes (not a ZV store)".into())
+            })?;
         let version = match zv.get("zv_version") {
             Some(Value::String(s)) => s.clone(),
             Some(other) => return Err(err(format!("`zv_version` is {other}, not a string"))),
@@ -273,7 +283,8 @@ impl RootMetadata {
             .map(|ds| ds.iter().filter_map(parse_dataset).collect())
             .unwrap_or_default();
         let chunk_shape = f64_list(
-            zv.get("chunk_shape").ok_or_else(|| err("`chunk_shape` is missing".into()))?,
+            zv.get("chunk_shape")
+                .ok_or_else(|| err("`chunk_shape` is missing".into()))?,
             "chunk_shape",
         )
         .map_err(&err)?;
@@ -282,8 +293,13 @@ impl RootMetadata {
                 "chunk_shape {chunk_shape:?} must have {ndim} positive values (one per axis)"
             )));
         }
-        let bounds_v = zv.get("bounds").ok_or_else(|| err("`bounds` is missing".into()))?;
-        let bl = bounds_v.as_array().filter(|b| b.len() == 2).ok_or_else(|| err(format!("bounds {bounds_v} is not [min, max]")))?;
+        let bounds_v = zv
+            .get("bounds")
+            .ok_or_else(|| err("`bounds` is missing".into()))?;
+        let bl = bounds_v
+            .as_array()
+            .filter(|b| b.len() == 2)
+            .ok_or_else(|| err(format!("bounds {bounds_v} is not [min, max]")))?;
         let lo = f64_list(&bl[0], "bounds[0]").map_err(&err)?;
         let hi = f64_list(&bl[1], "bounds[1]").map_err(&err)?;
         if lo.len() != ndim || hi.len() != ndim {
@@ -298,12 +314,16 @@ impl RootMetadata {
             Some(v) => {
                 let b = f64_list(v, "base_bin_shape").map_err(&err)?;
                 if b.len() != ndim || b.iter().any(|&x| !(x > 0.0 && x.is_finite())) {
-                    return Err(err(format!("base_bin_shape {b:?} must have {ndim} positive values")));
+                    return Err(err(format!(
+                        "base_bin_shape {b:?} must have {ndim} positive values"
+                    )));
                 }
                 for (c, bb) in chunk_shape.iter().zip(&b) {
                     let r = c / bb;
                     if (r - r.round()).abs() > 1e-9 || r.round() < 1.0 {
-                        return Err(err(format!("base_bin_shape {b:?} does not divide chunk_shape {chunk_shape:?}")));
+                        return Err(err(format!(
+                            "base_bin_shape {b:?} does not divide chunk_shape {chunk_shape:?}"
+                        )));
                     }
                 }
                 Some(b)
@@ -325,9 +345,12 @@ impl RootMetadata {
             bounds: [lo, hi],
             geometry_types,
             crs: zv.get("crs").filter(|v| !v.is_null()).cloned(),
-            links_convention: opt_str(zv, "links_convention", "implicit_sequential").map_err(&err)?,
-            object_index_convention: opt_str(zv, "object_index_convention", "standard").map_err(&err)?,
-            cross_chunk_strategy: opt_str(zv, "cross_chunk_strategy", "explicit_links").map_err(&err)?,
+            links_convention: opt_str(zv, "links_convention", "implicit_sequential")
+                .map_err(&err)?,
+            object_index_convention: opt_str(zv, "object_index_convention", "standard")
+                .map_err(&err)?,
+            cross_chunk_strategy: opt_str(zv, "cross_chunk_strategy", "explicit_links")
+                .map_err(&err)?,
             cross_level_depth: opt_i64(zv, "cross_level_depth", 1).map_err(&err)?,
             cross_level_storage: opt_str(zv, "cross_level_storage", "explicit").map_err(&err)?,
             reduction_factor: opt_i64(zv, "reduction_factor", 8).map_err(&err)?,
@@ -345,7 +368,9 @@ impl RootMetadata {
 
     /// The level-0 bin shape: `base_bin_shape`, or the chunk shape.
     pub fn effective_bin_shape(&self) -> Vec<f64> {
-        self.base_bin_shape.clone().unwrap_or_else(|| self.chunk_shape.clone())
+        self.base_bin_shape
+            .clone()
+            .unwrap_or_else(|| self.chunk_shape.clone())
     }
 
     /// Bins per level-0 chunk along each axis.
@@ -378,10 +403,19 @@ fn parse_dataset(v: &Value) -> Option<Dataset> {
     };
     let mut scale = None;
     let mut translation = None;
-    for t in o.get("coordinateTransformations").and_then(Value::as_array).into_iter().flatten() {
+    for t in o
+        .get("coordinateTransformations")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         match t.get("type").and_then(Value::as_str) {
             Some("scale") => scale = t.get("scale").and_then(|s| f64_list(s, "scale").ok()),
-            Some("translation") => translation = t.get("translation").and_then(|s| f64_list(s, "translation").ok()),
+            Some("translation") => {
+                translation = t
+                    .get("translation")
+                    .and_then(|s| f64_list(s, "translation").ok())
+            }
             _ => {}
         }
     }
@@ -451,12 +485,21 @@ const LEVEL_KEYS: &[&str] = &[
 impl LevelMetadata {
     /// Parses a level group's attributes; `id` is the level's group name, `root` supplies the
     /// NGFF bin grid. `key` names the document in errors.
-    pub fn from_attributes(attrs: &JsonObject, id: u32, root: &RootMetadata, key: &str) -> Result<Self> {
+    pub fn from_attributes(
+        attrs: &JsonObject,
+        id: u32,
+        root: &RootMetadata,
+        key: &str,
+    ) -> Result<Self> {
         let err = |reason: String| Error::metadata(key, reason);
         let empty = JsonObject::new();
         let lv = match attrs.get("zarr_vectors_level") {
             Some(Value::Object(o)) => o,
-            Some(other) => return Err(err(format!("`zarr_vectors_level` is {other}, not an object"))),
+            Some(other) => {
+                return Err(err(format!(
+                    "`zarr_vectors_level` is {other}, not an object"
+                )))
+            }
             None => &empty,
         };
         let level = match lv.get("level") {
@@ -467,11 +510,15 @@ impl LevelMetadata {
                 .ok_or_else(|| err(format!("`level` is {v}, not a level number")))?,
         };
         if level != id {
-            return Err(err(format!("`level` is {level} but the group is named {id}")));
+            return Err(err(format!(
+                "`level` is {level} but the group is named {id}"
+            )));
         }
         let vertex_count = match lv.get("vertex_count") {
             None | Some(Value::Null) => 0,
-            Some(v) => v.as_u64().ok_or_else(|| err(format!("`vertex_count` is {v}")))?,
+            Some(v) => v
+                .as_u64()
+                .ok_or_else(|| err(format!("`vertex_count` is {v}")))?,
         };
         let ndim = root.ndim();
         let chunk_shape = match lv.get("chunk_shape") {
@@ -479,7 +526,9 @@ impl LevelMetadata {
             Some(v) => {
                 let c = f64_list(v, "chunk_shape").map_err(&err)?;
                 if c.len() != ndim || c.iter().any(|&x| !(x > 0.0 && x.is_finite())) {
-                    return Err(err(format!("level chunk_shape {c:?} must have {ndim} positive values")));
+                    return Err(err(format!(
+                        "level chunk_shape {c:?} must have {ndim} positive values"
+                    )));
                 }
                 for (lc, rc) in c.iter().zip(&root.chunk_shape) {
                     let r = lc / rc;
@@ -495,7 +544,11 @@ impl LevelMetadata {
         };
         let parent_level = match lv.get("parent_level") {
             None | Some(Value::Null) => None,
-            Some(v) => Some(v.as_u64().and_then(|l| u32::try_from(l).ok()).ok_or_else(|| err(format!("`parent_level` is {v}")))?),
+            Some(v) => Some(
+                v.as_u64()
+                    .and_then(|l| u32::try_from(l).ok())
+                    .ok_or_else(|| err(format!("`parent_level` is {v}")))?,
+            ),
         };
         let opt_strings = |k: &str| -> Result<Option<Vec<String>>> {
             match lv.get(k) {
@@ -514,23 +567,41 @@ impl LevelMetadata {
         let (mut bin_shape, mut bin_ratio) = (None, None);
         if level > 0 {
             if let Some(ds) = root.dataset(level) {
-                bin_ratio = ds.scale.as_ref().map(|s| s.iter().map(|x| x.round() as i64).collect());
-                bin_shape = ds.translation.as_ref().map(|t| t.iter().map(|x| 2.0 * x).collect());
+                bin_ratio = ds
+                    .scale
+                    .as_ref()
+                    .map(|s| s.iter().map(|x| x.round() as i64).collect());
+                bin_shape = ds
+                    .translation
+                    .as_ref()
+                    .map(|t| t.iter().map(|x| 2.0 * x).collect());
             }
             if bin_shape.is_none() {
-                if let Some(v) = lv.get("bin_shape").or_else(|| lv.get("bin_size")).filter(|v| !v.is_null()) {
+                if let Some(v) = lv
+                    .get("bin_shape")
+                    .or_else(|| lv.get("bin_size"))
+                    .filter(|v| !v.is_null())
+                {
                     bin_shape = Some(f64_list(v, "bin_shape").map_err(&err)?);
                 }
             }
             if bin_ratio.is_none() {
                 if let Some(v) = lv.get("bin_ratio").filter(|v| !v.is_null()) {
-                    bin_ratio = Some(f64_list(v, "bin_ratio").map_err(&err)?.iter().map(|x| x.round() as i64).collect());
+                    bin_ratio = Some(
+                        f64_list(v, "bin_ratio")
+                            .map_err(&err)?
+                            .iter()
+                            .map(|x| x.round() as i64)
+                            .collect(),
+                    );
                 }
             }
         }
         let object_sparsity = match lv.get("object_sparsity") {
             None | Some(Value::Null) => 1.0,
-            Some(v) => v.as_f64().ok_or_else(|| err(format!("`object_sparsity` is {v}")))?,
+            Some(v) => v
+                .as_f64()
+                .ok_or_else(|| err(format!("`object_sparsity` is {v}")))?,
         };
         Ok(Self {
             level,
@@ -545,7 +616,10 @@ impl LevelMetadata {
                 Some(Value::String(s)) => Some(s.clone()),
                 _ => None,
             },
-            chunk_attribute_values: lv.get("chunk_attribute_values").and_then(Value::as_array).cloned(),
+            chunk_attribute_values: lv
+                .get("chunk_attribute_values")
+                .and_then(Value::as_array)
+                .cloned(),
             preserves_object_ids: bool_key("preserves_object_ids")?,
             inherited_num_objects: lv.get("inherited_num_objects").and_then(Value::as_u64),
             shared_fragments: bool_key("shared_fragments")?,
@@ -561,7 +635,9 @@ impl LevelMetadata {
 
     /// The chunk shape of the level: the override, or the root's.
     pub fn effective_chunk_shape(&self, root: &RootMetadata) -> Vec<f64> {
-        self.chunk_shape.clone().unwrap_or_else(|| root.chunk_shape.clone())
+        self.chunk_shape
+            .clone()
+            .unwrap_or_else(|| root.chunk_shape.clone())
     }
 
     /// The bin shape of the level (level 0: the root's effective bin shape).
@@ -601,7 +677,10 @@ mod tests {
             assert!(bad.parse::<ChunkKey>().is_err(), "{bad}");
         }
         assert!(ChunkKey(vec![0, 1]) < ChunkKey(vec![1, -5]));
-        assert_eq!(chunk_of(&[10.0, -0.5, 9.99], &[10.0, 10.0, 10.0]), vec![1, -1, 0]);
+        assert_eq!(
+            chunk_of(&[10.0, -0.5, 9.99], &[10.0, 10.0, 10.0]),
+            vec![1, -1, 0]
+        );
     }
 
     fn root_attrs(version: &str) -> JsonObject {
@@ -624,7 +703,9 @@ mod tests {
         assert_eq!(r.bins_per_chunk(), vec![1, 1]);
         assert!(RootMetadata::from_attributes(&root_attrs("0.7.3"), "zarr.json").is_ok());
         for v in ["0.6.0", "0.8.0", "1.0", "x"] {
-            let e = RootMetadata::from_attributes(&root_attrs(v), "zarr.json").unwrap_err().to_string();
+            let e = RootMetadata::from_attributes(&root_attrs(v), "zarr.json")
+                .unwrap_err()
+                .to_string();
             assert!(e.contains("this build reads 0.7.x"), "{e}");
         }
         let mut bad = root_attrs("0.7.0");
@@ -632,9 +713,12 @@ mod tests {
         assert!(RootMetadata::from_attributes(&bad, "zarr.json").is_err());
         let lvl = json!({"zarr_vectors_level": {"level": 1, "vertex_count": 3, "parent_level": 0}});
         let r = RootMetadata::from_attributes(&root_attrs("0.7.0"), "zarr.json").unwrap();
-        let l = LevelMetadata::from_attributes(lvl.as_object().unwrap(), 1, &r, "1/zarr.json").unwrap();
+        let l =
+            LevelMetadata::from_attributes(lvl.as_object().unwrap(), 1, &r, "1/zarr.json").unwrap();
         assert_eq!(l.bin_shape, Some(vec![20.0, 20.0]));
         assert_eq!(l.bin_ratio, Some(vec![2, 2]));
-        assert!(LevelMetadata::from_attributes(lvl.as_object().unwrap(), 2, &r, "2/zarr.json").is_err());
+        assert!(
+            LevelMetadata::from_attributes(lvl.as_object().unwrap(), 2, &r, "2/zarr.json").is_err()
+        );
     }
 }

@@ -90,12 +90,18 @@ impl Geometry {
 
     /// Whether links are implicit and sequential along each object (polylines, lines).
     pub fn is_sequential(&self) -> bool {
-        matches!(self, Geometry::Line | Geometry::Polyline | Geometry::Streamline)
+        matches!(
+            self,
+            Geometry::Line | Geometry::Polyline | Geometry::Streamline
+        )
     }
 
     /// Whether links are stored explicitly (graphs, skeletons, meshes, others).
     pub fn has_explicit_links(&self) -> bool {
-        matches!(self, Geometry::Graph | Geometry::Skeleton | Geometry::Mesh | Geometry::Other(_))
+        matches!(
+            self,
+            Geometry::Graph | Geometry::Skeleton | Geometry::Mesh | Geometry::Other(_)
+        )
     }
 }
 
@@ -209,11 +215,18 @@ impl Vertices {
                 key: key.to_owned(),
                 source: LayoutError::Invalid {
                     what: "vertices",
-                    reason: format!("{} bytes are not whole rows of {ndim} × {data_type}", bytes.len()),
+                    reason: format!(
+                        "{} bytes are not whole rows of {ndim} × {data_type}",
+                        bytes.len()
+                    ),
                 },
             });
         }
-        Ok(Self { ndim, data_type, bytes })
+        Ok(Self {
+            ndim,
+            data_type,
+            bytes,
+        })
     }
 
     /// The number of rows.
@@ -251,7 +264,11 @@ impl Vertices {
     pub fn row(&self, i: usize) -> Option<Vec<f64>> {
         let s = self.data_type.size().unwrap_or(4);
         let b = self.row_bytes(i)?;
-        Some(b.chunks_exact(s).map(|c| crate::layout::attributes::le_to_f64(self.data_type, c)).collect())
+        Some(
+            b.chunks_exact(s)
+                .map(|c| crate::layout::attributes::le_to_f64(self.data_type, c))
+                .collect(),
+        )
     }
 
     /// Every row.
@@ -417,12 +434,20 @@ fn data_type_attr(attrs: &JsonObject, key: &str, default: DataType) -> Result<Da
                 .filter(|d| !d.is_variable())
                 .ok_or_else(|| Error::metadata(key, format!("unsupported dtype `{s}`")))
         }
-        Some(other) => Err(Error::metadata(key, format!("dtype {other} is not a string"))),
+        Some(other) => Err(Error::metadata(
+            key,
+            format!("dtype {other} is not a string"),
+        )),
     }
 }
 
 fn shape_attr(attrs: &JsonObject) -> Option<Vec<u64>> {
-    attrs.get("shape")?.as_array()?.iter().map(Value::as_u64).collect()
+    attrs
+        .get("shape")?
+        .as_array()?
+        .iter()
+        .map(Value::as_u64)
+        .collect()
 }
 
 fn blob_err(key: String) -> impl FnOnce(LayoutError) -> Error {
@@ -441,20 +466,38 @@ pub struct Level {
     vertex_type: DataType,
     geometry: Geometry,
     key_arity: usize,
+    has_fragment_array: bool,
+    has_object_index: bool,
 }
 
 impl Level {
-    fn open(blobs: Arc<Blobs>, root: Arc<RootMetadata>, id: u32, geometry: Geometry) -> Result<Self> {
+    fn open(
+        blobs: Arc<Blobs>,
+        root: Arc<RootMetadata>,
+        id: u32,
+        geometry: Geometry,
+    ) -> Result<Self> {
         let path = id.to_string();
         let attributes = blobs.group_attributes(&path)?.unwrap_or_default();
-        let metadata = LevelMetadata::from_attributes(&attributes, id, &root, &join(&[&path, "zarr.json"]))?;
+        let metadata =
+            LevelMetadata::from_attributes(&attributes, id, &root, &join(&[&path, "zarr.json"]))?;
         let vkey = join(&[&path, "vertices", "zarr.json"]);
-        let vattrs = blobs.group_attributes(&join(&[&path, "vertices"]))?.unwrap_or_default();
+        let vattrs = blobs
+            .group_attributes(&join(&[&path, "vertices"]))?
+            .unwrap_or_default();
         let vertex_type = data_type_attr(&vattrs, &vkey, DataType::Float32)?;
-        if !matches!(vertex_type, DataType::Float16 | DataType::Float32 | DataType::Float64) {
-            return Err(Error::metadata(vkey, format!("vertex dtype {vertex_type} is not a float type")));
+        if !matches!(
+            vertex_type,
+            DataType::Float16 | DataType::Float32 | DataType::Float64
+        ) {
+            return Err(Error::metadata(
+                vkey,
+                format!("vertex dtype {vertex_type} is not a float type"),
+            ));
         }
         let key_arity = metadata.key_arity(&root);
+        let has_fragment_array = blobs.exists(&join(&[&path, "vertex_fragments"]))?;
+        let has_object_index = blobs.exists(&join(&[&path, "object_index"]))?;
         Ok(Self {
             blobs,
             root,
@@ -465,6 +508,8 @@ impl Level {
             vertex_type,
             geometry,
             key_arity,
+            has_fragment_array,
+            has_object_index,
         })
     }
 
@@ -538,6 +583,40 @@ impl Level {
         self.keys_of("vertices")
     }
 
+    /// Checks that every per-chunk array only has blobs for chunks that have vertices (a
+    /// deleted `vertices` blob shows up here), naming the missing key.
+    pub fn check_chunk_arrays(&self) -> Result<()> {
+        let vertices: std::collections::BTreeSet<ChunkKey> =
+            self.chunk_keys()?.into_iter().collect();
+        let mut arrays = vec![
+            "vertex_fragments".to_owned(),
+            "links/0".to_owned(),
+            "link_fragments".to_owned(),
+        ];
+        arrays.extend(
+            self.vertex_attribute_names()?
+                .iter()
+                .map(|n| format!("vertex_attributes/{n}")),
+        );
+        for name in self.link_attribute_names()? {
+            arrays.push(format!("link_attributes/{name}/0"));
+        }
+        for a in arrays {
+            for k in self.keys_of(&a)? {
+                if !vertices.contains(&k) {
+                    return Err(Error::Missing {
+                        key: self.p(&["vertices", &k.to_string(), "zarr.json"]),
+                        what: format!(
+                            "the vertices of chunk {k} (`{}` has a blob for it)",
+                            self.p(&[&a, &k.to_string()])
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The names of the child folders of an array group (attribute names, deltas, …).
     pub fn children_of(&self, array: &str) -> Result<Vec<String>> {
         self.blobs.children(&self.p(&[array]))
@@ -548,23 +627,45 @@ impl Level {
         let path = self.p(&["vertices", &key.to_string()]);
         match self.blobs.read_bytes(&path)? {
             None => Ok(None),
-            Some(b) => Vertices::decode(b, self.root.ndim(), self.vertex_type, &join(&[&path, "c/0"])).map(Some),
+            Some(b) => Vertices::decode(
+                b,
+                self.root.ndim(),
+                self.vertex_type,
+                &join(&[&path, "c/0"]),
+            )
+            .map(Some),
         }
     }
 
-    /// The fragment index of a chunk, checked against its `rows`; a missing blob means one
-    /// range over all rows.
+    /// The fragment index of a chunk, checked against its `rows`. A level without a
+    /// `vertex_fragments` array has one range over all rows per chunk; in a level that has the
+    /// array, a chunk without its blob is an error.
     pub fn fragments(&self, key: &ChunkKey, rows: u64) -> Result<FragmentIndex> {
         let path = self.p(&["vertex_fragments", &key.to_string()]);
         match self.blobs.read_bytes(&path)? {
+            None if self.has_fragment_array => Err(Error::Missing {
+                key: join(&[&path, "zarr.json"]),
+                what: format!(
+                    "the fragment index of chunk {key} (the level's other chunks have one)"
+                ),
+            }),
             None => FragmentIndex::consecutive(&[rows]).map_err(blob_err(path)),
-            Some(b) => FragmentIndex::decode(&b, Some(rows)).map_err(blob_err(join(&[&path, "c/0"]))),
+            Some(b) => FragmentIndex::decode(&b, Some(rows)).map_err(|source| Error::Blob {
+                key: format!(
+                    "{} (chunk `{}` has {rows} vertex rows)",
+                    join(&[&path, "c/0"]),
+                    self.p(&["vertices", &key.to_string()])
+                ),
+                source,
+            }),
         }
     }
 
     /// Vertices and fragments of chunk `key`.
     pub fn chunk(&self, key: &ChunkKey) -> Result<Option<Chunk>> {
-        let Some(vertices) = self.vertices(key)? else { return Ok(None) };
+        let Some(vertices) = self.vertices(key)? else {
+            return Ok(None);
+        };
         let fragments = self.fragments(key, vertices.len() as u64)?;
         Ok(Some(Chunk {
             key: key.clone(),
@@ -584,8 +685,21 @@ impl Level {
         let data_type = data_type_attr(&attributes, &key, DataType::Float32)?;
         let channel_names = match attributes.get("channel_names") {
             None | Some(Value::Null) => None,
-            Some(Value::Array(a)) => Some(a.iter().map(|v| v.as_str().map(str::to_owned).unwrap_or_else(|| v.to_string())).collect()),
-            Some(other) => return Err(Error::metadata(&key, format!("channel_names {other} is not a list"))),
+            Some(Value::Array(a)) => Some(
+                a.iter()
+                    .map(|v| {
+                        v.as_str()
+                            .map(str::to_owned)
+                            .unwrap_or_else(|| v.to_string())
+                    })
+                    .collect(),
+            ),
+            Some(other) => {
+                return Err(Error::metadata(
+                    &key,
+                    format!("channel_names {other} is not a list"),
+                ))
+            }
         };
         let dictionary = Dictionary::from_attributes(&attributes).map_err(blob_err(key.clone()))?;
         Ok(AttributeInfo {
@@ -604,9 +718,23 @@ impl Level {
 
     /// The rows of vertex attribute `name` in chunk `key` (`rows` = the chunk's vertex rows);
     /// `None` if the chunk has no blob for it.
-    pub fn vertex_attribute(&self, info: &AttributeInfo, key: &ChunkKey, rows: u64) -> Result<Option<AttributeRows>> {
+    /// A chunk with vertex rows but no blob for the attribute is an error; a chunk without
+    /// rows may lack it.
+    pub fn vertex_attribute(
+        &self,
+        info: &AttributeInfo,
+        key: &ChunkKey,
+        rows: u64,
+    ) -> Result<Option<AttributeRows>> {
         let path = self.p(&["vertex_attributes", &info.name, &key.to_string()]);
         match self.blobs.read_bytes(&path)? {
+            None if rows > 0 => Err(Error::Missing {
+                key: join(&[&path, "zarr.json"]),
+                what: format!(
+                    "vertex attribute `{}` for the {rows} rows of chunk {key}",
+                    info.name
+                ),
+            }),
             None => Ok(None),
             Some(b) => AttributeRows::decode(&b, info.data_type, rows, info.channels())
                 .map(Some)
@@ -616,7 +744,11 @@ impl Level {
 
     /// The link deltas present (`links/<d>` folders), ascending.
     pub fn link_deltas(&self) -> Result<Vec<i32>> {
-        let mut d: Vec<i32> = self.children_of("links")?.iter().filter_map(|n| parse_delta(n)).collect();
+        let mut d: Vec<i32> = self
+            .children_of("links")?
+            .iter()
+            .filter_map(|n| parse_delta(n))
+            .collect();
         d.sort_unstable();
         Ok(d)
     }
@@ -630,36 +762,74 @@ impl Level {
             Some(v) => v
                 .as_u64()
                 .filter(|&w| (1..=64).contains(&w))
-                .ok_or_else(|| Error::metadata(join(&[&group, "zarr.json"]), format!("link_width {v} is invalid")))? as usize,
+                .ok_or_else(|| {
+                    Error::metadata(
+                        join(&[&group, "zarr.json"]),
+                        format!("link_width {v} is invalid"),
+                    )
+                })? as usize,
         };
-        let dtype = attrs.get("dtype").and_then(Value::as_str).unwrap_or("int64").to_owned();
+        let dtype = attrs
+            .get("dtype")
+            .and_then(Value::as_str)
+            .unwrap_or("int64")
+            .to_owned();
         Ok((width, dtype, attrs))
     }
 
     /// The intra-chunk link rows of chunk `key` (delta 0), checked against the chunk's rows.
+    /// A chunk may have no links; but a missing blob whose link fragment index exists is an
+    /// error.
     pub fn links(&self, key: &ChunkKey, width: usize, rows: u64) -> Result<Option<LinkRows>> {
         let path = self.p(&["links", "0", &key.to_string()]);
         match self.blobs.read_bytes(&path)? {
-            None => Ok(None),
-            Some(b) => LinkRows::decode(&b, width, Some(rows)).map(Some).map_err(blob_err(join(&[&path, "c/0"]))),
+            None => {
+                let lf = self.p(&["link_fragments", &key.to_string()]);
+                if self.blobs.node(&lf)?.is_some() {
+                    return Err(Error::Missing {
+                        key: join(&[&path, "zarr.json"]),
+                        what: format!("the link rows of chunk {key} (`{lf}` exists)"),
+                    });
+                }
+                Ok(None)
+            }
+            Some(b) => LinkRows::decode(&b, width, Some(rows))
+                .map(Some)
+                .map_err(blob_err(join(&[&path, "c/0"]))),
         }
     }
 
-    /// The link fragment index of chunk `key` over `link_rows` rows.
+    /// The link fragment index of chunk `key` over `link_rows` rows (`None` if the level has
+    /// no `link_fragments` array; a chunk missing from an existing array is an error).
     pub fn link_fragments(&self, key: &ChunkKey, link_rows: u64) -> Result<Option<FragmentIndex>> {
         let path = self.p(&["link_fragments", &key.to_string()]);
         match self.blobs.read_bytes(&path)? {
+            None if link_rows > 0 && self.blobs.exists(&self.p(&["link_fragments"]))? => {
+                Err(Error::Missing {
+                    key: join(&[&path, "zarr.json"]),
+                    what: format!("the link fragment index of chunk {key} ({link_rows} link rows)"),
+                })
+            }
             None => Ok(None),
-            Some(b) => FragmentIndex::decode(&b, Some(link_rows)).map(Some).map_err(blob_err(join(&[&path, "c/0"]))),
+            Some(b) => FragmentIndex::decode(&b, Some(link_rows))
+                .map(Some)
+                .map_err(blob_err(join(&[&path, "c/0"]))),
         }
     }
 
     /// The cross-level ragged blob `links/<delta>/<key>` (delta ≠ 0).
-    pub fn cross_level_links(&self, delta: i32, key: &ChunkKey, width: usize) -> Result<Option<RaggedLinks>> {
+    pub fn cross_level_links(
+        &self,
+        delta: i32,
+        key: &ChunkKey,
+        width: usize,
+    ) -> Result<Option<RaggedLinks>> {
         let path = self.p(&["links", &delta_name(delta), &key.to_string()]);
         match self.blobs.read_bytes(&path)? {
             None => Ok(None),
-            Some(b) => RaggedLinks::decode(&b, width).map(Some).map_err(blob_err(join(&[&path, "c/0"]))),
+            Some(b) => RaggedLinks::decode(&b, width)
+                .map(Some)
+                .map_err(blob_err(join(&[&path, "c/0"]))),
         }
     }
 
@@ -670,13 +840,35 @@ impl Level {
 
     /// How link attribute `name` of `delta` is stored.
     pub fn link_attribute_info(&self, name: &str, delta: i32) -> Result<AttributeInfo> {
-        self.attribute_info(&self.p(&["link_attributes", name, &delta_name(delta)]), name)
+        self.attribute_info(
+            &self.p(&["link_attributes", name, &delta_name(delta)]),
+            name,
+        )
     }
 
-    /// The values of a link attribute for the link rows of chunk `key`.
-    pub fn link_attribute(&self, info: &AttributeInfo, delta: i32, key: &ChunkKey, rows: u64) -> Result<Option<AttributeRows>> {
-        let path = self.p(&["link_attributes", &info.name, &delta_name(delta), &key.to_string()]);
+    /// The values of a link attribute for the `rows` link rows of chunk `key` (a chunk with
+    /// link rows but no blob is an error).
+    pub fn link_attribute(
+        &self,
+        info: &AttributeInfo,
+        delta: i32,
+        key: &ChunkKey,
+        rows: u64,
+    ) -> Result<Option<AttributeRows>> {
+        let path = self.p(&[
+            "link_attributes",
+            &info.name,
+            &delta_name(delta),
+            &key.to_string(),
+        ]);
         match self.blobs.read_bytes(&path)? {
+            None if rows > 0 => Err(Error::Missing {
+                key: join(&[&path, "zarr.json"]),
+                what: format!(
+                    "link attribute `{}` for the {rows} link rows of chunk {key}",
+                    info.name
+                ),
+            }),
             None => Ok(None),
             Some(b) => AttributeRows::decode(&b, info.data_type, rows, info.channels())
                 .map(Some)
@@ -701,23 +893,39 @@ impl Level {
             .ok_or_else(|| Error::metadata(&key, "object_index has no integer `num_objects`"))?;
         let sid_ndim = match attributes.get("sid_ndim") {
             None | Some(Value::Null) => self.key_arity,
-            Some(v) => v.as_u64().filter(|&n| n <= 64).ok_or_else(|| Error::metadata(&key, format!("sid_ndim {v} is invalid")))? as usize,
+            Some(v) => v
+                .as_u64()
+                .filter(|&n| n <= 64)
+                .ok_or_else(|| Error::metadata(&key, format!("sid_ndim {v} is invalid")))?
+                as usize,
         };
-        let layout = attributes.get("layout").and_then(Value::as_str).map(str::to_owned);
-        let n = usize::try_from(num_objects).map_err(|_| Error::metadata(&key, "num_objects is too large"))?;
+        let layout = attributes
+            .get("layout")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let n = usize::try_from(num_objects)
+            .map_err(|_| Error::metadata(&key, "num_objects is too large"))?;
         let manifests_path = join(&[&group, "manifests"]);
         let data_path = join(&[&group, "data"]);
         let manifests = if let Some(blob) = self.blobs.read(&manifests_path)? {
             let BlobData::Elements(items) = blob else {
-                return Err(Error::metadata(join(&[&manifests_path, "zarr.json"]), "manifests must be variable_length_bytes"));
+                return Err(Error::metadata(
+                    join(&[&manifests_path, "zarr.json"]),
+                    "manifests must be variable_length_bytes",
+                ));
             };
-            decode_vlen_items(items.iter().map(Vec::as_slice), n, sid_ndim).map_err(blob_err(manifests_path))?
+            decode_vlen_items(items.iter().map(Vec::as_slice), n, sid_ndim)
+                .map_err(blob_err(manifests_path))?
         } else if let Some(data) = self.blobs.read_bytes(&data_path)? {
             match self.blobs.read_bytes(&join(&[&group, "offsets"]))? {
                 Some(offsets) => {
-                    let ms = decode_with_offsets(&data, &offsets, sid_ndim).map_err(blob_err(data_path.clone()))?;
+                    let ms = decode_with_offsets(&data, &offsets, sid_ndim)
+                        .map_err(blob_err(data_path.clone()))?;
                     if ms.len() != n {
-                        return Err(Error::inconsistent(&data_path, format!("{} manifests, num_objects is {n}", ms.len())));
+                        return Err(Error::inconsistent(
+                            &data_path,
+                            format!("{} manifests, num_objects is {n}", ms.len()),
+                        ));
                     }
                     ms
                 }
@@ -745,7 +953,10 @@ impl Level {
         let [key] = keys.as_slice() else {
             return Err(Error::inconsistent(
                 self.p(&["zarr.json"]),
-                format!("the identity object index needs exactly one chunk, the level has {}", keys.len()),
+                format!(
+                    "the identity object index needs exactly one chunk, the level has {}",
+                    keys.len()
+                ),
             ));
         };
         let rows = self.vertices(key)?.map_or(0, |v| v.len() as u64);
@@ -762,7 +973,11 @@ impl Level {
         })
     }
 
-    fn dense_attributes(&self, container: &str, with_mask: bool) -> Result<BTreeMap<String, DenseAttribute>> {
+    fn dense_attributes(
+        &self,
+        container: &str,
+        with_mask: bool,
+    ) -> Result<BTreeMap<String, DenseAttribute>> {
         let mut out = BTreeMap::new();
         for name in self.children_of(container)? {
             let group = self.p(&[container, &name]);
@@ -775,12 +990,24 @@ impl Level {
                 Some(s) => s,
                 None => vec![(data.len() / data_type.size().unwrap_or(1)) as u64],
             };
-            let values = DenseArray::decode(&data, data_type, &shape).map_err(blob_err(join(&[&data_path, "c/0"])))?;
+            let values = DenseArray::decode(&data, data_type, &shape)
+                .map_err(blob_err(join(&[&data_path, "c/0"])))?;
             let present_mask = if with_mask {
                 let mp = join(&[&group, "present_mask"]);
+                let expected =
+                    attributes.get("has_present_mask").and_then(Value::as_bool) == Some(true);
                 match self.blobs.read_bytes(&mp)? {
+                    None if expected => {
+                        return Err(Error::Missing {
+                            key: join(&[&mp, "zarr.json"]),
+                            what: "present_mask (the attribute says has_present_mask: true)".into(),
+                        })
+                    }
                     None => None,
-                    Some(b) => Some(decode_present_mask(&b, shape.first().copied().unwrap_or(0)).map_err(blob_err(join(&[&mp, "c/0"])))?),
+                    Some(b) => Some(
+                        decode_present_mask(&b, shape.first().copied().unwrap_or(0))
+                            .map_err(blob_err(join(&[&mp, "c/0"])))?,
+                    ),
                 }
             } else {
                 None
@@ -822,7 +1049,9 @@ impl Level {
         let data = self.blobs.read_bytes(&data_path)?;
         let offsets = self.blobs.read_bytes(&join(&[&group, "offsets"]))?;
         match (data, offsets) {
-            (Some(d), Some(o)) => Groups::decode(&d, &o).map(Some).map_err(blob_err(data_path)),
+            (Some(d), Some(o)) => Groups::decode(&d, &o)
+                .map(Some)
+                .map_err(blob_err(data_path)),
             (None, None) => Ok(Some(Groups::default())),
             (Some(_), None) => Err(Error::Missing {
                 key: join(&[&group, "offsets", "zarr.json"]),
@@ -841,12 +1070,21 @@ impl Level {
             key: self.p(&["groups", "zarr.json"]),
             what: "groups".into(),
         })?;
-        groups.members.get(gid).cloned().ok_or_else(|| Error::InvalidInput(format!("group {gid} does not exist ({} groups)", groups.len())))
+        groups.members.get(gid).cloned().ok_or_else(|| {
+            Error::InvalidInput(format!(
+                "group {gid} does not exist ({} groups)",
+                groups.len()
+            ))
+        })
     }
 
     /// The cross-chunk link deltas present, ascending.
     pub fn cross_chunk_deltas(&self) -> Result<Vec<i32>> {
-        let mut d: Vec<i32> = self.children_of("cross_chunk_links")?.iter().filter_map(|n| parse_delta(n)).collect();
+        let mut d: Vec<i32> = self
+            .children_of("cross_chunk_links")?
+            .iter()
+            .filter_map(|n| parse_delta(n))
+            .collect();
         d.sort_unstable();
         Ok(d)
     }
@@ -862,16 +1100,26 @@ impl Level {
         };
         let width = match attributes.get("link_width") {
             None | Some(Value::Null) => 2,
-            Some(v) => v.as_u64().filter(|&w| (1..=64).contains(&w)).ok_or_else(|| Error::metadata(&key, format!("link_width {v} is invalid")))? as usize,
+            Some(v) => v
+                .as_u64()
+                .filter(|&w| (1..=64).contains(&w))
+                .ok_or_else(|| Error::metadata(&key, format!("link_width {v} is invalid")))?
+                as usize,
         };
         let sid = match attributes.get("sid_ndim") {
             None | Some(Value::Null) => self.key_arity,
-            Some(v) => v.as_u64().filter(|&n| n <= 64).ok_or_else(|| Error::metadata(&key, format!("sid_ndim {v} is invalid")))? as usize,
+            Some(v) => v
+                .as_u64()
+                .filter(|&n| n <= 64)
+                .ok_or_else(|| Error::metadata(&key, format!("sid_ndim {v} is invalid")))?
+                as usize,
         };
         let data_path = join(&[&group, "data"]);
         let data = self.blobs.read_bytes(&data_path)?;
         let num_links = match attributes.get("num_links") {
-            Some(v) => v.as_u64().ok_or_else(|| Error::metadata(&key, format!("num_links {v} is invalid")))?,
+            Some(v) => v
+                .as_u64()
+                .ok_or_else(|| Error::metadata(&key, format!("num_links {v} is invalid")))?,
             // num_links is optional: derive it from the data length
             None => {
                 let rec = (width * (sid + 1) * 8) as u64;
@@ -879,7 +1127,8 @@ impl Level {
             }
         };
         let links = match data {
-            Some(d) => CrossChunkLinks::decode(&d, num_links, width, sid).map_err(blob_err(join(&[&data_path, "c/0"])))?,
+            Some(d) => CrossChunkLinks::decode(&d, num_links, width, sid)
+                .map_err(blob_err(join(&[&data_path, "c/0"])))?,
             None if num_links == 0 => CrossChunkLinks::new(width, sid),
             None => {
                 return Err(Error::Missing {
@@ -888,7 +1137,11 @@ impl Level {
                 })
             }
         };
-        Ok(Some(CrossChunk { delta, links, attributes }))
+        Ok(Some(CrossChunk {
+            delta,
+            links,
+            attributes,
+        }))
     }
 
     /// Reads object `id`: its vertices in manifest order, its attributes, and (except for
@@ -901,7 +1154,9 @@ impl Level {
             what: "object index (the level has no objects)".into(),
         })?;
         let mut objects = self.read_objects(&index, &[id])?;
-        objects.pop().ok_or_else(|| Error::InvalidInput(format!("object {id} does not exist")))
+        objects
+            .pop()
+            .ok_or_else(|| Error::InvalidInput(format!("object {id} does not exist")))
     }
 
     /// Reads several objects (see [`Level::object`]).
@@ -923,34 +1178,65 @@ impl Level {
         let okey = self.p(&["object_index", "zarr.json"]);
         for &id in ids {
             if id >= index.num_objects {
-                return Err(Error::InvalidInput(format!("object {id} does not exist ({} objects)", index.num_objects)));
+                return Err(Error::InvalidInput(format!(
+                    "object {id} does not exist ({} objects)",
+                    index.num_objects
+                )));
             }
         }
         // The chunks the objects need, read once each, in parallel.
         let mut needed: Vec<ChunkKey> = ids
             .iter()
-            .flat_map(|&id| index.manifests[id as usize].refs().map(|(c, _)| ChunkKey(c.to_vec())))
+            .flat_map(|&id| {
+                index.manifests[id as usize]
+                    .refs()
+                    .map(|(c, _)| ChunkKey(c.to_vec()))
+            })
             .collect();
         needed.sort();
         needed.dedup();
         let attr_names = self.vertex_attribute_names()?;
-        let infos: Vec<AttributeInfo> = attr_names.iter().map(|n| self.vertex_attribute_info(n)).collect::<Result<_>>()?;
+        let infos: Vec<AttributeInfo> = attr_names
+            .iter()
+            .map(|n| self.vertex_attribute_info(n))
+            .collect::<Result<_>>()?;
         let explicit = self.geometry.has_explicit_links();
         let link_width = if explicit { self.links_info(0)?.0 } else { 2 };
         let loaded: Vec<(ChunkKey, LoadedChunk)> = needed
             .par_iter()
             .map(|k| -> Result<(ChunkKey, LoadedChunk)> {
                 let chunk = self.chunk(k)?.ok_or_else(|| {
-                    Error::inconsistent(&okey, format!("a manifest names chunk {k}, which has no vertices"))
+                    Error::inconsistent(
+                        &okey,
+                        format!("a manifest names chunk {k}, which has no vertices"),
+                    )
                 })?;
                 let rows = chunk.vertices.len() as u64;
-                let attrs = infos.iter().map(|i| self.vertex_attribute(i, k, rows)).collect::<Result<Vec<_>>>()?;
-                let links = if explicit { self.links(k, link_width, rows)? } else { None };
-                Ok((k.clone(), LoadedChunk { chunk, attrs, links }))
+                let attrs = infos
+                    .iter()
+                    .map(|i| self.vertex_attribute(i, k, rows))
+                    .collect::<Result<Vec<_>>>()?;
+                let links = if explicit {
+                    self.links(k, link_width, rows)?
+                } else {
+                    None
+                };
+                Ok((
+                    k.clone(),
+                    LoadedChunk {
+                        chunk,
+                        attrs,
+                        links,
+                    },
+                ))
             })
             .collect::<Result<_>>()?;
         let loaded: HashMap<ChunkKey, LoadedChunk> = loaded.into_iter().collect();
-        let ccl = if explicit { self.cross_chunk_links(0)? } else { None };
+        let ccl = if explicit {
+            self.cross_chunk_links(0)?
+        } else {
+            None
+        };
         let object_attrs = self.object_attributes()?;
         let mut out = Vec::with_capacity(ids.len());
         for &id in ids {
@@ -967,13 +1253,23 @@ impl Level {
             let mut frag_spans = Vec::new();
             for (coords, f) in manifest.refs() {
                 let key = ChunkKey(coords.to_vec());
-                let lc = loaded.get(&key).ok_or_else(|| Error::inconsistent(&okey, format!("chunk {key} missing")))?;
+                let lc = loaded
+                    .get(&key)
+                    .ok_or_else(|| Error::inconsistent(&okey, format!("chunk {key} missing")))?;
                 let rows = lc.chunk.fragments.get(f as usize).ok_or_else(|| {
-                    Error::inconsistent(&okey, format!("object {id} names fragment {f} of chunk {key}, which has {}", lc.chunk.fragments.len()))
+                    Error::inconsistent(
+                        &okey,
+                        format!(
+                            "object {id} names fragment {f} of chunk {key}, which has {}",
+                            lc.chunk.fragments.len()
+                        ),
+                    )
                 })?;
                 let start = obj.rows.len();
                 for r in rows.iter() {
-                    let v = lc.chunk.vertices.row(r as usize).ok_or_else(|| Error::inconsistent(&okey, format!("row {r} of chunk {key}")))?;
+                    let v = lc.chunk.vertices.row(r as usize).ok_or_else(|| {
+                        Error::inconsistent(&okey, format!("row {r} of chunk {key}"))
+                    })?;
                     obj.vertices.push(v);
                     obj.rows.push((key.clone(), r));
                 }
@@ -981,9 +1277,15 @@ impl Level {
                 obj.fragments.push((key.clone(), f));
                 for (info, rows_of) in infos.iter().zip(&lc.attrs) {
                     if let Some(a) = rows_of {
-                        let picked = a.gather(rows.iter()).map_err(blob_err(self.p(&["vertex_attributes", &info.name, &key.to_string()])))?;
+                        let picked = a.gather(rows.iter()).map_err(blob_err(self.p(&[
+                            "vertex_attributes",
+                            &info.name,
+                            &key.to_string(),
+                        ])))?;
                         match obj.vertex_attributes.get_mut(&info.name) {
-                            Some(acc) => acc.extend(&picked).map_err(blob_err(self.p(&["vertex_attributes", &info.name])))?,
+                            Some(acc) => acc
+                                .extend(&picked)
+                                .map_err(blob_err(self.p(&["vertex_attributes", &info.name])))?,
                             None => {
                                 obj.vertex_attributes.insert(info.name.clone(), picked);
                             }
@@ -993,8 +1295,15 @@ impl Level {
             }
             obj.links = self.object_links(&obj, &frag_spans, &loaded, ccl.as_ref())?;
             for (name, attr) in &object_attrs {
-                let present = attr.present_mask.as_ref().is_none_or(|m| m.get(id as usize).copied().unwrap_or(false));
-                let value = if present { attr.values.rows.row_json(id as usize) } else { None };
+                let present = attr
+                    .present_mask
+                    .as_ref()
+                    .is_none_or(|m| m.get(id as usize).copied().unwrap_or(false));
+                let value = if present {
+                    attr.values.rows.row_json(id as usize)
+                } else {
+                    None
+                };
                 obj.attributes.insert(name.clone(), value);
             }
             out.push(obj);
@@ -1027,7 +1336,10 @@ impl Level {
         for k in chunks {
             if let Some(rows) = loaded.get(k).and_then(|l| l.links.as_ref()) {
                 for row in rows.rows() {
-                    let mapped: Option<Vec<u64>> = row.iter().map(|&v| local.get(&(k, v as u64)).copied()).collect();
+                    let mapped: Option<Vec<u64>> = row
+                        .iter()
+                        .map(|&v| local.get(&(k, v as u64)).copied())
+                        .collect();
                     if let Some(m) = mapped {
                         links.push(m);
                     }
@@ -1039,7 +1351,9 @@ impl Level {
             for r in 0..l.len() {
                 let mut mapped = Vec::with_capacity(l.link_width());
                 for e in 0..l.link_width() {
-                    let Some((c, row)) = l.endpoint(r, e) else { break };
+                    let Some((c, row)) = l.endpoint(r, e) else {
+                        break;
+                    };
                     match local.get(&(&ChunkKey(c.to_vec()), row)) {
                         Some(&m) => mapped.push(m),
                         None => break,
@@ -1083,8 +1397,18 @@ impl Level {
     /// scanned.
     pub fn query_box_with(&self, lo: &[f64], hi: &[f64], attributes: &[&str]) -> Result<BoxHits> {
         let ndim = self.root.ndim();
-        if lo.len() != ndim || hi.len() != ndim || lo.iter().zip(hi).any(|(a, b)| !matches!(a.partial_cmp(b), Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal))) {
-            return Err(Error::InvalidInput(format!("box {lo:?}..{hi:?} must have {ndim} ordered bounds")));
+        if lo.len() != ndim
+            || hi.len() != ndim
+            || lo.iter().zip(hi).any(|(a, b)| {
+                !matches!(
+                    a.partial_cmp(b),
+                    Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)
+                )
+            })
+        {
+            return Err(Error::InvalidInput(format!(
+                "box {lo:?}..{hi:?} must have {ndim} ordered bounds"
+            )));
         }
         let cs = self.chunk_shape();
         let clo = chunk_of(lo, &cs);
@@ -1094,21 +1418,32 @@ impl Level {
             .into_iter()
             .filter(|k| {
                 let c = &k.coords()[k.arity() - ndim..];
-                c.iter().zip(clo.iter().zip(&chi)).all(|(x, (a, b))| a <= x && x <= b)
+                c.iter()
+                    .zip(clo.iter().zip(&chi))
+                    .all(|(x, (a, b))| a <= x && x <= b)
             })
             .collect();
-        let infos: Vec<AttributeInfo> = attributes.iter().map(|n| self.vertex_attribute_info(n)).collect::<Result<_>>()?;
+        let infos: Vec<AttributeInfo> = attributes
+            .iter()
+            .map(|n| self.vertex_attribute_info(n))
+            .collect::<Result<_>>()?;
         let binned = self.binned_fragments()?;
         let bin_shape = self.bin_shape();
         let per_chunk: Vec<BoxHits> = keys
             .par_iter()
             .map(|k| -> Result<BoxHits> {
                 let mut hits = BoxHits::default();
-                let Some(v) = self.vertices(k)? else { return Ok(hits) };
+                let Some(v) = self.vertices(k)? else {
+                    return Ok(hits);
+                };
                 let rows: Vec<u64> = match &binned {
                     Some(bpc) => {
                         let frags = self.fragments(k, v.len() as u64)?;
-                        let origin: Vec<f64> = k.coords()[k.arity() - ndim..].iter().zip(&cs).map(|(c, s)| *c as f64 * s).collect();
+                        let origin: Vec<f64> = k.coords()[k.arity() - ndim..]
+                            .iter()
+                            .zip(&cs)
+                            .map(|(c, s)| *c as f64 * s)
+                            .collect();
                         let mut rows = Vec::new();
                         for (f, fr) in frags.iter().enumerate() {
                             if fr.is_empty() || bin_outside(f, bpc, &origin, &bin_shape, lo, hi) {
@@ -1123,7 +1458,10 @@ impl Level {
                 let mut kept = Vec::new();
                 for r in rows {
                     let Some(p) = v.row(r as usize) else { continue };
-                    if p.iter().zip(lo.iter().zip(hi)).all(|(x, (a, b))| a <= x && x <= b) {
+                    if p.iter()
+                        .zip(lo.iter().zip(hi))
+                        .all(|(x, (a, b))| a <= x && x <= b)
+                    {
                         kept.push(r);
                         hits.rows.push((k.clone(), r));
                         hits.positions.push(p);
@@ -1131,7 +1469,12 @@ impl Level {
                 }
                 for info in &infos {
                     if let Some(a) = self.vertex_attribute(info, k, v.len() as u64)? {
-                        let picked = a.gather(kept.iter().copied()).map_err(blob_err(self.p(&["vertex_attributes", &info.name, &k.to_string()])))?;
+                        let picked =
+                            a.gather(kept.iter().copied()).map_err(blob_err(self.p(&[
+                                "vertex_attributes",
+                                &info.name,
+                                &k.to_string(),
+                            ])))?;
                         hits.vertex_attributes.insert(info.name.clone(), picked);
                     }
                 }
@@ -1144,7 +1487,9 @@ impl Level {
             out.positions.extend(h.positions);
             for (name, rows) in h.vertex_attributes {
                 match out.vertex_attributes.get_mut(&name) {
-                    Some(acc) => acc.extend(&rows).map_err(blob_err(self.p(&["vertex_attributes", &name])))?,
+                    Some(acc) => acc
+                        .extend(&rows)
+                        .map_err(blob_err(self.p(&["vertex_attributes", &name])))?,
                     None => {
                         out.vertex_attributes.insert(name, rows);
                     }
@@ -1162,7 +1507,7 @@ impl Level {
     /// Bins per chunk when fragments are bins (an undifferentiated point cloud with more
     /// than one bin per chunk), else `None`.
     fn binned_fragments(&self) -> Result<Option<Vec<u64>>> {
-        if self.geometry != Geometry::PointCloud || self.blobs.group_attributes(&self.p(&["object_index"]))?.is_some() {
+        if self.geometry != Geometry::PointCloud || self.has_object_index {
             return Ok(None);
         }
         let bpc: Vec<u64> = self

@@ -77,8 +77,9 @@ fn is_not_found(e: &io::Error) -> bool {
 }
 
 impl FilesystemStore {
-    /// A store rooted at `root`. The directory is created if it does not exist; an existing
-    /// path that is not a directory is an error.
+    /// A store rooted at `root`. The directory does not have to exist yet (it is created by
+    /// the first write; reads of a missing root find nothing); an existing path that is not a
+    /// directory is an error.
     pub fn new(root: impl AsRef<Path>) -> StoreResult<Self> {
         let root = root.as_ref().to_path_buf();
         let shown = root.display().to_string();
@@ -90,7 +91,7 @@ impl FilesystemStore {
                     reason: "exists and is not a directory".into(),
                 })
             }
-            Err(e) if is_not_found(&e) => fs::create_dir_all(&root).map_err(io_err(&shown))?,
+            Err(e) if is_not_found(&e) => {}
             Err(e) => return Err(io_err(&shown)(e)),
         }
         Ok(Self {

@@ -344,3 +344,86 @@ fn check_concurrent_writes(name: &str, make: &dyn Fn() -> Arc<dyn Store>) {
     assert_eq!(shared.len(), 1000, "{name}: torn value");
     assert!(shared.iter().all(|&b| b == shared[0]), "{name}: torn value");
 }
+
+/// A store wrapper that records every key read (`get`, ranged `get`, `size`), for tests that
+/// check which blobs an operation touches.
+#[derive(Debug)]
+pub struct CountingStore {
+    inner: Arc<dyn Store>,
+    reads: std::sync::Mutex<Vec<String>>,
+}
+
+impl CountingStore {
+    /// Wraps `inner`.
+    pub fn new(inner: Arc<dyn Store>) -> Self {
+        Self {
+            inner,
+            reads: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    fn note(&self, key: &StoreKey) {
+        if let Ok(mut r) = self.reads.lock() {
+            r.push(key.to_string());
+        }
+    }
+
+    /// The keys read since the last [`CountingStore::reset`], in order.
+    pub fn reads(&self) -> Vec<String> {
+        self.reads.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+
+    /// Forgets the recorded reads.
+    pub fn reset(&self) {
+        if let Ok(mut r) = self.reads.lock() {
+            r.clear();
+        }
+    }
+}
+
+impl zv_core::store::ReadableStore for CountingStore {
+    fn get(&self, key: &StoreKey) -> zv_core::store::StoreResult<Option<bytes::Bytes>> {
+        self.note(key);
+        self.inner.get(key)
+    }
+
+    fn get_range(
+        &self,
+        key: &StoreKey,
+        range: ByteRange,
+    ) -> zv_core::store::StoreResult<Option<bytes::Bytes>> {
+        self.note(key);
+        self.inner.get_range(key, range)
+    }
+
+    fn size(&self, key: &StoreKey) -> zv_core::store::StoreResult<Option<u64>> {
+        self.note(key);
+        self.inner.size(key)
+    }
+}
+
+impl zv_core::store::WritableStore for CountingStore {
+    fn set(&self, key: &StoreKey, value: bytes::Bytes) -> zv_core::store::StoreResult<()> {
+        self.inner.set(key, value)
+    }
+
+    fn delete(&self, key: &StoreKey) -> zv_core::store::StoreResult<()> {
+        self.inner.delete(key)
+    }
+}
+
+impl zv_core::store::ListableStore for CountingStore {
+    fn list_prefix(&self, prefix: &StorePrefix) -> zv_core::store::StoreResult<Vec<StoreKey>> {
+        self.inner.list_prefix(prefix)
+    }
+
+    fn list_dir(&self, prefix: &StorePrefix) -> zv_core::store::StoreResult<StoreKeysPrefixes> {
+        self.inner.list_dir(prefix)
+    }
+}
+
+impl Store for CountingStore {
+    fn delete_prefix(&self, prefix: &StorePrefix) -> zv_core::store::StoreResult<()> {
+        self.inner.delete_prefix(prefix)
+    }
+}
