@@ -1,7 +1,27 @@
 //! # zv-format — the Zarr Vectors (ZV 0.7) format
 //!
-//! The ZV hierarchy on top of the Zarr v3 layer of `zv-core`. This crate also decides which
-//! plugins a program gets, through Cargo features:
+//! The ZV hierarchy on top of the Zarr v3 layer of `zv-core`:
+//!
+//! - [`reader`]: open any ZV 0.7 store ([`ZvStore`]) and answer by level, chunk, object,
+//!   group and bounding box;
+//! - [`dump`]: a store's content as "zv-dump/1" JSON (`zv dump`);
+//! - [`layout`]: the binary framings inside ZV blobs (fragment index, manifests, links, …);
+//! - [`metadata`], [`blob`]: root and level metadata, blob access.
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/zv-0.7/points_basic.zarr");
+//! let store = zv_format::ZvStore::open_url(path.to_str().unwrap())?;
+//! let level = store.level(0)?;
+//! let cell = level.object(0)?;                  // one object: its vertices and attributes
+//! println!("object 0 has {} points", cell.vertices.len());
+//! let group = level.group_objects(1)?;          // the objects of group 1
+//! let near_origin = level.query_box(&[0.0; 3], &[30.0; 3])?;
+//! assert!(!group.is_empty() && !near_origin.positions.is_empty());
+//! # Ok(()) }
+//! ```
+//!
+//! This crate also decides which plugins a program gets, through Cargo features:
 //!
 //! | feature | enables |
 //! |---|---|
@@ -10,13 +30,7 @@
 //! | `blosc`, `zstd`, `gzip`, `crc32c` | those codecs of `zv-codecs` |
 //!
 //! `bytes`, `transpose` and `vlen-bytes` are always available. A codec left out by the
-//! features is still known by name, and asking for it says which feature to enable:
-//!
-//! ```
-//! zv_format::link_plugins();
-//! let bytes = zv_core::plugin::codec_plugin("bytes");
-//! assert!(bytes.is_ok());
-//! ```
+//! features is still known by name, and asking for it says which feature to enable.
 
 pub use zv_core;
 

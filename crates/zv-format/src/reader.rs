@@ -742,6 +742,33 @@ impl Level {
         }
     }
 
+    /// The fragment attribute names (folders of `fragment_attributes/`).
+    pub fn fragment_attribute_names(&self) -> Result<Vec<String>> {
+        self.children_of("fragment_attributes")
+    }
+
+    /// How fragment attribute `name` is stored.
+    pub fn fragment_attribute_info(&self, name: &str) -> Result<AttributeInfo> {
+        self.attribute_info(&self.p(&["fragment_attributes", name]), name)
+    }
+
+    /// The rows of fragment attribute `name` in chunk `key`, one per fragment of the chunk's
+    /// `vertex_fragments` (`fragments` of them); `None` if the chunk has no blob for it.
+    pub fn fragment_attribute(
+        &self,
+        info: &AttributeInfo,
+        key: &ChunkKey,
+        fragments: u64,
+    ) -> Result<Option<AttributeRows>> {
+        let path = self.p(&["fragment_attributes", &info.name, &key.to_string()]);
+        match self.blobs.read_bytes(&path)? {
+            None => Ok(None),
+            Some(b) => AttributeRows::decode(&b, info.data_type, fragments, info.channels())
+                .map(Some)
+                .map_err(blob_err(join(&[&path, "c/0"]))),
+        }
+    }
+
     /// The link deltas present (`links/<d>` folders), ascending.
     pub fn link_deltas(&self) -> Result<Vec<i32>> {
         let mut d: Vec<i32> = self
@@ -1142,6 +1169,37 @@ impl Level {
             links,
             attributes,
         }))
+    }
+
+    /// The cross-chunk link attribute names (folders of `cross_chunk_link_attributes/`).
+    pub fn cross_chunk_link_attribute_names(&self) -> Result<Vec<String>> {
+        self.children_of("cross_chunk_link_attributes")
+    }
+
+    /// The values of cross-chunk link attribute `name` for the records of `delta` (one row
+    /// per record; the row count must equal the records' `num_links`).
+    pub fn cross_chunk_link_attribute(
+        &self,
+        name: &str,
+        delta: i32,
+    ) -> Result<Option<AttributeRows>> {
+        let group = self.p(&["cross_chunk_link_attributes", name, &delta_name(delta)]);
+        let info = self.attribute_info(&group, name)?;
+        let Some(records) = self.cross_chunk_links(delta)? else {
+            return Ok(None);
+        };
+        let data_path = join(&[&group, "data"]);
+        match self.blobs.read_bytes(&data_path)? {
+            None => Ok(None),
+            Some(b) => AttributeRows::decode(
+                &b,
+                info.data_type,
+                records.links.len() as u64,
+                info.channels(),
+            )
+            .map(Some)
+            .map_err(blob_err(join(&[&data_path, "c/0"]))),
+        }
     }
 
     /// Reads object `id`: its vertices in manifest order, its attributes, and (except for
