@@ -3,6 +3,8 @@
 //! ```text
 //! zv demo [DIR]                                   write and read back a demo store
 //! zv dump STORE [--compact]                     a ZV store's content as JSON (zv-dump/1)
+//! zv import FILE.json STORE [--batch N] [--codecs C]   write a store from zv-geometry/1 JSON
+//! zv export STORE [--format geometry-json] [-o FILE]    level 0 as zv-geometry/1 JSON
 //! zv zarr info STORE [NODE] [--children]          metadata of a Zarr v3 node, as JSON
 //! zv zarr get STORE ARRAY [--region R] [--raw]    values of an array region (JSON or raw LE bytes)
 //! ```
@@ -41,6 +43,33 @@ enum Command {
         #[arg(long)]
         compact: bool,
     },
+    /// Write a store from a "zv-geometry/1" JSON document (see the README).
+    Import {
+        /// The document.
+        file: String,
+        /// The new store: a path, file:///path or memory://name.
+        store: String,
+        /// Rows (or polylines) per batch given to the streaming writer.
+        #[arg(long, default_value_t = 1_000_000)]
+        batch: usize,
+        /// Override the document's codecs: spec-default, none, zstd[:L], blosc-lz4, gzip[:L], +crc32c.
+        #[arg(long)]
+        codecs: Option<String>,
+        /// Replace an existing store at the target.
+        #[arg(long)]
+        overwrite: bool,
+    },
+    /// Export level 0 of a store.
+    Export {
+        /// The store: a path, file:///path or memory://name.
+        store: String,
+        /// The output format.
+        #[arg(long, default_value = "geometry-json")]
+        format: String,
+        /// Write to this file instead of stdout.
+        #[arg(long, short)]
+        output: Option<String>,
+    },
     /// Zarr v3 layer commands.
     Zarr {
         #[command(subcommand)]
@@ -54,6 +83,18 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Demo { dir } => demo::run(&dir),
         Command::Dump { store, compact } => dump(&store, compact),
+        Command::Import {
+            file,
+            store,
+            batch,
+            codecs,
+            overwrite,
+        } => import(&file, &store, batch, codecs, overwrite),
+        Command::Export {
+            store,
+            format,
+            output,
+        } => export(&store, &format, output.as_deref()),
         Command::Zarr { command } => zarr::run(command),
     };
     match result {
@@ -77,6 +118,55 @@ fn dump(store: &str, compact: bool) -> CliResult {
     }
     out.write_all(b"\n")?;
     out.flush()?;
+    Ok(())
+}
+
+fn import(
+    file: &str,
+    store: &str,
+    batch: usize,
+    codecs: Option<String>,
+    overwrite: bool,
+) -> CliResult {
+    let bytes = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
+    let mut doc = zv_format::geometry::GeometryDocument::from_json(&bytes)?;
+    if codecs.is_some() {
+        doc.codecs = codecs;
+    }
+    let target = zv_core::plugin::open_store(store)?;
+    if !target
+        .list_prefix(&zv_core::key::StorePrefix::root())?
+        .is_empty()
+    {
+        if !overwrite {
+            return Err(format!("{store} is not empty (use --overwrite to replace it)").into());
+        }
+        target.delete_prefix(&zv_core::key::StorePrefix::root())?;
+    }
+    let summary = zv_format::writer::write_document(target, &doc, batch)?;
+    eprintln!(
+        "wrote {} vertices in {} chunks, {} objects, {} intra-chunk and {} cross-chunk links, {} groups to {store}",
+        summary.vertices, summary.chunks, summary.objects, summary.intra_links, summary.cross_chunk_links, summary.groups
+    );
+    Ok(())
+}
+
+fn export(store: &str, format: &str, output: Option<&str>) -> CliResult {
+    use std::io::Write;
+    if format != "geometry-json" {
+        return Err(format!("unknown export format `{format}` (supported: geometry-json)").into());
+    }
+    let store = zv_format::ZvStore::open_url(store)?;
+    let doc = zv_format::export::export_geometry(&store)?;
+    let text = serde_json::to_vec(&doc)?;
+    match output {
+        Some(path) => std::fs::write(path, &text).map_err(|e| format!("{path}: {e}"))?,
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(&text)?;
+            out.write_all(b"\n")?;
+        }
+    }
     Ok(())
 }
 

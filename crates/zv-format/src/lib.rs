@@ -48,9 +48,12 @@ pub fn link_plugins() {
 pub mod blob;
 pub mod dump;
 pub mod error;
+pub mod export;
+pub mod geometry;
 pub mod layout;
 pub mod metadata;
 pub mod reader;
+pub mod writer;
 
 pub use error::{Error, Result};
 pub use reader::{Level, ZvStore};
