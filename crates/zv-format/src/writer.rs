@@ -1133,8 +1133,9 @@ impl ZvWriter {
         Ok(())
     }
 
-    /// Sets the object attributes (one row per object; null rows are stored as absent with a
-    /// `present_mask`).
+    /// Sets the object attributes: one row per object, objects being `0..=` the largest object
+    /// id (the polylines, for polyline geometries); null rows are stored as absent, with a
+    /// `present_mask`.
     pub fn set_object_attributes(&mut self, attributes: BTreeMap<String, Attribute>) {
         self.object_attributes = attributes;
     }
@@ -1144,7 +1145,8 @@ impl ZvWriter {
         self.fragment_attributes = attributes;
     }
 
-    /// Sets the groups (group id → object ids) and their attributes (one row per group).
+    /// Sets the groups (group id → object ids; groups are `0..=` the largest id, missing ids
+    /// are empty groups) and their attributes (one row per group).
     pub fn set_groups(
         &mut self,
         groups: BTreeMap<u64, Vec<u64>>,
@@ -1161,15 +1163,7 @@ impl ZvWriter {
         if self.objects_given != Some(true) {
             return 0;
         }
-        let by_ids = self.max_object.map_or(0, |m| m + 1);
-        let by_attrs = self
-            .object_attributes
-            .values()
-            .chain(self.fragment_attributes.values())
-            .map(|a| a.values.len() as u64)
-            .max()
-            .unwrap_or(0);
-        by_ids.max(by_attrs)
+        self.max_object.map_or(0, |m| m + 1)
     }
 
     /// Checks everything that spans batches, before anything is written.
@@ -1239,13 +1233,10 @@ impl ZvWriter {
                 return Err(bad(format!("fragment attribute `{name}` has null values")));
             }
         }
-        let g = self.groups.keys().next_back().map_or(0, |m| m + 1).max(
-            self.group_attributes
-                .values()
-                .map(|a| a.values.len() as u64)
-                .max()
-                .unwrap_or(0),
-        );
+        let g = self.groups.keys().next_back().map_or(0, |m| m + 1);
+        if self.groups.is_empty() && !self.group_attributes.is_empty() {
+            return Err(bad("group attributes need groups"));
+        }
         for (gid, members) in &self.groups {
             let mut sorted = members.clone();
             sorted.sort_unstable();
