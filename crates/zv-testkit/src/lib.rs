@@ -10,6 +10,7 @@
 //!   are not multiples of the type size included) and "arbitrary or damaged bytes never make
 //!   `decode` panic", for any registered codec;
 //! - [`alloc`]: a counting global allocator for "decoders allocate a bounded amount" checks;
+//! - [`geometry`]: random geometry of every type and the write → read round-trip check;
 //! - [`fixtures`]: the reference fixtures' writer arguments as zv-geometry/1 documents;
 //! - [`env`]: the workspace, fixtures and a zarr-python interpreter for integration tests.
 //!
@@ -27,4 +28,5 @@ pub mod alloc;
 pub mod codec;
 pub mod env;
 pub mod fixtures;
+pub mod geometry;
 pub mod store;
