@@ -9,6 +9,8 @@ Driven by crates/zv-cli/tests/zarr_interop.rs, which owns the test matrix:
                               report what it reads
   vlen STORE_DIR              write variable_length_bytes arrays with zarr-python; print their
                               values (base64) as JSON
+  walk STORE_DIR...           open every group and array below the root; print the group paths
+                              and each array's bytes (hex) as JSON
 
 A report is a JSON object {case name: interpretation}. For each case the array values that
 zarr-python reads are also written, C order and little-endian, to STORE_DIR/NAME.zarrpy.bin.
@@ -159,6 +161,22 @@ def vlen(store_dir):
     return out
 
 
+def walk(store_dir):
+    """Every group and array zarr-python finds below the root, with the arrays' bytes (hex)."""
+    root = zarr.open_group(store_dir, mode="r")
+    groups = [""]
+    arrays = {}
+    for path, node in root.members(max_depth=None):
+        if isinstance(node, zarr.Group):
+            groups.append(path)
+        else:
+            data = np.asarray(node[...])
+            if data.dtype != np.uint8:
+                raise SystemExit(f"{path}: unexpected dtype {data.dtype}")
+            arrays[path] = data.tobytes().hex()
+    return {"groups": sorted(groups), "arrays": arrays}
+
+
 def main(argv):
     if len(argv) < 3:
         print(__doc__, file=sys.stderr)
@@ -166,6 +184,8 @@ def main(argv):
     cmd = argv[1]
     if cmd == "vlen":
         report = vlen(argv[2])
+    elif cmd == "walk":
+        report = {d: walk(d) for d in argv[2:]}
     else:
         with open(argv[2]) as f:
             spec = json.load(f)

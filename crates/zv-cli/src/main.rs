@@ -12,6 +12,7 @@
 //! Errors go to stderr with exit status 1 (2 for usage errors); the command never panics on
 //! bad input.
 
+mod bench;
 mod demo;
 mod zarr;
 
@@ -70,6 +71,11 @@ enum Command {
         #[arg(long, short)]
         output: Option<String>,
     },
+    /// Measurements (see scripts/memory-test.sh).
+    Bench {
+        #[command(subcommand)]
+        command: bench::BenchCommand,
+    },
     /// Zarr v3 layer commands.
     Zarr {
         #[command(subcommand)]
@@ -95,6 +101,7 @@ fn main() -> ExitCode {
             format,
             output,
         } => export(&store, &format, output.as_deref()),
+        Command::Bench { command } => bench::run(command),
         Command::Zarr { command } => zarr::run(command),
     };
     match result {

@@ -1,7 +1,7 @@
 //! For every reference fixture, `zv dump NAME.zarr` compared with `NAME.expected.json` by
 //! `../shared/tools/compare_dumps.py` is `equal`, with the default logical scope and with
 //! `--scope all` (the physical layout too).
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use std::path::Path;
 use std::process::Command;

@@ -2,7 +2,7 @@
 //! zv-geometry/1, written by `zv import` and dumped by `zv dump`, compare `equal` with
 //! `NAME.expected.json` (logical scope), except for keys where a documented ruling makes zv
 //! differ; and `zv export` → `zv import` reproduces the same content.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use std::path::Path;
 use std::process::Command;

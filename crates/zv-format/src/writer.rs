@@ -553,6 +553,7 @@ fn encode_column(
 /// Per-chunk spill state.
 #[derive(Debug, Clone)]
 struct SpillChunk {
+    idx: u32,
     file: PathBuf,
     rows: u64,
     /// polylines: segments (fragments) so far
@@ -747,32 +748,36 @@ impl ZvWriter {
     /// The bin of `p` within its chunk, row-major (last axis fastest).
     fn bin_of(&self, p: &[f64], key: &ChunkKey) -> u64 {
         let mut idx = 0u64;
-        for d in 0..self.ndim {
-            let b = (p[d] / self.bin_shape[d]).floor() as i64;
-            let local = (b - key.0[d] * self.bins_per_chunk[d] as i64)
-                .clamp(0, self.bins_per_chunk[d] as i64 - 1) as u64;
-            idx = idx * self.bins_per_chunk[d] + local;
+        for (((x, bin), c), &bpc) in p
+            .iter()
+            .zip(&self.bin_shape)
+            .zip(&key.0)
+            .zip(&self.bins_per_chunk)
+        {
+            let b = (x / bin).floor() as i64;
+            let local = (b - c * bpc as i64).clamp(0, bpc as i64 - 1) as u64;
+            idx = idx * bpc + local;
         }
         idx
     }
 
     fn chunk_index(&mut self, key: &ChunkKey) -> u32 {
-        if !self.chunks.contains_key(key) {
-            let file = self
-                .spill_dir
-                .path()
-                .join(format!("c{}.spill", self.chunk_order.len()));
-            self.chunks.insert(
-                key.clone(),
-                SpillChunk {
-                    file,
-                    rows: 0,
-                    segments: 0,
-                },
-            );
-            self.chunk_order.push(key.clone());
+        if let Some(c) = self.chunks.get(key) {
+            return c.idx;
         }
-        self.chunk_order.iter().position(|k| k == key).unwrap_or(0) as u32
+        let idx = self.chunk_order.len() as u32;
+        let file = self.spill_dir.path().join(format!("c{idx}.spill"));
+        self.chunks.insert(
+            key.clone(),
+            SpillChunk {
+                idx,
+                file,
+                rows: 0,
+                segments: 0,
+            },
+        );
+        self.chunk_order.push(key.clone());
+        idx
     }
 
     fn record_len(&self) -> usize {
@@ -848,20 +853,47 @@ impl ZvWriter {
         object_ids: Option<&[u64]>,
         attributes: &BTreeMap<String, Attribute>,
     ) -> Result<u64> {
+        let mut flat = Vec::with_capacity(positions.len() * self.ndim);
+        for (i, p) in positions.iter().enumerate() {
+            if p.len() != self.ndim {
+                return Err(bad(format!(
+                    "vertex {} has {} coordinates, the store has {} axes",
+                    self.n_vertices + i as u64,
+                    p.len(),
+                    self.ndim
+                )));
+            }
+            flat.extend_from_slice(p);
+        }
+        self.add_vertices_flat(&flat, object_ids, attributes)
+    }
+
+    /// [`ZvWriter::add_vertices`] with the coordinates flat (`ndim` values per vertex), which
+    /// avoids one allocation per vertex for large batches.
+    pub fn add_vertices_flat(
+        &mut self,
+        coords: &[f64],
+        object_ids: Option<&[u64]>,
+        attributes: &BTreeMap<String, Attribute>,
+    ) -> Result<u64> {
         if self.opts.geometry.is_sequential() {
             return Err(bad(format!(
                 "{} geometry takes polylines, not vertices",
                 self.opts.geometry.name()
             )));
         }
+        let nd = self.ndim;
+        if coords.len() % nd != 0 {
+            return Err(bad(format!(
+                "{} coordinates are not whole vertices of {nd} axes",
+                coords.len()
+            )));
+        }
+        let n = coords.len() / nd;
         let first = self.n_vertices;
         if let Some(ids) = object_ids {
-            if ids.len() != positions.len() {
-                return Err(bad(format!(
-                    "{} object ids for {} vertices",
-                    ids.len(),
-                    positions.len()
-                )));
+            if ids.len() != n {
+                return Err(bad(format!("{} object ids for {n} vertices", ids.len())));
             }
         }
         let given = object_ids.is_some();
@@ -873,48 +905,72 @@ impl ZvWriter {
                     ));
                 }
             }
+        }
+        self.check_columns(attributes, n, "vertex")?;
+        // convert and check every row before keeping anything
+        let vs = self.vsize;
+        let mut bytes = Vec::with_capacity(n * nd * vs);
+        let mut stored = Vec::with_capacity(n * nd);
+        let mut inside = Vec::with_capacity(n);
+        for i in 0..n {
+            for &x in &coords[i * nd..(i + 1) * nd] {
+                if !x.is_finite() {
+                    return Err(bad(format!(
+                        "vertex {} has a non-finite coordinate {x}",
+                        first + i as u64
+                    )));
+                }
+                let at = bytes.len();
+                f64_to_le(self.opts.vertex_type, x, &mut bytes);
+                let back = le_to_f64(self.opts.vertex_type, &bytes[at..]);
+                if !back.is_finite() {
+                    return Err(bad(format!(
+                        "vertex {}: {x} does not fit {}",
+                        first + i as u64,
+                        self.opts.vertex_type
+                    )));
+                }
+                stored.push(back);
+            }
+            let ok = self.inside(&stored[i * nd..]);
+            if !ok && self.opts.out_of_bounds == OutOfBounds::Raise {
+                return Err(bad(format!(
+                    "vertex {} at {:?} is outside the bounds {:?}",
+                    first + i as u64,
+                    &stored[i * nd..],
+                    self.bounds
+                )));
+            }
+            inside.push(ok);
+        }
+        if self.opts.geometry == Geometry::PointCloud {
             self.objects_given = Some(given);
         } else {
             self.objects_given = Some(true);
         }
-        self.check_columns(attributes, positions.len(), "vertex")?;
-        // convert and check every row before keeping anything
-        let mut rows = Vec::with_capacity(positions.len());
-        for (i, p) in positions.iter().enumerate() {
-            let (bytes, stored) = self.convert(p, &format!("vertex {}", first + i as u64))?;
-            let inside = self.inside(&stored);
-            if !inside && self.opts.out_of_bounds == OutOfBounds::Raise {
-                return Err(bad(format!(
-                    "vertex {} at {stored:?} is outside the bounds {:?}",
-                    first + i as u64,
-                    self.bounds
-                )));
-            }
-            rows.push((bytes, stored, inside));
-        }
         let objects_mode = self.opts.geometry != Geometry::PointCloud || given;
-        let mut grouped: BTreeMap<ChunkKey, Vec<u8>> = BTreeMap::new();
+        let mut grouped: HashMap<ChunkKey, Vec<u8>> = HashMap::new();
         let mut cols = self.columns.take().unwrap_or_default();
-        let mut kept = 0u64;
-        for (i, (bytes, stored, inside)) in rows.into_iter().enumerate() {
-            if !inside && self.opts.out_of_bounds == OutOfBounds::Ignore {
+        for i in 0..n {
+            if !inside[i] && self.opts.out_of_bounds == OutOfBounds::Ignore {
                 continue;
             }
-            self.note_position(&stored);
-            let key = self.chunk_of(&stored);
+            let p = &stored[i * nd..(i + 1) * nd];
+            self.note_position(p);
+            let key = self.chunk_of(p);
             let ci = self.chunk_index(&key);
             let gid = self.n_vertices;
             let object = object_ids.map_or(0, |ids| ids[i]);
             let key1 = if objects_mode {
                 object
             } else {
-                self.bin_of(&stored, &key)
+                self.bin_of(p, &key)
             };
             let rec = grouped.entry(key).or_default();
             rec.extend_from_slice(&key1.to_le_bytes());
             rec.extend_from_slice(&gid.to_le_bytes());
             rec.extend_from_slice(&gid.to_le_bytes());
-            rec.extend_from_slice(&bytes);
+            rec.extend_from_slice(&bytes[i * nd * vs..(i + 1) * nd * vs]);
             for (c, a) in cols.iter_mut().zip(attributes.values()) {
                 c.push_row(a, i, rec);
             }
@@ -926,11 +982,9 @@ impl ZvWriter {
                 self.vertex_object.push(object);
             }
             self.n_vertices += 1;
-            kept += 1;
         }
         self.columns = Some(cols);
-        let _ = kept;
-        self.append(grouped)?;
+        self.append(grouped.into_iter().collect())?;
         Ok(first)
     }
 

@@ -47,7 +47,8 @@ fn the_valid_document_writes() {
 #[test]
 fn bad_input_is_refused_before_anything_is_written() {
     let base = graph();
-    let cases: Vec<(&str, Box<dyn Fn(&mut Value)>, &str)> = vec![
+    type Mutation = Box<dyn Fn(&mut Value)>;
+    let cases: Vec<(&str, Mutation, &str)> = vec![
         (
             "NaN coordinate",
             Box::new(|d| d["vertices"][1][0] = json!("NaN")),

@@ -1,0 +1,106 @@
+//! `zv bench`: measurements that need a real program run (e.g. peak memory under
+//! `/usr/bin/time -v`).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use clap::Subcommand;
+use zv_format::geometry::{Attribute, AttributeValues};
+use zv_format::layout::attributes::AttributeRows;
+use zv_format::reader::{Geometry, ZvStore};
+use zv_format::writer::{CodecChoice, WriterOptions, ZvWriter};
+
+use crate::CliResult;
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum BenchCommand {
+    /// Stream random points (with a float32 attribute) into a new store in batches, then read
+    /// the row count back.
+    StreamPoints {
+        /// The new store.
+        store: String,
+        /// Number of points.
+        #[arg(long, default_value_t = 20_000_000)]
+        points: u64,
+        /// Points per batch.
+        #[arg(long, default_value_t = 1_000_000)]
+        batch: u64,
+        /// Edge of the cubic chunks (points lie in [0, 1000)^3).
+        #[arg(long, default_value_t = 100.0)]
+        chunk: f64,
+        /// Codec choice.
+        #[arg(long, default_value = "spec-default")]
+        codecs: String,
+    },
+}
+
+pub(crate) fn run(command: BenchCommand) -> CliResult {
+    match command {
+        BenchCommand::StreamPoints {
+            store,
+            points,
+            batch,
+            chunk,
+            codecs,
+        } => stream_points(&store, points, batch, chunk, &codecs),
+    }
+}
+
+fn stream_points(url: &str, points: u64, batch: u64, chunk: f64, codecs: &str) -> CliResult {
+    let store = zv_core::plugin::open_store(url)?;
+    let mut opts = WriterOptions::new(Geometry::PointCloud, vec![chunk; 3]);
+    opts.codecs = CodecChoice::parse(codecs)?;
+    opts.bounds = Some([vec![0.0; 3], vec![1000.0; 3]]);
+    let mut writer = ZvWriter::create(Arc::clone(&store), opts)?;
+    let start = Instant::now();
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut done = 0u64;
+    while done < points {
+        let n = batch.min(points - done) as usize;
+        let coords: Vec<f64> = (0..n * 3).map(|_| (next() * 1000.0).min(999.999)).collect();
+        let intensity: Vec<f64> = (0..n).map(|_| next()).collect();
+        let mut attrs = BTreeMap::new();
+        attrs.insert(
+            "intensity".to_owned(),
+            Attribute {
+                values: AttributeValues::Numeric {
+                    rows: AttributeRows::from_f64s(
+                        zv_core::data_type::DataType::Float32,
+                        1,
+                        &intensity,
+                    )?,
+                    present: None,
+                },
+                channel_names: None,
+            },
+        );
+        writer.add_vertices_flat(&coords, None, &attrs)?;
+        done += n as u64;
+    }
+    let streamed = start.elapsed();
+    let summary = writer.finish()?;
+    let written = start.elapsed();
+    let level = ZvStore::open(store)?.level(0)?;
+    let mut rows = 0u64;
+    for key in level.chunk_keys()? {
+        rows += level.vertices(&key)?.map_or(0, |v| v.len() as u64);
+    }
+    println!(
+        "streamed {points} points in batches of {batch} ({:.1} s), finished {} chunks ({:.1} s total, {:.2} M points/s); read back {rows} points",
+        streamed.as_secs_f64(),
+        summary.chunks,
+        written.as_secs_f64(),
+        points as f64 / written.as_secs_f64() / 1e6
+    );
+    if rows != points {
+        return Err(format!("read back {rows} points, wrote {points}").into());
+    }
+    Ok(())
+}
