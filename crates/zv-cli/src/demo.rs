@@ -1,54 +1,95 @@
-//! `zv demo`: writes a store in a local folder, reads it back and checks it.
+//! `zv demo`: writes a small ZV store into a local folder from an embedded dataset, reads it
+//! back and checks it.
 
 use std::sync::Arc;
 
 use serde_json::json;
-use zv_core::array::Array;
-use zv_core::data_type::DataType;
-use zv_core::grid::Region;
-use zv_core::group::Group;
-use zv_core::metadata::{ArrayMetadata, ExtensionMetadata};
-use zv_core::node::NodePath;
-use zv_core::plugin::open_store;
+use zv_format::geometry::GeometryDocument;
+use zv_format::reader::ZvStore;
+use zv_format::writer::write_document;
 
 use crate::CliResult;
 
-pub(crate) fn run(dir: &str) -> CliResult {
-    let store = open_store(dir)?;
-    let mut root = Group::create_all(Arc::clone(&store), &NodePath::root())?;
-    root.update_attributes(|a| {
-        a.insert("description".into(), json!("zv demo store"));
-    })?;
-    let codecs: Vec<ExtensionMetadata> = serde_json::from_value(json!([
-        {"name": "bytes", "configuration": {"endian": "little"}},
-        {"name": "blosc", "configuration": {"cname": "zstd", "clevel": 5, "shuffle": "shuffle", "typesize": 4, "blocksize": 0}}
-    ]))?;
-    let shape = vec![1000u64, 3];
-    let mut meta = ArrayMetadata::new(shape.clone(), vec![256, 3], DataType::Float32, codecs)?;
-    meta.dimension_names = Some(vec![Some("vertex".into()), Some("axis".into())]);
-    let path = NodePath::new("/points")?;
-    let array = Array::create(Arc::clone(&store), &path, meta)?;
-    // A spiral of 1000 points.
-    let values: Vec<f32> = (0..1000)
-        .flat_map(|i| {
-            let t = i as f32 * 0.05;
-            [t.cos() * t, t.sin() * t, t]
-        })
-        .collect();
-    array.store_region_elements(&Region::whole(&shape), &values)?;
-
-    let reopened = Array::open(store, &path)?;
-    let back: Vec<f32> = reopened.retrieve_region_elements(&Region::whole(&shape))?;
-    if back != values {
-        return Err("demo: values read back differ from the values written".into());
+/// Twelve helical streamlines through a 100 µm cube, with a per-vertex attribute, a per-object
+/// attribute and two groups.
+fn dataset() -> serde_json::Value {
+    let mut polylines = Vec::new();
+    let mut fa = Vec::new();
+    let mut length = Vec::new();
+    for s in 0..12 {
+        let phase = s as f64 * 0.5;
+        let mut pl = Vec::new();
+        let mut f = Vec::new();
+        let mut len = 0.0;
+        for i in 0..60 {
+            let t = i as f64 * 0.1 + phase;
+            let p = [
+                50.0 + 30.0 * t.cos(),
+                50.0 + 30.0 * t.sin(),
+                5.0 + 1.5 * i as f64,
+            ];
+            if let Some(prev) = pl.last() {
+                let q: &[f64; 3] = prev;
+                len +=
+                    ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2) + (p[2] - q[2]).powi(2)).sqrt();
+            }
+            pl.push(p);
+            f.push(0.5 + 0.4 * (t * 3.0).sin());
+        }
+        polylines.push(pl);
+        fa.push(f);
+        length.push(len);
     }
-    let part = Region::parse("990:1000,0:3", &shape)?;
-    let tail: Vec<f32> = reopened.retrieve_region_elements(&part)?;
+    json!({
+        "format": "zv-geometry/1", "geometry": "streamline",
+        "axes": [{"name": "x", "type": "space", "unit": "micrometer"}, {"name": "y", "type": "space", "unit": "micrometer"},
+                 {"name": "z", "type": "space", "unit": "micrometer"}],
+        "chunk_shape": [25, 25, 25], "bin_shape": [12.5, 12.5, 12.5], "bounds": [[0, 0, 0], [100, 100, 100]],
+        "polylines": polylines,
+        "vertex_attributes": {"fa": {"dtype": "float32", "values": fa}},
+        "object_attributes": {"length": {"dtype": "float32", "values": length}},
+        "groups": {"0": [0, 1, 2, 3, 4, 5], "1": [6, 7, 8, 9, 10, 11]},
+        "group_attributes": {"tract": {"dtype": "string", "values": ["left", "right"]}},
+        "pyramid": null
+    })
+}
+
+pub(crate) fn run(dir: &str) -> CliResult {
+    let store = zv_core::plugin::open_store(dir)?;
+    if !store
+        .list_prefix(&zv_core::key::StorePrefix::root())?
+        .is_empty()
+    {
+        return Err(format!("{dir} is not empty; choose a new folder").into());
+    }
+    let doc = GeometryDocument::from_value(&dataset())?;
+    let summary = write_document(Arc::clone(&store), &doc, 4)?;
+    let zv = ZvStore::open(store)?;
+    let level = zv.level(0)?;
+    let first = level.object(0)?;
+    if first.vertices.len() != 60 || first.links.as_ref().map(Vec::len) != Some(59) {
+        return Err("demo: streamline 0 did not read back whole".into());
+    }
+    let tract = level.group_objects(1)?;
+    let hits = level.query_box_with(&[70.0, 40.0, 0.0], &[85.0, 60.0, 100.0], &["fa"])?;
     println!(
-        "wrote and read back {} float32 values in {} chunks at {dir}/points (blosc zstd); last point: {:?}",
-        back.len(),
-        reopened.grid().grid_shape().iter().product::<u64>(),
-        &tail[27..30]
+        "wrote {} streamlines ({} vertices, {} chunks, {} cross-chunk links) to {dir}\n\
+         read back: streamline 0 has {} vertices and length {}; group 1 holds {} streamlines; \
+         {} vertices lie in the box [70,85]x[40,60]x[0,100]\n\
+         try: zv dump {dir} | head   or   zv export {dir}",
+        summary.objects,
+        summary.vertices,
+        summary.chunks,
+        summary.cross_chunk_links,
+        first.vertices.len(),
+        first
+            .attributes
+            .get("length")
+            .cloned()
+            .flatten()
+            .unwrap_or_default(),
+        tract.len(),
+        hits.positions.len(),
     );
     Ok(())
 }

@@ -30,7 +30,7 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Write a demo store into DIR (default ./zv-demo), read it back and check it.
+    /// Write a demo ZV store (helical streamlines) into DIR (default ./zv-demo), read it back and check it.
     Demo {
         /// Where to write the demo store.
         #[arg(default_value = "zv-demo")]

@@ -92,23 +92,30 @@ fn info_and_get() {
 }
 
 #[test]
-fn demo_writes_a_store_zarr_reads() {
+fn demo_writes_a_zv_store_that_reads_back() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("demo");
     let (ok, out, err) = zv(&["demo", target.to_str().unwrap()]);
     assert!(ok, "{err}");
-    assert!(out.contains("wrote and read back"));
+    assert!(out.contains("wrote 12 streamlines"), "{out}");
+    assert!(!out.contains(" 0 vertices lie in the box"), "{out}");
+    let (ok, out, _) = zv(&["dump", target.to_str().unwrap(), "--compact"]);
+    assert!(ok);
+    let dump: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(dump["levels"]["0"]["reader"]["polyline_count"], json!(12));
+    // the blobs are Zarr v3 arrays the zarr commands read too
     let (ok, out, _) = zv(&[
         "zarr",
-        "get",
+        "info",
         target.to_str().unwrap(),
-        "points",
-        "--region",
-        "0:1,0:3",
+        "0/object_index/offsets",
     ]);
     assert!(ok);
     assert_eq!(
-        serde_json::from_str::<Value>(&out).unwrap(),
-        json!([[0.0, 0.0, 0.0]])
+        serde_json::from_str::<Value>(&out).unwrap()["shape"],
+        json!([96])
     );
+    // a second run refuses to overwrite
+    let (ok, _, err) = zv(&["demo", target.to_str().unwrap()]);
+    assert!(!ok && err.contains("not empty"), "{err}");
 }
