@@ -12,7 +12,7 @@
 //! ```
 
 use std::borrow::Cow;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -86,27 +86,8 @@ impl BytesToBytesCodec for GzipCodec {
         input: Cow<'a, [u8]>,
         expected: Option<usize>,
     ) -> Result<Cow<'a, [u8]>, CodecError> {
-        let corrupt = |e: std::io::Error| CodecError::corrupt(NAME, e.to_string());
-        let mut decoder = flate2::read::MultiGzDecoder::new(&input[..]);
-        let mut out = Vec::new();
-        match expected {
-            Some(n) => {
-                (&mut decoder)
-                    .take(n as u64 + 1)
-                    .read_to_end(&mut out)
-                    .map_err(corrupt)?;
-                if out.len() != n {
-                    return Err(CodecError::SizeMismatch {
-                        codec: NAME.into(),
-                        expected: n as u64,
-                        actual: out.len() as u64,
-                    });
-                }
-            }
-            None => {
-                decoder.read_to_end(&mut out).map_err(corrupt)?;
-            }
-        }
+        let decoder = flate2::read::MultiGzDecoder::new(&input[..]);
+        let out = crate::read_decoded(decoder, expected, NAME)?;
         Ok(Cow::Owned(out))
     }
 

@@ -49,6 +49,38 @@ pub const CODEC_NAMES: [&str; 7] = [
     "zstd",
 ];
 
+/// Reads a decoder to its end, but never past `expected + 1` bytes when a size is expected;
+/// the output must then be exactly `expected` bytes.
+#[cfg(any(feature = "gzip", feature = "zstd"))]
+pub(crate) fn read_decoded(
+    mut reader: impl std::io::Read,
+    expected: Option<usize>,
+    codec: &str,
+) -> Result<Vec<u8>, zv_core::codec::CodecError> {
+    use std::io::Read;
+    let corrupt = |e: std::io::Error| zv_core::codec::CodecError::corrupt(codec, e.to_string());
+    let mut out = Vec::new();
+    match expected {
+        Some(n) => {
+            (&mut reader)
+                .take(n as u64 + 1)
+                .read_to_end(&mut out)
+                .map_err(corrupt)?;
+            if out.len() != n {
+                return Err(zv_core::codec::CodecError::SizeMismatch {
+                    codec: codec.into(),
+                    expected: n as u64,
+                    actual: out.len() as u64,
+                });
+            }
+        }
+        None => {
+            reader.read_to_end(&mut out).map_err(corrupt)?;
+        }
+    }
+    Ok(out)
+}
+
 /// Does nothing; calling it makes sure this crate (and so its registrations) is linked.
 #[inline(never)]
 pub fn link() {}

@@ -16,7 +16,6 @@
 //! ```
 
 use std::borrow::Cow;
-use std::io::Read;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -111,26 +110,8 @@ impl ZstdCodec {
         }
         // No declared size (or nothing expected): stream, and never read past the expected
         // size plus one byte.
-        let mut decoder = zstd::stream::read::Decoder::with_buffer(input).map_err(corrupt)?;
-        let mut out = Vec::new();
-        match expected {
-            Some(n) => {
-                (&mut decoder)
-                    .take(n as u64 + 1)
-                    .read_to_end(&mut out)
-                    .map_err(corrupt)?;
-                if out.len() != n {
-                    return Err(CodecError::SizeMismatch {
-                        codec: NAME.into(),
-                        expected: n as u64,
-                        actual: out.len() as u64,
-                    });
-                }
-            }
-            None => {
-                decoder.read_to_end(&mut out).map_err(corrupt)?;
-            }
-        }
+        let decoder = zstd::stream::read::Decoder::with_buffer(input).map_err(corrupt)?;
+        let out = crate::read_decoded(decoder, expected, NAME)?;
         Ok(out)
     }
 }

@@ -674,6 +674,27 @@ impl Level {
         }))
     }
 
+    /// Reads the typed rows of an attribute blob at `path` that belongs to `rows` rows; a
+    /// missing blob is `None`, or an error naming `required` when given.
+    fn attribute_blob(
+        &self,
+        path: &str,
+        info: &AttributeInfo,
+        rows: u64,
+        required: Option<String>,
+    ) -> Result<Option<AttributeRows>> {
+        match (self.blobs.read_bytes(path)?, required) {
+            (None, Some(what)) => Err(Error::Missing {
+                key: join(&[path, "zarr.json"]),
+                what,
+            }),
+            (None, None) => Ok(None),
+            (Some(b), _) => AttributeRows::decode(&b, info.data_type, rows, info.channels())
+                .map(Some)
+                .map_err(blob_err(join(&[path, "c/0"]))),
+        }
+    }
+
     /// The vertex attribute names (folders of `vertex_attributes/`).
     pub fn vertex_attribute_names(&self) -> Result<Vec<String>> {
         self.children_of("vertex_attributes")
@@ -727,19 +748,13 @@ impl Level {
         rows: u64,
     ) -> Result<Option<AttributeRows>> {
         let path = self.p(&["vertex_attributes", &info.name, &key.to_string()]);
-        match self.blobs.read_bytes(&path)? {
-            None if rows > 0 => Err(Error::Missing {
-                key: join(&[&path, "zarr.json"]),
-                what: format!(
-                    "vertex attribute `{}` for the {rows} rows of chunk {key}",
-                    info.name
-                ),
-            }),
-            None => Ok(None),
-            Some(b) => AttributeRows::decode(&b, info.data_type, rows, info.channels())
-                .map(Some)
-                .map_err(blob_err(join(&[&path, "c/0"]))),
-        }
+        let required = (rows > 0).then(|| {
+            format!(
+                "vertex attribute `{}` for the {rows} rows of chunk {key}",
+                info.name
+            )
+        });
+        self.attribute_blob(&path, info, rows, required)
     }
 
     /// The fragment attribute names (folders of `fragment_attributes/`).
@@ -761,12 +776,7 @@ impl Level {
         fragments: u64,
     ) -> Result<Option<AttributeRows>> {
         let path = self.p(&["fragment_attributes", &info.name, &key.to_string()]);
-        match self.blobs.read_bytes(&path)? {
-            None => Ok(None),
-            Some(b) => AttributeRows::decode(&b, info.data_type, fragments, info.channels())
-                .map(Some)
-                .map_err(blob_err(join(&[&path, "c/0"]))),
-        }
+        self.attribute_blob(&path, info, fragments, None)
     }
 
     /// The link deltas present (`links/<d>` folders), ascending.
@@ -888,19 +898,13 @@ impl Level {
             &delta_name(delta),
             &key.to_string(),
         ]);
-        match self.blobs.read_bytes(&path)? {
-            None if rows > 0 => Err(Error::Missing {
-                key: join(&[&path, "zarr.json"]),
-                what: format!(
-                    "link attribute `{}` for the {rows} link rows of chunk {key}",
-                    info.name
-                ),
-            }),
-            None => Ok(None),
-            Some(b) => AttributeRows::decode(&b, info.data_type, rows, info.channels())
-                .map(Some)
-                .map_err(blob_err(join(&[&path, "c/0"]))),
-        }
+        let required = (rows > 0).then(|| {
+            format!(
+                "link attribute `{}` for the {rows} link rows of chunk {key}",
+                info.name
+            )
+        });
+        self.attribute_blob(&path, info, rows, required)
     }
 
     /// The object index, or `None` if the level has none. With the identity convention (a

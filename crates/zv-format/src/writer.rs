@@ -550,6 +550,47 @@ fn encode_column(
     }
 }
 
+/// Checks a batch's attributes against the schema fixed by the first batch (or fixes it):
+/// `rows` values each, the same names, types and widths.
+fn fix_schema(
+    schema: &mut Option<Vec<Column>>,
+    attributes: &BTreeMap<String, Attribute>,
+    rows: usize,
+    what: &str,
+) -> Result<()> {
+    for (name, a) in attributes {
+        if a.values.len() != rows {
+            return Err(bad(format!(
+                "{what} attribute `{name}` has {} values for {rows} rows",
+                a.values.len()
+            )));
+        }
+    }
+    match schema {
+        None => {
+            *schema = Some(
+                attributes
+                    .iter()
+                    .map(|(n, a)| Column::new(n, a))
+                    .collect::<Result<_>>()?,
+            );
+        }
+        Some(cols) => {
+            let names: Vec<&String> = attributes.keys().collect();
+            let known: Vec<&String> = cols.iter().map(|c| &c.name).collect();
+            if names != known {
+                return Err(bad(format!(
+                    "every batch must carry the same {what} attributes ({known:?}), got {names:?}"
+                )));
+            }
+            for (c, a) in cols.iter().zip(attributes.values()) {
+                c.check(a)?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Per-chunk spill state.
 #[derive(Debug, Clone)]
 struct SpillChunk {
@@ -794,35 +835,7 @@ impl ZvWriter {
         rows: usize,
         what: &str,
     ) -> Result<()> {
-        for (name, a) in attributes {
-            if a.values.len() != rows {
-                return Err(bad(format!(
-                    "{what} attribute `{name}` has {} values for {rows} rows",
-                    a.values.len()
-                )));
-            }
-        }
-        match &self.columns {
-            None => {
-                self.columns = Some(
-                    attributes
-                        .iter()
-                        .map(|(n, a)| Column::new(n, a))
-                        .collect::<Result<_>>()?,
-                );
-            }
-            Some(cols) => {
-                let names: Vec<&String> = attributes.keys().collect();
-                let known: Vec<&String> = cols.iter().map(|c| &c.name).collect();
-                if names != known {
-                    return Err(bad(format!("every batch must carry the same vertex attributes ({known:?}), got {names:?}")));
-                }
-                for (c, a) in cols.iter().zip(attributes.values()) {
-                    c.check(a)?;
-                }
-            }
-        }
-        Ok(())
+        fix_schema(&mut self.columns, attributes, rows, what)
     }
 
     fn append(&mut self, grouped: BTreeMap<ChunkKey, Vec<u8>>) -> Result<()> {
@@ -1094,34 +1107,7 @@ impl ZvWriter {
         attributes: &BTreeMap<String, Attribute>,
         n: usize,
     ) -> Result<()> {
-        for (name, a) in attributes {
-            if a.values.len() != n {
-                return Err(bad(format!(
-                    "link attribute `{name}` has {} values for {n} links",
-                    a.values.len()
-                )));
-            }
-        }
-        match &self.link_columns {
-            None => {
-                self.link_columns = Some(
-                    attributes
-                        .iter()
-                        .map(|(n, a)| Column::new(n, a))
-                        .collect::<Result<_>>()?,
-                )
-            }
-            Some(cols) => {
-                let names: Vec<&String> = attributes.keys().collect();
-                let known: Vec<&String> = cols.iter().map(|c| &c.name).collect();
-                if names != known {
-                    return Err(bad(format!("every batch must carry the same link attributes ({known:?}), got {names:?}")));
-                }
-                for (c, a) in cols.iter().zip(attributes.values()) {
-                    c.check(a)?;
-                }
-            }
-        }
+        fix_schema(&mut self.link_columns, attributes, n, "link")?;
         let mut cols = self.link_columns.take().unwrap_or_default();
         for r in 0..n {
             for (c, a) in cols.iter_mut().zip(attributes.values()) {
