@@ -468,6 +468,8 @@ pub struct Level {
     key_arity: usize,
     has_fragment_array: bool,
     has_object_index: bool,
+    /// The decoded object index, read once.
+    object_index: Arc<std::sync::OnceLock<Option<Arc<ObjectIndex>>>>,
 }
 
 impl Level {
@@ -510,6 +512,7 @@ impl Level {
             key_arity,
             has_fragment_array,
             has_object_index,
+            object_index: Arc::new(std::sync::OnceLock::new()),
         })
     }
 
@@ -910,6 +913,20 @@ impl Level {
     /// The object index, or `None` if the level has none. With the identity convention (a
     /// single-chunk store without `object_index/`), object `i` is fragment `i` of that chunk.
     pub fn object_index(&self) -> Result<Option<ObjectIndex>> {
+        Ok(self.shared_object_index()?.map(|i| (*i).clone()))
+    }
+
+    /// The object index, decoded on first use and shared by later calls.
+    pub fn shared_object_index(&self) -> Result<Option<Arc<ObjectIndex>>> {
+        if let Some(cached) = self.object_index.get() {
+            return Ok(cached.clone());
+        }
+        let index = self.read_object_index()?.map(Arc::new);
+        let _ = self.object_index.set(index.clone());
+        Ok(index)
+    }
+
+    fn read_object_index(&self) -> Result<Option<ObjectIndex>> {
         let group = self.p(&["object_index"]);
         let key = join(&[&group, "zarr.json"]);
         let Some(attributes) = self.blobs.group_attributes(&group)? else {
@@ -1211,7 +1228,7 @@ impl Level {
     /// chunks. Skeleton parents are rebuilt per object: sequential within each fragment,
     /// overridden by the stored `[child, parent]` rows and cross-chunk records.
     pub fn object(&self, id: u64) -> Result<Object> {
-        let index = self.object_index()?.ok_or_else(|| Error::Missing {
+        let index = self.shared_object_index()?.ok_or_else(|| Error::Missing {
             key: self.p(&["object_index", "zarr.json"]),
             what: "object index (the level has no objects)".into(),
         })?;
@@ -1223,7 +1240,7 @@ impl Level {
 
     /// Reads several objects (see [`Level::object`]).
     pub fn objects(&self, ids: &[u64]) -> Result<Vec<Object>> {
-        let index = self.object_index()?.ok_or_else(|| Error::Missing {
+        let index = self.shared_object_index()?.ok_or_else(|| Error::Missing {
             key: self.p(&["object_index", "zarr.json"]),
             what: "object index (the level has no objects)".into(),
         })?;

@@ -1372,6 +1372,20 @@ impl ZvWriter {
         let keys = self.chunk_order.clone();
         let vtype = self.opts.vertex_type;
 
+        // Polylines: the object of each piece (fragment) of each chunk.
+        let mut segment_owner: HashMap<ChunkKey, Vec<u64>> = HashMap::new();
+        if geometry.is_sequential() && !frag_attrs.is_empty() {
+            for (oid, refs) in self.polyline_refs.iter().enumerate() {
+                for (k, f) in refs {
+                    let owners = segment_owner.entry(k.clone()).or_default();
+                    if owners.len() <= *f as usize {
+                        owners.resize(*f as usize + 1, 0);
+                    }
+                    owners[*f as usize] = oid as u64;
+                }
+            }
+        }
+
         // Phase 1: every chunk's vertex blobs, in parallel.
         struct ChunkOut {
             /// (object or segment, fragment index) per fragment
@@ -1471,14 +1485,10 @@ impl ZvWriter {
                 }
                 // fragment attributes: the value of each fragment's object
                 for (fname, a) in &frag_attrs {
-                    let objects: Vec<u64> = fragments
-                        .iter()
-                        .map(|(o, _)| if geometry.is_sequential() { 0 } else { *o })
-                        .collect();
-                    let objects = if geometry.is_sequential() {
-                        self.segment_objects(key, fragments.len())
+                    let objects: Vec<u64> = if geometry.is_sequential() {
+                        segment_owner.get(key).cloned().unwrap_or_default()
                     } else {
-                        objects
+                        fragments.iter().map(|(o, _)| *o).collect()
                     };
                     let rows = gather_rows(a, &objects)?;
                     let ts = rows.data_type().size().unwrap_or(1);
@@ -1910,21 +1920,6 @@ impl ZvWriter {
         // the spill directory is removed when `self` drops
         self.chunks.clear();
         Ok(summary)
-    }
-
-    /// The object of each polyline segment (fragment) of chunk `key`.
-    fn segment_objects(&self, key: &ChunkKey, n: usize) -> Vec<u64> {
-        let mut out = vec![0u64; n];
-        for (oid, refs) in self.polyline_refs.iter().enumerate() {
-            for (k, f) in refs {
-                if k == key {
-                    if let Some(slot) = out.get_mut(*f as usize) {
-                        *slot = oid as u64;
-                    }
-                }
-            }
-        }
-        out
     }
 
     fn write_dense(
