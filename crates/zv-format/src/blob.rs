@@ -186,10 +186,72 @@ impl Blobs {
             })?;
         let es = meta.data_type.size();
         let nchunks = n.div_ceil(cs);
+        // the decoded size is dictated by the metadata: allocate it fallibly, so that a
+        // hostile shape is an error rather than an abort
+        let total = es.map_or(Some(n), |es| n.checked_mul(es as u64));
         let mut bytes = Vec::new();
-        let mut elements = Vec::new();
-        for i in 0..nchunks {
-            let key = key_of(&join(&[path, &meta.chunk_key_encoding.encode(&[i])]))?;
+        let mut elements: Vec<Vec<u8>> = Vec::new();
+        let reserved = match (total.and_then(|t| usize::try_from(t).ok()), es) {
+            (Some(t), Some(_)) => bytes.try_reserve_exact(t).is_ok(),
+            (Some(t), None) => elements.try_reserve_exact(t).is_ok(),
+            (None, _) => false,
+        };
+        if !reserved {
+            return Err(Error::inconsistent(
+                &meta_key,
+                format!("shape [{n}] is too large to read into memory"),
+            ));
+        }
+        let fill = ArrayBytes::fill(&repr).map_err(|source| Error::Codec {
+            key: meta_key.clone(),
+            source,
+        })?;
+        // the element of the fill value
+        let fill_element: Vec<u8> = match (&fill, es) {
+            (ArrayBytes::Fixed(b), Some(es)) => b.get(..es).unwrap_or_default().to_vec(),
+            (f, _) => f.element(0).unwrap_or_default().to_vec(),
+        };
+        let chunk_name = |i: u64| join(&[path, &meta.chunk_key_encoding.encode(&[i])]);
+        // The chunks to read: with several, only those the store lists (missing chunks hold
+        // the fill value, zarr-python skips writing them), so that a large sparse shape costs
+        // one listing rather than a lookup per chunk.
+        let stored: Vec<u64> = if nchunks > 1 {
+            let mut found: Vec<u64> = self
+                .store
+                .list_prefix(&prefix_of(path)?)?
+                .iter()
+                .filter_map(|k| {
+                    let digits = k.as_str().rsplit(|c: char| !c.is_ascii_digit()).next()?;
+                    let i: u64 = digits.parse().ok()?;
+                    (i < nchunks && chunk_name(i) == k.as_str()).then_some(i)
+                })
+                .collect();
+            found.sort_unstable();
+            found.dedup();
+            found
+        } else {
+            (0..nchunks).collect()
+        };
+        let push_fill = |count: u64, bytes: &mut Vec<u8>, elements: &mut Vec<Vec<u8>>| {
+            if es.is_some() {
+                for _ in 0..count {
+                    bytes.extend_from_slice(&fill_element);
+                }
+            } else {
+                for _ in 0..count {
+                    elements.push(fill_element.clone());
+                }
+            }
+        };
+        let mut next = 0u64; // the first chunk not yet emitted
+        for i in stored {
+            push_fill(
+                (i * cs).min(n) - (next * cs).min(n),
+                &mut bytes,
+                &mut elements,
+            );
+            next = i + 1;
+            let key = key_of(&chunk_name(i))?;
             let take = (n - i * cs).min(cs) as usize;
             let decoded = match self.store.get(&key)? {
                 Some(raw) => {
@@ -200,10 +262,10 @@ impl Blobs {
                             source,
                         })?
                 }
-                None => ArrayBytes::fill(&repr).map_err(|source| Error::Codec {
-                    key: key.to_string(),
-                    source,
-                })?,
+                None => {
+                    push_fill(take as u64, &mut bytes, &mut elements);
+                    continue;
+                }
             };
             match (decoded, es) {
                 (ArrayBytes::Fixed(b), Some(es)) => {
@@ -234,6 +296,7 @@ impl Blobs {
                 }
             }
         }
+        push_fill(n - (next * cs).min(n), &mut bytes, &mut elements);
         Ok(if meta.data_type == DataType::VariableLengthBytes {
             BlobData::Elements(elements)
         } else {
@@ -288,13 +351,7 @@ impl Blobs {
         let Some((group, name)) = path.rsplit_once('/') else {
             return Ok(None);
         };
-        if !self
-            .children(group)?
-            .iter()
-            .any(|c| c.starts_with("__shard_"))
-        {
-            return Ok(None);
-        }
+        // the group's packs are listed once and cached (an empty index without packs)
         let index = self.shard_index(group)?;
         let Some((pack, offset, len)) = index.get(name) else {
             return Ok(None);

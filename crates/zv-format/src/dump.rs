@@ -338,6 +338,22 @@ fn dump_level(store: &ZvStore, level: &Level) -> Result<Value> {
         ccl_attributes_json(level)?,
     );
     let index = level.object_index()?;
+    if let Some(index) = &index {
+        // check every block before anything expands a range
+        for (id, m) in index.manifests.iter().enumerate() {
+            m.check_fragments(|c| {
+                data.index_of
+                    .get(&ChunkKey(c.to_vec()))
+                    .map(|&ci| data.fragments[ci].len() as u64)
+            })
+            .map_err(|e| {
+                Error::inconsistent(
+                    format!("{}/object_index", level.id()),
+                    format!("object {id}: {e}"),
+                )
+            })?;
+        }
+    }
     out.insert(
         "object_index".into(),
         index.as_ref().map_or(Value::Null, object_index_json),
@@ -705,9 +721,22 @@ fn reader_links(
     let map_row = |key: &ChunkKey, row: &[i64]| -> Option<Vec<u64>> {
         row.iter().map(|&r| data.global(key, r as u64)).collect()
     };
+    let skeleton = *geometry == Geometry::Skeleton;
     let mut intra = Vec::new();
     for (i, key) in data.keys.iter().enumerate() {
         if let Some(rows) = &data.links0[i] {
+            if skeleton {
+                for (c, p, _) in level.skeleton_parents(key, &data.fragments[i], rows)? {
+                    let m = map_row(key, &[c as i64, p as i64]).ok_or_else(|| {
+                        Error::inconsistent(
+                            format!("{}/links/0/{key}", level.id()),
+                            format!("parent link ({c}, {p}) is outside the chunk"),
+                        )
+                    })?;
+                    intra.push(m);
+                }
+                continue;
+            }
             for row in rows.rows() {
                 let m = map_row(key, row).ok_or_else(|| {
                     Error::inconsistent(
@@ -742,7 +771,12 @@ fn reader_links(
             cross.push(m);
         }
     }
-    if *geometry == Geometry::Skeleton {
+    if skeleton && level.skeleton_ccl_parent_first()? {
+        for l in &mut cross {
+            l.reverse();
+        }
+    }
+    if skeleton {
         let n = data.total() as usize;
         let mut parent: Vec<Option<u64>> = (0..n).map(|i| (i > 0).then(|| i as u64 - 1)).collect();
         for l in intra.iter().chain(&cross) {

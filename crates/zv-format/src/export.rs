@@ -109,6 +109,17 @@ pub fn export_geometry(store: &ZvStore) -> Result<Value> {
     let index = level.object_index()?;
     let chunk_pos: HashMap<&ChunkKey, usize> =
         keys.iter().enumerate().map(|(i, k)| (k, i)).collect();
+    if let Some(index) = &index {
+        // check every block before anything expands a range
+        for (id, m) in index.manifests.iter().enumerate() {
+            m.check_fragments(|c| {
+                chunk_pos
+                    .get(&ChunkKey(c.to_vec()))
+                    .map(|&ci| chunks[ci].fragments.len() as u64)
+            })
+            .map_err(|e| Error::inconsistent("0/object_index", format!("object {id}: {e}")))?;
+        }
+    }
 
     if geometry.is_sequential() {
         let index = index.ok_or_else(|| Error::Missing {
@@ -155,7 +166,7 @@ pub fn export_geometry(store: &ZvStore) -> Result<Value> {
             va.insert(info.name.clone(), attr_doc(info, values));
         }
         doc.insert("vertex_attributes".into(), Value::Object(va));
-        object_level_attributes(&level, &mut doc, index.num_objects)?;
+        object_level_attributes(&level, &mut doc, &chunks, &chunk_pos, index.num_objects)?;
         return Ok(Value::Object(doc));
     }
 
@@ -214,7 +225,7 @@ pub fn export_geometry(store: &ZvStore) -> Result<Value> {
         doc.insert("link_attributes".into(), Value::Object(la));
     }
     if let Some(index) = &index {
-        object_level_attributes(&level, &mut doc, index.num_objects)?;
+        object_level_attributes(&level, &mut doc, &chunks, &chunk_pos, index.num_objects)?;
     }
     Ok(Value::Object(doc))
 }
@@ -222,6 +233,8 @@ pub fn export_geometry(store: &ZvStore) -> Result<Value> {
 type LinkAttrs = BTreeMap<String, (AttributeInfo, Vec<Value>)>;
 
 /// The level's links in global vertex indices (zv's reading) with their attribute values.
+/// Skeletons give one `[child, parent]` per vertex that has a parent, in child order, with the
+/// attribute values of its stored link (null for implicit parents).
 fn level_links(
     level: &Level,
     geometry: &Geometry,
@@ -229,38 +242,47 @@ fn level_links(
     offsets: &HashMap<ChunkKey, u64>,
 ) -> Result<(Vec<Vec<u64>>, LinkAttrs)> {
     let (width, _, _) = level.links_info(0)?;
+    let skeleton = *geometry == Geometry::Skeleton;
     let names = level.link_attribute_names()?;
     let infos: Vec<AttributeInfo> = names
         .iter()
         .map(|n| level.link_attribute_info(n, 0))
         .collect::<Result<_>>()?;
     let mut links = Vec::new();
+    // per attribute, the values of the stored links in order (intra chunk by chunk, then CCL)
     let mut values: Vec<Vec<Value>> = vec![Vec::new(); infos.len()];
-    let mut explicit_parent: HashMap<u64, u64> = HashMap::new();
+    // skeletons: child → (parent, ordinal of its stored link)
+    let mut explicit_parent: HashMap<u64, (u64, usize)> = HashMap::new();
+    let mut ordinal = 0usize;
     for c in chunks {
         let off = offsets[&c.key];
         let Some(rows) = level.links(&c.key, width, c.vertices.len() as u64)? else {
             continue;
         };
         for (ai, info) in infos.iter().enumerate() {
-            if let Some(a) = level.link_attribute(info, 0, &c.key, rows.len() as u64)? {
-                values[ai].extend(rows_json(&a, Some(info), 0..rows.len())?);
+            match level.link_attribute(info, 0, &c.key, rows.len() as u64)? {
+                Some(a) => values[ai].extend(rows_json(&a, Some(info), 0..rows.len())?),
+                None => values[ai].extend(std::iter::repeat_n(Value::Null, rows.len())),
             }
         }
-        for row in rows.rows() {
-            let g: Vec<u64> = row.iter().map(|&r| off + r as u64).collect();
-            if *geometry == Geometry::Skeleton {
-                explicit_parent.insert(g[0], g[1]);
-            } else {
-                links.push(g);
+        if skeleton {
+            for (ch, p, lr) in level.skeleton_parents(&c.key, &c.fragments, &rows)? {
+                explicit_parent.insert(off + ch, (off + p, ordinal + lr as usize));
+            }
+        } else {
+            for row in rows.rows() {
+                links.push(row.iter().map(|&r| off + r as u64).collect());
             }
         }
+        ordinal += rows.len();
     }
+    let parent_first = skeleton && level.skeleton_ccl_parent_first()?;
     if let Some(ccl) = level.cross_chunk_links(0)? {
         let l = &ccl.links;
         for (ai, info) in infos.iter().enumerate() {
-            if let Some(a) = level.cross_chunk_link_attribute(&info.name, 0)? {
-                values[ai].extend(rows_json(&a, Some(info), 0..l.len())?);
+            match level.cross_chunk_link_attribute(&info.name, 0)? {
+                Some(a) => values[ai].extend(rows_json(&a, Some(info), 0..l.len())?),
+                None => values[ai].extend(std::iter::repeat_n(Value::Null, l.len())),
             }
         }
         for r in 0..l.len() {
@@ -277,29 +299,41 @@ fn level_links(
                 })?;
                 g.push(off + row);
             }
-            if *geometry == Geometry::Skeleton {
-                if let [c, p] = g.as_slice() {
-                    explicit_parent.insert(*c, *p);
+            if skeleton {
+                if let [a, b] = g.as_slice() {
+                    let (c, p) = if parent_first { (*b, *a) } else { (*a, *b) };
+                    explicit_parent.insert(c, (p, ordinal + r));
                 }
             } else {
                 links.push(g);
             }
         }
     }
-    if *geometry == Geometry::Skeleton {
+    if skeleton {
         // implicit parents inside each fragment, overridden by the stored links
-        let mut parent: BTreeMap<u64, u64> = BTreeMap::new();
+        let mut parent: BTreeMap<u64, (u64, Option<usize>)> = BTreeMap::new();
         for c in chunks {
             let off = offsets[&c.key];
             for f in c.fragments.iter() {
-                let rows: Vec<u64> = f.iter().collect();
-                for w in rows.windows(2) {
-                    parent.insert(off + w[1], off + w[0]);
+                let mut prev = None;
+                for r in f.iter() {
+                    if let Some(p) = prev {
+                        parent.insert(off + r, (off + p, None));
+                    }
+                    prev = Some(r);
                 }
             }
         }
-        parent.extend(explicit_parent);
-        links = parent.into_iter().map(|(c, p)| vec![c, p]).collect();
+        for (c, (p, o)) in explicit_parent {
+            parent.insert(c, (p, Some(o)));
+        }
+        links = parent.iter().map(|(c, (p, _))| vec![*c, *p]).collect();
+        for v in &mut values {
+            *v = parent
+                .values()
+                .map(|(_, o)| o.and_then(|o| v.get(o).cloned()).unwrap_or(Value::Null))
+                .collect();
+        }
     }
     let mut out = BTreeMap::new();
     for (info, v) in infos.into_iter().zip(values) {
@@ -311,8 +345,11 @@ fn level_links(
 fn object_level_attributes(
     level: &Level,
     doc: &mut Map<String, Value>,
+    chunks: &[crate::reader::Chunk],
+    chunk_pos: &HashMap<&ChunkKey, usize>,
     num_objects: u64,
 ) -> Result<()> {
+    doc.insert("num_objects".into(), json!(num_objects));
     let mut oa = Map::new();
     for (name, a) in level.object_attributes()? {
         let info = AttributeInfo {
@@ -349,16 +386,27 @@ fn object_level_attributes(
         for name in names {
             let info = level.fragment_attribute_info(&name)?;
             let mut values = vec![Value::Null; num_objects as usize];
+            // each chunk's fragment attribute rows, read once
+            let mut per_chunk: HashMap<usize, Option<AttributeRows>> = HashMap::new();
             if let Some(index) = &index {
                 for (oid, m) in index.manifests.iter().enumerate() {
                     let Some((coords, f)) = m.refs().next() else {
                         continue;
                     };
                     let key = ChunkKey(coords.to_vec());
-                    let rows = level.vertices(&key)?.map_or(0, |v| v.len() as u64);
-                    let nfrag = level.fragments(&key, rows)?.len() as u64;
-                    if let Some(a) = level.fragment_attribute(&info, &key, nfrag)? {
-                        values[oid] = rows_json(&a, Some(&info), std::iter::once(f as usize))?
+                    let Some(&ci) = chunk_pos.get(&key) else {
+                        continue;
+                    };
+                    let rows = match per_chunk.get(&ci) {
+                        Some(r) => r,
+                        None => {
+                            let nfrag = chunks[ci].fragments.len() as u64;
+                            let r = level.fragment_attribute(&info, &key, nfrag)?;
+                            per_chunk.entry(ci).or_insert(r)
+                        }
+                    };
+                    if let (Some(a), Some(slot)) = (rows, values.get_mut(oid)) {
+                        *slot = rows_json(a, Some(&info), std::iter::once(f as usize))?
                             .pop()
                             .unwrap_or(Value::Null);
                     }

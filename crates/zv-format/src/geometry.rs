@@ -12,6 +12,8 @@
 //!  "vertices": [[x, y, z], ...],          point_cloud, graph, skeleton, mesh
 //!  "polylines": [[[x, y, z], ...], ...],  line, polyline, streamline (a line is a 2-vertex polyline)
 //!  "object_ids": [...],                   per vertex (point_cloud, graph, skeleton, mesh); optional
+//!  "num_objects": 12,                     optional: objects past the largest id (or the last
+//!                                         polyline) are empty
 //!  "edges": [[a, b], ...],                graph: [source, target]; skeleton: [child, parent]
 //!  "faces": [[a, b, c], ...],             mesh (triangles, or quads [a, b, c, d])
 //!  "vertex_attributes": {"name": {"dtype": "float32", "values": [...], "channel_names": [...]}},
@@ -27,8 +29,9 @@
 //! ```
 //!
 //! Numbers may also be the strings `"NaN"`, `"Infinity"`, `"-Infinity"` (refused for
-//! coordinates). Object ids are dense `0..B` with `B` = the largest id + 1 (or the length of
-//! the object attributes, if larger); ids without vertices are empty objects.
+//! coordinates). Object ids are dense `0..B` with `B` the largest of: the largest id + 1 (the
+//! number of polylines), `num_objects`, and the length of the object attributes; ids without
+//! vertices are empty objects. Fragment attribute values may be null only for empty objects.
 
 use std::collections::BTreeMap;
 
@@ -109,6 +112,9 @@ pub struct GeometryDocument {
     pub polylines: Vec<Vec<Vec<f64>>>,
     /// The object id of each vertex.
     pub object_ids: Option<Vec<u64>>,
+    /// The number of objects, when there are empty objects past the largest id (or past the
+    /// last polyline).
+    pub num_objects: Option<u64>,
     /// Graph edges `[source, target]` or skeleton links `[child, parent]`.
     pub edges: Vec<[u64; 2]>,
     /// Mesh faces.
@@ -477,6 +483,13 @@ impl GeometryDocument {
             None | Some(Value::Null) => None,
             Some(v) => Some(u64_list(v, "object_ids")?),
         };
+        let num_objects = match doc.get("num_objects") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(
+                v.as_u64()
+                    .ok_or_else(|| bad(format!("num_objects {v} is not a non-negative integer")))?,
+            ),
+        };
         let edges = match doc.get("edges") {
             None | Some(Value::Null) => Vec::new(),
             Some(Value::Array(a)) => a
@@ -531,6 +544,7 @@ impl GeometryDocument {
             vertices,
             polylines,
             object_ids,
+            num_objects,
             edges,
             faces,
             vertex_attributes: parse_attributes(doc, "vertex_attributes", per_polyline)?,

@@ -597,6 +597,14 @@ impl LevelMetadata {
                 }
             }
         }
+        if let Some(b) = &bin_shape {
+            if b.len() != root.ndim() || b.iter().any(|x| !(x.is_finite() && *x > 0.0)) {
+                return Err(err(format!(
+                    "the level's bin shape {b:?} (from the NGFF translation or `bin_shape`) must have {} positive, finite values",
+                    root.ndim()
+                )));
+            }
+        }
         let object_sparsity = match lv.get("object_sparsity") {
             None | Some(Value::Null) => 1.0,
             Some(v) => v

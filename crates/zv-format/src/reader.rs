@@ -839,6 +839,81 @@ impl Level {
         }
     }
 
+    /// Whether skeleton cross-chunk records are `(parent, child)` (the spec's form, taken for
+    /// stores whose `links/0` has `link_width` 1) rather than the reference's
+    /// `(child, parent)` (every other store).
+    pub fn skeleton_ccl_parent_first(&self) -> Result<bool> {
+        Ok(self.links_info(0)?.0 == 1)
+    }
+
+    /// The explicit parents stored in chunk `key`'s `links/0` rows of a skeleton, as
+    /// `(child row, parent row, link row)`. Rows of width 2 are `[child, parent]` (the reference's
+    /// form). Rows of width 1 (the spec's form) are parents: the rows of link fragment `k`
+    /// (at most one) give the parent of the first row of vertex fragment `k`, the other rows
+    /// of a fragment having the implicit sequential parent.
+    pub fn skeleton_parents(
+        &self,
+        key: &ChunkKey,
+        fragments: &FragmentIndex,
+        links: &LinkRows,
+    ) -> Result<Vec<(u64, u64, u64)>> {
+        let path = self.p(&["links", "0", &key.to_string()]);
+        match links.link_width() {
+            2 => Ok(links
+                .rows()
+                .enumerate()
+                .map(|(i, r)| (r[0] as u64, r[1] as u64, i as u64))
+                .collect()),
+            1 => {
+                let lf = self
+                    .link_fragments(key, links.len() as u64)?
+                    .ok_or_else(|| Error::Missing {
+                        key: self.p(&["link_fragments", &key.to_string(), "zarr.json"]),
+                        what: format!(
+                            "the link fragments that tie the width-1 parent rows of `{path}` to vertex fragments"
+                        ),
+                    })?;
+                if lf.len() != fragments.len() {
+                    return Err(Error::inconsistent(
+                        &path,
+                        format!(
+                            "{} link fragments for {} vertex fragments (width-1 parent rows need one per vertex fragment)",
+                            lf.len(),
+                            fragments.len()
+                        ),
+                    ));
+                }
+                let mut out = Vec::new();
+                for (k, (lrows, vrows)) in lf.iter().zip(fragments.iter()).enumerate() {
+                    let mut it = lrows.iter();
+                    let Some(lr) = it.next() else { continue };
+                    if it.next().is_some() {
+                        return Err(Error::inconsistent(
+                            &path,
+                            format!("link fragment {k} holds more than one parent row"),
+                        ));
+                    }
+                    let child = vrows.iter().next().ok_or_else(|| {
+                        Error::inconsistent(
+                            &path,
+                            format!("link fragment {k} gives a parent to vertex fragment {k}, which is empty"),
+                        )
+                    })?;
+                    let parent = links
+                        .row(lr as usize)
+                        .map(|r| r[0] as u64)
+                        .ok_or_else(|| Error::inconsistent(&path, format!("link row {lr}")))?;
+                    out.push((child, parent, lr));
+                }
+                Ok(out)
+            }
+            w => Err(Error::inconsistent(
+                &path,
+                format!("skeleton links have width {w} (1 or 2 expected)"),
+            )),
+        }
+    }
+
     /// The link fragment index of chunk `key` over `link_rows` rows (`None` if the level has
     /// no `link_fragments` array; a chunk missing from an existing array is an error).
     pub fn link_fragments(&self, key: &ChunkKey, link_rows: u64) -> Result<Option<FragmentIndex>> {
@@ -1263,13 +1338,15 @@ impl Level {
                 )));
             }
         }
-        // The chunks the objects need, read once each, in parallel.
+        // The chunks the objects need, read once each, in parallel (blocks are not expanded
+        // before they are checked against the chunks' fragment counts).
         let mut needed: Vec<ChunkKey> = ids
             .iter()
             .flat_map(|&id| {
                 index.manifests[id as usize]
-                    .refs()
-                    .map(|(c, _)| ChunkKey(c.to_vec()))
+                    .blocks
+                    .iter()
+                    .map(|b| ChunkKey(b.chunk.clone()))
             })
             .collect();
         needed.sort();
@@ -1295,10 +1372,18 @@ impl Level {
                     .iter()
                     .map(|i| self.vertex_attribute(i, k, rows))
                     .collect::<Result<Vec<_>>>()?;
-                let links = if explicit {
+                let mut links = if explicit {
                     self.links(k, link_width, rows)?
                 } else {
                     None
+                };
+                let parents = match (&links, self.geometry == Geometry::Skeleton) {
+                    (Some(l), true) => {
+                        let p = self.skeleton_parents(k, &chunk.fragments, l)?;
+                        links = None;
+                        p
+                    }
+                    _ => Vec::new(),
                 };
                 Ok((
                     k.clone(),
@@ -1306,6 +1391,7 @@ impl Level {
                         chunk,
                         attrs,
                         links,
+                        parents,
                     },
                 ))
             })
@@ -1316,10 +1402,19 @@ impl Level {
         } else {
             None
         };
+        let parent_first =
+            self.geometry == Geometry::Skeleton && self.skeleton_ccl_parent_first()?;
         let object_attrs = self.object_attributes()?;
         let mut out = Vec::with_capacity(ids.len());
         for &id in ids {
             let manifest = &index.manifests[id as usize];
+            manifest
+                .check_fragments(|c| {
+                    loaded
+                        .get(&ChunkKey(c.to_vec()))
+                        .map(|l| l.chunk.fragments.len() as u64)
+                })
+                .map_err(|m| Error::inconsistent(&okey, format!("object {id}: {m}")))?;
             let mut obj = Object {
                 id,
                 fragments: Vec::new(),
@@ -1372,8 +1467,19 @@ impl Level {
                     }
                 }
             }
-            obj.links = self.object_links(&obj, &frag_spans, &loaded, ccl.as_ref())?;
+            obj.links =
+                self.object_links(&obj, &frag_spans, &loaded, ccl.as_ref(), parent_first)?;
             for (name, attr) in &object_attrs {
+                if id as usize >= attr.values.rows.num_rows() {
+                    return Err(Error::inconsistent(
+                        self.p(&["object_attributes", name, "data"]),
+                        format!(
+                            "{} rows, none for object {id} ({} objects)",
+                            attr.values.rows.num_rows(),
+                            index.num_objects
+                        ),
+                    ));
+                }
                 let present = attr
                     .present_mask
                     .as_ref()
@@ -1396,6 +1502,7 @@ impl Level {
         frag_spans: &[(usize, usize)],
         loaded: &HashMap<ChunkKey, LoadedChunk>,
         ccl: Option<&CrossChunk>,
+        parent_first: bool,
     ) -> Result<Option<Vec<Vec<u64>>>> {
         let n = obj.rows.len() as u64;
         if self.geometry.is_sequential() {
@@ -1413,6 +1520,13 @@ impl Level {
         chunks.sort();
         chunks.dedup();
         for k in chunks {
+            if let Some(l) = loaded.get(k) {
+                for &(c, p, _) in &l.parents {
+                    if let (Some(&c), Some(&p)) = (local.get(&(k, c)), local.get(&(k, p))) {
+                        links.push(vec![c, p]);
+                    }
+                }
+            }
             if let Some(rows) = loaded.get(k).and_then(|l| l.links.as_ref()) {
                 for row in rows.rows() {
                     let mapped: Option<Vec<u64>> = row
@@ -1425,6 +1539,7 @@ impl Level {
                 }
             }
         }
+        let before_ccl = links.len();
         if let Some(ccl) = ccl {
             let l = &ccl.links;
             for r in 0..l.len() {
@@ -1443,6 +1558,7 @@ impl Level {
                 }
             }
         }
+        let ccl_links = links.len() - before_ccl;
         if self.geometry == Geometry::Skeleton {
             // [child, parent]: explicit rows override the implicit sequential parent, which
             // holds inside each fragment only.
@@ -1452,8 +1568,14 @@ impl Level {
                     *slot = Some(i as u64 - 1);
                 }
             }
-            for l in &links {
-                if let [child, p] = l.as_slice() {
+            let ccl_from = links.len() - ccl_links;
+            for (i, l) in links.iter().enumerate() {
+                if let [a, b] = l.as_slice() {
+                    let (child, p) = if parent_first && i >= ccl_from {
+                        (b, a)
+                    } else {
+                        (a, b)
+                    };
                     if let Some(slot) = parent.get_mut(*child as usize) {
                         *slot = Some(*p);
                     }
@@ -1523,9 +1645,13 @@ impl Level {
                             .zip(&cs)
                             .map(|(c, s)| *c as f64 * s)
                             .collect();
+                        // fragments are bins only when there is one per bin
+                        let is_bins = frags.len() as u64 == bpc.iter().product::<u64>();
                         let mut rows = Vec::new();
                         for (f, fr) in frags.iter().enumerate() {
-                            if fr.is_empty() || bin_outside(f, bpc, &origin, &bin_shape, lo, hi) {
+                            if fr.is_empty()
+                                || (is_bins && bin_outside(f, bpc, &origin, &bin_shape, lo, hi))
+                            {
                                 continue;
                             }
                             rows.extend(fr.iter());
@@ -1583,24 +1709,42 @@ impl Level {
         self.query_box_with(lo, hi, &[])
     }
 
-    /// Bins per chunk when fragments are bins (an undifferentiated point cloud with more
-    /// than one bin per chunk), else `None`.
+    /// Bins per chunk when a chunk's fragments may be its bins: level 0 of an
+    /// undifferentiated point cloud with more than one bin per chunk (and a bin count that
+    /// fits a fragment index); else `None`. The query still checks, per chunk, that there is
+    /// exactly one fragment per bin (stores may omit empty bins) before pruning by bin.
     fn binned_fragments(&self) -> Result<Option<Vec<u64>>> {
-        if self.geometry != Geometry::PointCloud || self.has_object_index {
+        if self.id != 0 || self.geometry != Geometry::PointCloud || self.has_object_index {
             return Ok(None);
         }
         let bpc: Vec<u64> = self
             .chunk_shape()
             .iter()
             .zip(self.bin_shape())
-            .map(|(c, b)| (c / b).round().max(1.0) as u64)
+            .map(|(c, b)| {
+                let r = (c / b).round();
+                if r.is_finite() && r >= 1.0 && r <= u32::MAX as f64 {
+                    r as u64
+                } else {
+                    0
+                }
+            })
             .collect();
-        Ok((bpc.iter().product::<u64>() > 1).then_some(bpc))
+        let product = bpc
+            .iter()
+            .try_fold(1u64, |acc, &b| acc.checked_mul(b).filter(|&p| p > 0));
+        Ok(match product {
+            Some(p) if p > 1 && p <= u32::MAX as u64 => Some(bpc),
+            _ => None,
+        })
     }
 }
 
 /// Whether bin `f` of a chunk (row-major local bin coordinates, last axis fastest) lies
-/// entirely outside `[lo, hi]`.
+/// entirely outside `[lo, hi]`. The bin's edges are widened by a relative tolerance: writers
+/// assign bins with `floor(x / bin)`, which rounding can put one bin off the edges rebuilt
+/// here (and clamps to the chunk's edge bins), so a bin is only skipped when it is clearly
+/// outside; the exact point test follows.
 fn bin_outside(f: usize, bpc: &[u64], origin: &[f64], bin: &[f64], lo: &[f64], hi: &[f64]) -> bool {
     let mut rest = f as u64;
     let mut local = vec![0u64; bpc.len()];
@@ -1614,7 +1758,8 @@ fn bin_outside(f: usize, bpc: &[u64], origin: &[f64], bin: &[f64], lo: &[f64], h
     (0..bpc.len()).any(|d| {
         let a = origin[d] + local[d] as f64 * bin[d];
         let b = a + bin[d];
-        b <= lo[d] || a > hi[d]
+        let tol = 1e-9 * (a.abs() + b.abs() + bin[d].abs());
+        b < lo[d] - tol || a > hi[d] + tol
     })
 }
 
@@ -1623,5 +1768,8 @@ fn bin_outside(f: usize, bpc: &[u64], origin: &[f64], bin: &[f64], lo: &[f64], h
 struct LoadedChunk {
     chunk: Chunk,
     attrs: Vec<Option<AttributeRows>>,
+    /// the link rows (graphs, meshes)
     links: Option<LinkRows>,
+    /// skeletons: the explicit (child row, parent row, link row) triples
+    parents: Vec<(u64, u64, u64)>,
 }

@@ -1,10 +1,21 @@
 //! Writing ZV stores in the "zv-0.7 spec profile" (DECISIONS.md, "Write one profile").
 //!
 //! [`ZvWriter`] takes geometry in batches of any size: vertex rows (with object ids and vertex
-//! attributes), polylines, edges, faces. Vertex rows go to a spill directory per chunk as they
-//! arrive, so memory holds one batch plus bookkeeping, not the dataset (connectivity — edges,
-//! faces, skeleton parents — and one chunk index per linked vertex are kept in memory). Nothing
-//! is written to the store before [`ZvWriter::finish`], which validates everything first, then
+//! attributes), polylines, edges, faces. Vertex rows and their attributes go to a spill
+//! directory per chunk as they arrive, so memory holds one batch plus bookkeeping, not the
+//! vertices. What is kept in memory, and so grows with the dataset:
+//!
+//! - connectivity: 16 bytes per edge, 8 per face corner, plus the link attribute values;
+//!   skeletons also 8 bytes per vertex (its object);
+//! - polylines: 8 bytes per piece (a run of a polyline inside one bin), 16 per chunk crossing
+//!   and 8 per polyline.
+//!
+//! During [`ZvWriter::finish`], linked geometries add 8 bytes per vertex (its chunk and row),
+//! skeletons 24 more (DFS order) and 16 per intra-chunk link; one chunk's spill data is read
+//! at a time per thread; and the level-global blobs — the object index, the cross-chunk links
+//! (`8·link_width·(ndim+1)` bytes per record) and the dense attributes — are built whole, as
+//! they are single blobs. Nothing is written to the store before [`ZvWriter::finish`], which
+//! validates everything first, then
 //! encodes and writes the chunk blobs in parallel, then the level-global arrays (object index,
 //! groups, cross-chunk links, attributes), then the group documents, and the root `zarr.json`
 //! last: a store whose writing failed or was abandoned has no root metadata and does not open
@@ -27,9 +38,10 @@
 //! # Ok(()) }
 //! ```
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use rayon::prelude::*;
@@ -48,13 +60,25 @@ use crate::layout::cross_chunk::CrossChunkLinks;
 use crate::layout::fragment_index::FragmentIndex;
 use crate::layout::groups::Groups;
 use crate::layout::links::LinkRows;
-use crate::layout::manifest::{encode_stream, Manifest};
+use crate::layout::manifest::Manifest;
 use crate::metadata::{Axis, ChunkKey, ZV_VERSION};
 use crate::reader::Geometry;
 
 fn bad(reason: impl Into<String>) -> Error {
     Error::InvalidInput(reason.into())
 }
+
+/// The most bins a chunk may have (each is a fragment of every point-cloud chunk).
+pub const MAX_BINS_PER_CHUNK: u64 = 1 << 21;
+
+/// Coordinates must satisfy `|x / bin| < COORDINATE_LIMIT` (bin = chunk without bins), so
+/// that chunk and bin coordinates are exact integers.
+pub const COORDINATE_LIMIT: f64 = (1u64 << 52) as f64;
+
+/// Spare objects allowed beyond twice the vertices: object ids are dense indices (every id
+/// below the largest costs an offset and a manifest), so `B ≤ 2·(vertices + polylines) +
+/// SPARE_OBJECTS`, and likewise for groups.
+pub const SPARE_OBJECTS: u64 = 1 << 20;
 
 /// What to do with vertices outside the given bounds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -270,6 +294,7 @@ impl WriterOptions {
                     "bin_shape {b:?} must have {n} positive values"
                 )));
             }
+            let mut product = 1u64;
             for (c, x) in self.chunk_shape.iter().zip(b) {
                 let r = c / x;
                 if (r - r.round()).abs() > 1e-9 || r.round() < 1.0 {
@@ -278,6 +303,15 @@ impl WriterOptions {
                         self.chunk_shape
                     )));
                 }
+                product = product
+                    .checked_mul(r.round().min(u64::MAX as f64) as u64)
+                    .filter(|&p| p <= MAX_BINS_PER_CHUNK)
+                    .ok_or_else(|| {
+                        bad(format!(
+                            "bin_shape {b:?} makes more than {MAX_BINS_PER_CHUNK} bins per chunk of {:?} (use larger bins)",
+                            self.chunk_shape
+                        ))
+                    })?;
             }
         }
         if let Some([lo, hi]) = &self.bounds {
@@ -550,14 +584,16 @@ fn encode_column(
     }
 }
 
-/// Checks a batch's attributes against the schema fixed by the first batch (or fixes it):
-/// `rows` values each, the same names, types and widths.
-fn fix_schema(
-    schema: &mut Option<Vec<Column>>,
+/// Checks a batch's attributes against the schema fixed by the first non-empty batch:
+/// `rows` values each, the same names, types and widths. Returns the schema to install when
+/// none is fixed yet and the batch has rows (the caller installs it once the whole batch has
+/// passed); a batch without rows fixes nothing and is not compared.
+fn check_schema(
+    schema: &Option<Vec<Column>>,
     attributes: &BTreeMap<String, Attribute>,
     rows: usize,
     what: &str,
-) -> Result<()> {
+) -> Result<Option<Vec<Column>>> {
     for (name, a) in attributes {
         if a.values.len() != rows {
             return Err(bad(format!(
@@ -566,15 +602,16 @@ fn fix_schema(
             )));
         }
     }
+    if rows == 0 {
+        return Ok(None);
+    }
     match schema {
-        None => {
-            *schema = Some(
-                attributes
-                    .iter()
-                    .map(|(n, a)| Column::new(n, a))
-                    .collect::<Result<_>>()?,
-            );
-        }
+        None => Ok(Some(
+            attributes
+                .iter()
+                .map(|(n, a)| Column::new(n, a))
+                .collect::<Result<_>>()?,
+        )),
         Some(cols) => {
             let names: Vec<&String> = attributes.keys().collect();
             let known: Vec<&String> = cols.iter().map(|c| &c.name).collect();
@@ -586,9 +623,9 @@ fn fix_schema(
             for (c, a) in cols.iter().zip(attributes.values()) {
                 c.check(a)?;
             }
+            Ok(None)
         }
     }
-    Ok(())
 }
 
 /// Per-chunk spill state.
@@ -621,17 +658,19 @@ pub struct ZvWriter {
     bounds: Option<[Vec<f64>; 2]>,
     objects_given: Option<bool>,
     max_object: Option<u64>,
-    /// linked geometries: the chunk (index into `chunk_order`) of each vertex
-    vertex_chunk: Vec<u32>,
-    /// skeletons: the object of each vertex (for DFS ordering and validation)
+    /// skeletons: the object of each vertex (for validation)
     vertex_object: Vec<u64>,
     edges: Vec<[u64; 2]>,
     face_arity: Option<usize>,
     faces: Vec<u64>,
-    /// polylines: per object, (chunk, fragment) in path order
-    polyline_refs: Vec<Vec<(ChunkKey, u64)>>,
-    /// polylines: cross-chunk records ((A, row), (B, row))
-    polyline_ccl: Vec<(ChunkKey, u64, ChunkKey, u64)>,
+    /// polylines: the pieces, (chunk index, fragment), polyline after polyline in path order
+    polyline_pieces: Vec<(u32, u32)>,
+    /// polylines: where each polyline's pieces start in `polyline_pieces`
+    polyline_starts: Vec<u64>,
+    /// polylines: cross-chunk records (chunk A, row, chunk B, row), chunks as indices
+    polyline_ccl: Vec<[u32; 4]>,
+    /// the number of objects asked for with [`ZvWriter::set_num_objects`]
+    num_objects_hint: u64,
     object_attributes: BTreeMap<String, Attribute>,
     fragment_attributes: BTreeMap<String, Attribute>,
     groups: BTreeMap<u64, Vec<u64>>,
@@ -696,18 +735,25 @@ impl ZvWriter {
             seen: None,
             objects_given: None,
             max_object: None,
-            vertex_chunk: Vec::new(),
             vertex_object: Vec::new(),
             edges: Vec::new(),
             face_arity: None,
             faces: Vec::new(),
-            polyline_refs: Vec::new(),
+            polyline_pieces: Vec::new(),
+            polyline_starts: Vec::new(),
             polyline_ccl: Vec::new(),
+            num_objects_hint: 0,
             object_attributes: BTreeMap::new(),
             fragment_attributes: BTreeMap::new(),
             groups: BTreeMap::new(),
             group_attributes: BTreeMap::new(),
         })
+    }
+
+    /// Whether the store has objects (an object index): always, except for point clouds
+    /// written without object ids.
+    fn has_objects(&self) -> bool {
+        self.opts.geometry != Geometry::PointCloud || self.objects_given == Some(true)
     }
 
     fn linked(&self) -> bool {
@@ -786,7 +832,24 @@ impl ZvWriter {
         )
     }
 
-    /// The bin of `p` within its chunk, row-major (last axis fastest).
+    /// Checks that a (stored) position has exact integer chunk and bin coordinates.
+    fn check_range(&self, p: &[f64], what: impl FnOnce() -> String) -> Result<()> {
+        match p
+            .iter()
+            .zip(&self.bin_shape)
+            .find(|(x, b)| (*x / *b).abs() >= COORDINATE_LIMIT)
+        {
+            Some((x, b)) => Err(bad(format!(
+                "{} has coordinate {x}, too far from the origin for bins of {b} (|x / bin| must be below 2^52)",
+                what()
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    /// The bin of `p` within its chunk, row-major (last axis fastest). Positions are checked
+    /// by [`ZvWriter::check_range`] first; a bin that rounding puts outside the chunk is
+    /// clamped to the chunk's edge bin.
     fn bin_of(&self, p: &[f64], key: &ChunkKey) -> u64 {
         let mut idx = 0u64;
         for (((x, bin), c), &bpc) in p
@@ -795,9 +858,9 @@ impl ZvWriter {
             .zip(&key.0)
             .zip(&self.bins_per_chunk)
         {
-            let b = (x / bin).floor() as i64;
-            let local = (b - c * bpc as i64).clamp(0, bpc as i64 - 1) as u64;
-            idx = idx * bpc + local;
+            let b = (x / bin).floor() as i128;
+            let local = (b - *c as i128 * bpc as i128).clamp(0, bpc as i128 - 1) as u64;
+            idx = idx.saturating_mul(bpc).saturating_add(local);
         }
         idx
     }
@@ -829,15 +892,6 @@ impl ZvWriter {
                 .map_or(0, |c| c.iter().map(Column::record_len).sum())
     }
 
-    fn check_columns(
-        &mut self,
-        attributes: &BTreeMap<String, Attribute>,
-        rows: usize,
-        what: &str,
-    ) -> Result<()> {
-        fix_schema(&mut self.columns, attributes, rows, what)
-    }
-
     fn append(&mut self, grouped: BTreeMap<ChunkKey, Vec<u8>>) -> Result<()> {
         let rl = self.record_len();
         for (key, bytes) in grouped {
@@ -859,7 +913,9 @@ impl ZvWriter {
     /// (`None`: no objects for point clouds, object 0 otherwise) and vertex attributes (one
     /// row per vertex). Returns the global index of the first vertex (edges and faces refer to
     /// vertices by global index, in the order they were added). The whole batch is checked
-    /// before any of it is kept.
+    /// before any of it is kept: a refused batch changes nothing. The first batch with rows
+    /// fixes the vertex attribute schema, and for point clouds whether batches carry object
+    /// ids (an empty batch with `Some` ids also fixes that; one with `None` fixes nothing).
     pub fn add_vertices(
         &mut self,
         positions: &[Vec<f64>],
@@ -910,6 +966,20 @@ impl ZvWriter {
             }
         }
         let given = object_ids.is_some();
+        if n == 0 {
+            // an empty batch fixes no schema; empty object ids (an explicit statement, unlike
+            // `None`) make a point cloud one with objects
+            check_schema(&None, attributes, 0, "vertex")?;
+            if given {
+                if self.objects_given == Some(false) {
+                    return Err(bad(
+                        "either every batch of points has object ids or none has",
+                    ));
+                }
+                self.objects_given = Some(true);
+            }
+            return Ok(first);
+        }
         if self.opts.geometry == Geometry::PointCloud {
             if let Some(prev) = self.objects_given {
                 if prev != given {
@@ -919,7 +989,7 @@ impl ZvWriter {
                 }
             }
         }
-        self.check_columns(attributes, n, "vertex")?;
+        let new_schema = check_schema(&self.columns, attributes, n, "vertex")?;
         // convert and check every row before keeping anything
         let vs = self.vsize;
         let mut bytes = Vec::with_capacity(n * nd * vs);
@@ -945,23 +1015,27 @@ impl ZvWriter {
                 }
                 stored.push(back);
             }
-            let ok = self.inside(&stored[i * nd..]);
+            let p = &stored[i * nd..];
+            let ok = self.inside(p);
             if !ok && self.opts.out_of_bounds == OutOfBounds::Raise {
                 return Err(bad(format!(
-                    "vertex {} at {:?} is outside the bounds {:?}",
+                    "vertex {} at {p:?} is outside the bounds {:?}",
                     first + i as u64,
-                    &stored[i * nd..],
                     self.bounds
                 )));
             }
+            if ok || self.opts.out_of_bounds != OutOfBounds::Ignore {
+                self.check_range(p, || format!("vertex {}", first + i as u64))?;
+            }
             inside.push(ok);
         }
-        if self.opts.geometry == Geometry::PointCloud {
-            self.objects_given = Some(given);
-        } else {
-            self.objects_given = Some(true);
+        // the whole batch is valid: keep it
+        if let Some(schema) = new_schema {
+            self.columns = Some(schema);
         }
-        let objects_mode = self.opts.geometry != Geometry::PointCloud || given;
+        self.objects_given = Some(given || self.opts.geometry != Geometry::PointCloud);
+        let objects_mode = self.has_objects();
+        let skeleton = self.opts.geometry == Geometry::Skeleton;
         let mut grouped: HashMap<ChunkKey, Vec<u8>> = HashMap::new();
         let mut cols = self.columns.take().unwrap_or_default();
         for i in 0..n {
@@ -971,7 +1045,7 @@ impl ZvWriter {
             let p = &stored[i * nd..(i + 1) * nd];
             self.note_position(p);
             let key = self.chunk_of(p);
-            let ci = self.chunk_index(&key);
+            self.chunk_index(&key);
             let gid = self.n_vertices;
             let object = object_ids.map_or(0, |ids| ids[i]);
             let key1 = if objects_mode {
@@ -990,8 +1064,7 @@ impl ZvWriter {
             if objects_mode {
                 self.max_object = Some(self.max_object.map_or(object, |m| m.max(object)));
             }
-            if self.linked() {
-                self.vertex_chunk.push(ci);
+            if skeleton {
                 self.vertex_object.push(object);
             }
             self.n_vertices += 1;
@@ -1017,10 +1090,10 @@ impl ZvWriter {
             )));
         }
         let total: usize = polylines.iter().map(Vec::len).sum();
-        self.check_columns(attributes, total, "vertex")?;
+        let new_schema = check_schema(&self.columns, attributes, total, "vertex")?;
         let mut converted = Vec::with_capacity(polylines.len());
         for (pi, pl) in polylines.iter().enumerate() {
-            let oid = self.polyline_refs.len() + pi;
+            let oid = self.polyline_starts.len() + pi;
             if self.opts.geometry == Geometry::Line && pl.len() != 2 {
                 return Err(bad(format!(
                     "line {oid} has {} vertices (a line has 2)",
@@ -1029,25 +1102,34 @@ impl ZvWriter {
             }
             let mut rows = Vec::with_capacity(pl.len());
             for (vi, p) in pl.iter().enumerate() {
-                let (bytes, stored) = self.convert(p, &format!("polyline {oid} vertex {vi}"))?;
+                let what = || format!("polyline {oid} vertex {vi}");
+                let (bytes, stored) = self.convert(p, &what())?;
                 if !self.inside(&stored) && self.opts.out_of_bounds == OutOfBounds::Raise {
                     return Err(bad(format!(
-                        "polyline {oid} vertex {vi} at {stored:?} is outside the bounds {:?}",
+                        "{} at {stored:?} is outside the bounds {:?}",
+                        what(),
                         self.bounds
                     )));
                 }
+                self.check_range(&stored, what)?;
                 rows.push((bytes, stored));
             }
             converted.push(rows);
         }
+        // the whole batch is valid: keep it
+        if let Some(schema) = new_schema {
+            self.columns = Some(schema);
+        }
         let mut grouped: BTreeMap<ChunkKey, Vec<u8>> = BTreeMap::new();
+        let had_schema = self.columns.is_some();
         let mut cols = self.columns.take().unwrap_or_default();
-        // rows added to each chunk in this batch (not yet in `rows` of the spill state)
-        let mut pending: HashMap<ChunkKey, (u64, u64)> = HashMap::new();
+        // rows and segments added to each chunk in this batch (not yet in the spill state)
+        let mut pending: HashMap<u32, (u64, u64)> = HashMap::new();
         let mut vrow = 0usize;
         for rows in converted {
-            let mut refs = Vec::new();
-            let mut prev: Option<(Vec<i64>, ChunkKey, u64)> = None; // (bin coords, chunk, last row)
+            self.polyline_starts.push(self.polyline_pieces.len() as u64);
+            // (bin coordinates, chunk index, last row, fragment) of the previous vertex
+            let mut prev: Option<(Vec<i64>, u32, u64, u64)> = None;
             for (bytes, stored) in rows {
                 self.note_position(&stored);
                 let key = self.chunk_of(&stored);
@@ -1056,29 +1138,30 @@ impl ZvWriter {
                     .zip(&self.bin_shape)
                     .map(|(x, b)| (x / b).floor() as i64)
                     .collect();
-                self.chunk_index(&key);
+                let ci = self.chunk_index(&key);
                 let base = self
                     .chunks
                     .get(&key)
                     .map_or((0, 0), |c| (c.rows, c.segments));
-                let p = pending.entry(key.clone()).or_insert((0, 0));
-                let new_segment = prev.as_ref().is_none_or(|(b, k, _)| *b != bin || *k != key);
-                if new_segment {
-                    let frag = base.1 + p.1;
-                    p.1 += 1;
-                    let row = base.0 + p.0;
-                    if let Some((_, pk, prow)) = &prev {
-                        if *pk != key {
-                            self.polyline_ccl
-                                .push((pk.clone(), *prow, key.clone(), row));
-                        }
-                    }
-                    refs.push((key.clone(), frag));
-                }
+                let p = pending.entry(ci).or_insert((0, 0));
                 let row = base.0 + p.0;
+                let frag = match &prev {
+                    Some((b, pci, _, f)) if *b == bin && *pci == ci => *f,
+                    _ => {
+                        let frag = base.1 + p.1;
+                        p.1 += 1;
+                        if let Some((_, pci, prow, _)) = &prev {
+                            if *pci != ci {
+                                // rows beyond u32 are refused by `validate` before use
+                                self.polyline_ccl.push([*pci, *prow as u32, ci, row as u32]);
+                            }
+                        }
+                        self.polyline_pieces.push((ci, frag as u32));
+                        frag
+                    }
+                };
                 p.0 += 1;
-                let frag = refs.last().map_or(0, |r| r.1);
-                let rec = grouped.entry(key.clone()).or_default();
+                let rec = grouped.entry(key).or_default();
                 rec.extend_from_slice(&frag.to_le_bytes());
                 rec.extend_from_slice(&row.to_le_bytes());
                 rec.extend_from_slice(&self.n_vertices.to_le_bytes());
@@ -1088,13 +1171,19 @@ impl ZvWriter {
                 }
                 vrow += 1;
                 self.n_vertices += 1;
-                prev = Some((bin, key, row));
+                prev = Some((bin, ci, row, frag));
             }
-            self.polyline_refs.push(refs);
         }
-        self.columns = Some(cols);
-        for (key, (_, segs)) in &pending {
-            if let Some(c) = self.chunks.get_mut(key) {
+        // a batch without vertices fixes no schema
+        if had_schema || total > 0 {
+            self.columns = Some(cols);
+        }
+        for (ci, (_, segs)) in &pending {
+            if let Some(c) = self
+                .chunk_order
+                .get(*ci as usize)
+                .and_then(|k| self.chunks.get_mut(k))
+            {
                 c.segments += segs;
             }
         }
@@ -1102,24 +1191,35 @@ impl ZvWriter {
         Ok(())
     }
 
+    /// Checks link attributes and keeps their rows.
     fn check_link_columns(
         &mut self,
         attributes: &BTreeMap<String, Attribute>,
         n: usize,
     ) -> Result<()> {
-        fix_schema(&mut self.link_columns, attributes, n, "link")?;
-        let mut cols = self.link_columns.take().unwrap_or_default();
-        for r in 0..n {
-            for (c, a) in cols.iter_mut().zip(attributes.values()) {
-                c.push_row(a, r, &mut self.link_records);
+        if let Some(schema) = check_schema(&self.link_columns, attributes, n, "link")? {
+            self.link_columns = Some(schema);
+        }
+        // a batch without links fixes no schema
+        if let Some(cols) = &mut self.link_columns {
+            for r in 0..n {
+                for (c, a) in cols.iter_mut().zip(attributes.values()) {
+                    c.push_row(a, r, &mut self.link_records);
+                }
             }
         }
-        self.link_columns = Some(cols);
         Ok(())
     }
 
     /// Adds graph edges `[source, target]` or skeleton links `[child, parent]` (global vertex
     /// indices; vertices may be added before or after), with one attribute row per edge.
+    ///
+    /// A skeleton object may be a forest (several roots): each tree gets its own fragments in
+    /// every chunk, so that the implicit sequential parent never joins two trees and zv's
+    /// reader gives back exactly these links. The reference reader (0.7.0) takes
+    /// `parent = i − 1` over the level's global row order wherever no link is stored, so it
+    /// gives every root but the level's first row a parent — for forests and for several
+    /// one-tree objects alike.
     pub fn add_edges(
         &mut self,
         edges: &[[u64; 2]],
@@ -1156,17 +1256,20 @@ impl ZvWriter {
                 self.opts.geometry.name()
             )));
         }
+        let Some(arity) = self.face_arity.or(faces.first().map(Vec::len)) else {
+            return self.check_link_columns(attributes, 0);
+        };
         for (i, f) in faces.iter().enumerate() {
-            let arity = *self.face_arity.get_or_insert(f.len());
             if !(3..=4).contains(&f.len()) || f.len() != arity {
                 return Err(bad(format!(
                     "face {} has {} vertices (all faces must be triangles, or all quads)",
-                    self.faces.len() / arity + i,
+                    self.faces.len() / arity.max(1) + i,
                     f.len()
                 )));
             }
         }
         self.check_link_columns(attributes, faces.len())?;
+        self.face_arity = Some(arity);
         for f in faces {
             self.faces.extend_from_slice(f);
         }
@@ -1196,20 +1299,119 @@ impl ZvWriter {
         self.group_attributes = attributes;
     }
 
-    fn num_objects(&self) -> u64 {
+    /// Declares that the store has at least `n` objects: ids up to `n − 1` without vertices
+    /// (or polylines past the last one given) are empty objects. The object count is the
+    /// largest of this, the largest object id + 1 and the length of the object attributes.
+    pub fn set_num_objects(&mut self, n: u64) {
+        self.num_objects_hint = n;
+    }
+
+    /// The number of objects `B` (0 without objects): see [`ZvWriter::set_num_objects`].
+    /// Object ids are dense indices, so `B` may exceed the vertex and polyline count by at
+    /// most `vertices + polylines + SPARE_OBJECTS`.
+    fn num_objects(&self) -> Result<u64> {
+        if !self.has_objects() {
+            if self.num_objects_hint > 0 {
+                return Err(bad(
+                    "set_num_objects needs object ids (this point cloud has none)",
+                ));
+            }
+            return Ok(0);
+        }
+        let from_ids = if self.opts.geometry.is_sequential() {
+            self.polyline_starts.len() as u64
+        } else {
+            match self.max_object {
+                Some(m) => m.checked_add(1).ok_or_else(|| {
+                    bad(format!(
+                        "object id {m} is too large (object ids are dense indices 0..B)"
+                    ))
+                })?,
+                None => 0,
+            }
+        };
+        let b = self
+            .object_attributes
+            .values()
+            .map(|a| a.values.len() as u64)
+            .chain([from_ids, self.num_objects_hint])
+            .max()
+            .unwrap_or(0);
+        let items = self.n_vertices + self.polyline_starts.len() as u64;
+        let limit = items.saturating_mul(2).saturating_add(SPARE_OBJECTS);
+        if b > limit {
+            return Err(bad(format!(
+                "{b} objects for {items} vertices: object ids are dense indices 0..B (every id below the largest is an object), so B may be at most {limit}; renumber the objects densely and keep the original ids as an object attribute"
+            )));
+        }
+        Ok(b)
+    }
+
+    /// Which of `wanted` have at least one vertex.
+    fn objects_with_vertices(&self, wanted: &BTreeSet<u64>) -> Result<BTreeSet<u64>> {
+        let mut found = BTreeSet::new();
+        if wanted.is_empty() {
+            return Ok(found);
+        }
         if self.opts.geometry.is_sequential() {
-            return self.polyline_refs.len() as u64;
+            for &o in wanted {
+                let start = self.polyline_starts.get(o as usize).copied();
+                let end = self
+                    .polyline_starts
+                    .get(o as usize + 1)
+                    .copied()
+                    .unwrap_or(self.polyline_pieces.len() as u64);
+                if start.is_some_and(|s| s < end) {
+                    found.insert(o);
+                }
+            }
+            return Ok(found);
         }
-        if self.objects_given != Some(true) {
-            return 0;
+        let rl = self.record_len();
+        for key in &self.chunk_order {
+            let raw = std::fs::read(&self.chunks[key].file).map_err(io)?;
+            for r in raw.chunks_exact(rl) {
+                let o = u64::from_le_bytes(r[..8].try_into().unwrap_or([0; 8]));
+                if wanted.contains(&o) {
+                    found.insert(o);
+                }
+            }
         }
-        self.max_object.map_or(0, |m| m + 1)
+        Ok(found)
+    }
+
+    /// The range of `polyline_pieces` of each polyline, in order.
+    fn polyline_piece_ranges(&self) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+        let n = self.polyline_starts.len();
+        (0..n).map(move |o| {
+            let end = self
+                .polyline_starts
+                .get(o + 1)
+                .map_or(self.polyline_pieces.len(), |&e| e as usize);
+            self.polyline_starts[o] as usize..end
+        })
     }
 
     /// Checks everything that spans batches, before anything is written.
     fn validate(&self) -> Result<(u64, u64)> {
         let n = self.n_vertices;
-        let has_objects = self.opts.geometry.is_sequential() || self.objects_given == Some(true);
+        if self.chunk_order.len() as u64 > u32::MAX as u64 + 1 {
+            return Err(bad(format!(
+                "{} occupied chunks (at most 2^32; use a larger chunk_shape)",
+                self.chunk_order.len()
+            )));
+        }
+        if let Some((k, c)) = self
+            .chunks
+            .iter()
+            .find(|(_, c)| c.rows > u32::MAX as u64 || c.segments > u32::MAX as u64)
+        {
+            return Err(bad(format!(
+                "chunk {k} has {} vertices in {} pieces (at most 2^32 − 1 each; use a smaller chunk_shape)",
+                c.rows, c.segments
+            )));
+        }
+        let has_objects = self.has_objects();
         if !has_objects
             && (!self.object_attributes.is_empty()
                 || !self.groups.is_empty()
@@ -1249,12 +1451,8 @@ impl ZvWriter {
                 }
             }
         }
-        let b = self.num_objects();
-        for (name, a) in self
-            .object_attributes
-            .iter()
-            .chain(&self.fragment_attributes)
-        {
+        let b = self.num_objects()?;
+        for (name, a) in &self.object_attributes {
             if a.values.len() as u64 != b {
                 return Err(bad(format!(
                     "object attribute `{name}` has {} values for {b} objects",
@@ -1263,17 +1461,46 @@ impl ZvWriter {
             }
         }
         for (name, a) in &self.fragment_attributes {
-            if matches!(
-                &a.values,
-                AttributeValues::Numeric {
-                    present: Some(_),
-                    ..
+            if a.values.len() as u64 != b {
+                return Err(bad(format!(
+                    "fragment attribute `{name}` has {} values for {b} objects",
+                    a.values.len()
+                )));
+            }
+            // null is allowed only for objects without vertices (they have no fragments)
+            if let AttributeValues::Numeric {
+                present: Some(p), ..
+            } = &a.values
+            {
+                let nulls: BTreeSet<u64> = p
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &v)| !v)
+                    .map(|(o, _)| o as u64)
+                    .collect();
+                if let Some(o) = self.objects_with_vertices(&nulls)?.first() {
+                    return Err(bad(format!(
+                        "fragment attribute `{name}` is null for object {o}, which has vertices"
+                    )));
                 }
-            ) {
-                return Err(bad(format!("fragment attribute `{name}` has null values")));
             }
         }
-        let g = self.groups.keys().next_back().map_or(0, |m| m + 1);
+        let g = match self.groups.keys().next_back() {
+            None => 0,
+            Some(&m) => {
+                let members: u64 = self.groups.values().map(|m| m.len() as u64).sum();
+                let limit = b
+                    .saturating_add(members)
+                    .saturating_mul(2)
+                    .saturating_add(SPARE_OBJECTS);
+                if m >= limit {
+                    return Err(bad(format!(
+                        "group id {m} is too large: groups are dense indices 0..G, and G may be at most {limit} here; renumber the groups densely"
+                    )));
+                }
+                m + 1
+            }
+        };
         if self.groups.is_empty() && !self.group_attributes.is_empty() {
             return Err(bad("group attributes need groups"));
         }
@@ -1309,29 +1536,46 @@ impl ZvWriter {
         Ok((b, g))
     }
 
-    /// Skeleton DFS rank of every vertex (roots in index order, children in index order);
-    /// a cycle is an error.
-    fn dfs_ranks(&self) -> Result<Vec<u64>> {
+    /// Skeleton DFS rank of every vertex (roots in index order, children in index order),
+    /// and the rank of each root (a tree's vertices have the ranks from its root's up to the
+    /// next root's); a cycle is an error.
+    fn dfs_ranks(&self) -> Result<(Vec<u64>, Vec<u64>)> {
         let n = self.n_vertices as usize;
-        let mut children: Vec<Vec<u64>> = vec![Vec::new(); n];
+        // children of each vertex, as compressed rows
+        let mut start = vec![0usize; n + 1];
         let mut has_parent = vec![false; n];
         for e in &self.edges {
-            children[e[1] as usize].push(e[0]);
+            start[e[1] as usize + 1] += 1;
             has_parent[e[0] as usize] = true;
         }
-        for c in &mut children {
-            c.sort_unstable();
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        let mut children = vec![0u64; self.edges.len()];
+        for e in &self.edges {
+            children[fill[e[1] as usize]] = e[0];
+            fill[e[1] as usize] += 1;
+        }
+        drop(fill);
+        for v in 0..n {
+            children[start[v]..start[v + 1]].sort_unstable();
         }
         let mut rank = vec![u64::MAX; n];
+        let mut roots = Vec::new();
         let mut next = 0u64;
+        let mut stack = Vec::new();
         for root in (0..n).filter(|&v| !has_parent[v]) {
-            let mut stack = vec![root as u64];
+            roots.push(next);
+            stack.push(root as u64);
             while let Some(v) = stack.pop() {
                 rank[v as usize] = next;
                 next += 1;
-                for &c in children[v as usize].iter().rev() {
-                    stack.push(c);
-                }
+                stack.extend(
+                    children[start[v as usize]..start[v as usize + 1]]
+                        .iter()
+                        .rev(),
+                );
             }
         }
         if let Some(v) = rank.iter().position(|&r| r == u64::MAX) {
@@ -1339,7 +1583,7 @@ impl ZvWriter {
                 "skeleton vertex {v} is on a cycle (it has no root)"
             )));
         }
-        Ok(rank)
+        Ok((rank, roots))
     }
 
     fn codecs(&self, typesize: usize) -> Vec<ExtensionMetadata> {
@@ -1349,19 +1593,23 @@ impl ZvWriter {
     /// Validates, then writes every blob and document; the root `zarr.json` comes last.
     pub fn finish(mut self) -> Result<WriteSummary> {
         let (num_objects, num_groups) = self.validate()?;
-        let ranks = if self.opts.geometry == Geometry::Skeleton {
-            Some(self.dfs_ranks()?)
+        let (ranks, root_ranks) = if self.opts.geometry == Geometry::Skeleton {
+            let (r, roots) = self.dfs_ranks()?;
+            (Some(r), roots)
         } else {
-            None
+            (None, Vec::new())
         };
+        // the tree of a DFS rank
+        let tree_of = |rank: u64| root_ranks.partition_point(|&r| r <= rank) as u64;
         let bounds = match (&self.bounds, &self.seen) {
             (Some(b), _) => b.clone(),
             (None, Some((lo, hi))) => [lo.clone(), hi.clone()],
             (None, None) => [vec![0.0; self.ndim], self.opts.chunk_shape.clone()],
         };
         let geometry = self.opts.geometry.clone();
-        let objects_mode = geometry.is_sequential() || self.objects_given == Some(true);
+        let objects_mode = self.has_objects();
         let binned = !objects_mode;
+        let linked = self.linked();
         let nbins: u64 = self.bins_per_chunk.iter().product();
         let rl = self.record_len();
         let vbytes = self.ndim * self.vsize;
@@ -1373,33 +1621,39 @@ impl ZvWriter {
         let vtype = self.opts.vertex_type;
 
         // Polylines: the object of each piece (fragment) of each chunk.
-        let mut segment_owner: HashMap<ChunkKey, Vec<u64>> = HashMap::new();
+        let mut segment_owner: Vec<Vec<u64>> = Vec::new();
         if geometry.is_sequential() && !frag_attrs.is_empty() {
-            for (oid, refs) in self.polyline_refs.iter().enumerate() {
-                for (k, f) in refs {
-                    let owners = segment_owner.entry(k.clone()).or_default();
-                    if owners.len() <= *f as usize {
-                        owners.resize(*f as usize + 1, 0);
+            segment_owner = keys
+                .iter()
+                .map(|k| vec![0; self.chunks[k].segments as usize])
+                .collect();
+            for (oid, w) in self.polyline_piece_ranges().enumerate() {
+                for &(ci, f) in &self.polyline_pieces[w] {
+                    if let Some(slot) = segment_owner[ci as usize].get_mut(f as usize) {
+                        *slot = oid as u64;
                     }
-                    owners[*f as usize] = oid as u64;
                 }
             }
         }
+        // Linked geometries: (chunk index << 32 | row) of every vertex, by global index.
+        let loc: Vec<AtomicU64> = if linked {
+            (0..self.n_vertices).map(|_| AtomicU64::new(0)).collect()
+        } else {
+            Vec::new()
+        };
 
         // Phase 1: every chunk's vertex blobs, in parallel.
         struct ChunkOut {
-            /// (object or segment, fragment index) per fragment
-            fragments: Vec<(u64, u64)>,
-            /// row ranges of the fragments
+            /// the object of each fragment (objects only)
+            objects: Vec<u64>,
+            /// row ranges of the fragments (linked geometries only)
             spans: Vec<(u64, u64)>,
-            /// (gid, final row) for linked geometries
-            rows_of: Vec<(u64, u64)>,
-            /// categorical missing codes seen, per column
             rows: u64,
         }
         let outs: Vec<ChunkOut> = keys
             .par_iter()
-            .map(|key| -> Result<ChunkOut> {
+            .enumerate()
+            .map(|(ci, key)| -> Result<ChunkOut> {
                 let spill = &self.chunks[key];
                 let raw = std::fs::read(&spill.file).map_err(io)?;
                 let mut recs: Vec<&[u8]> = raw.chunks_exact(rl).collect();
@@ -1415,12 +1669,19 @@ impl ZvWriter {
                         r[i + 7],
                     ])
                 };
+                // the fragment of a record: its bin or object (skeletons: object and tree)
+                let group_key = |r: &[u8]| -> (u64, u64) {
+                    match &ranks {
+                        Some(rk) => (field(r, 0), tree_of(rk[field(r, 16) as usize])),
+                        None => (field(r, 0), 0),
+                    }
+                };
                 match &ranks {
                     Some(rk) => recs.sort_by_key(|r| (field(r, 0), rk[field(r, 16) as usize])),
                     None => recs.sort_by_key(|r| (field(r, 0), field(r, 8))),
                 }
                 // fragments
-                let mut fragments = Vec::new();
+                let mut objects = Vec::new();
                 let mut spans = Vec::new();
                 let mut counts = Vec::new();
                 if binned {
@@ -1428,22 +1689,16 @@ impl ZvWriter {
                     for r in &recs {
                         per_bin[(field(r, 0) as usize).min(nbins as usize - 1)] += 1;
                     }
-                    let mut start = 0;
-                    for (b, &c) in per_bin.iter().enumerate() {
-                        fragments.push((b as u64, b as u64));
-                        spans.push((start, start + c));
-                        counts.push(c);
-                        start += c;
-                    }
+                    counts = per_bin;
                 } else {
                     let mut i = 0;
                     while i < recs.len() {
-                        let k = field(recs[i], 0);
-                        let mut j = i;
-                        while j < recs.len() && field(recs[j], 0) == k {
+                        let k = group_key(recs[i]);
+                        let mut j = i + 1;
+                        while j < recs.len() && group_key(recs[j]) == k {
                             j += 1;
                         }
-                        fragments.push((k, fragments.len() as u64));
+                        objects.push(k.0);
                         spans.push((i as u64, j as u64));
                         counts.push((j - i) as u64);
                         i = j;
@@ -1460,6 +1715,7 @@ impl ZvWriter {
                     &v,
                     &self.codecs(self.vsize),
                 )?;
+                drop(v);
                 let fi = FragmentIndex::consecutive(&counts).map_err(|source| Error::Blob {
                     key: name.clone(),
                     source,
@@ -1485,12 +1741,12 @@ impl ZvWriter {
                 }
                 // fragment attributes: the value of each fragment's object
                 for (fname, a) in &frag_attrs {
-                    let objects: Vec<u64> = if geometry.is_sequential() {
-                        segment_owner.get(key).cloned().unwrap_or_default()
+                    let owners = if geometry.is_sequential() {
+                        &segment_owner[ci]
                     } else {
-                        fragments.iter().map(|(o, _)| *o).collect()
+                        &objects
                     };
-                    let rows = gather_rows(a, &objects)?;
+                    let rows = gather_rows(a, owners)?;
                     let ts = rows.data_type().size().unwrap_or(1);
                     self.blobs.write_bytes(
                         &join(&["0/fragment_attributes", fname, &name]),
@@ -1498,54 +1754,77 @@ impl ZvWriter {
                         &self.codecs(ts),
                     )?;
                 }
-                let rows_of =
-                    if ranks.is_some() || matches!(geometry, Geometry::Graph | Geometry::Mesh) {
-                        recs.iter()
-                            .enumerate()
-                            .map(|(i, r)| (field(r, 16), i as u64))
-                            .collect()
-                    } else {
-                        Vec::new()
-                    };
+                if linked {
+                    for (i, r) in recs.iter().enumerate() {
+                        loc[field(r, 16) as usize]
+                            .store(((ci as u64) << 32) | i as u64, Ordering::Relaxed);
+                    }
+                } else {
+                    spans = Vec::new();
+                }
                 Ok(ChunkOut {
-                    fragments,
+                    objects,
                     spans,
-                    rows_of,
                     rows: recs.len() as u64,
                 })
             })
             .collect::<Result<_>>()?;
         let total_rows: u64 = outs.iter().map(|o| o.rows).sum();
 
-        // Object manifests.
+        // Object manifests, encoded as the manifest-block stream and its offsets.
         let sid = self.ndim;
-        let mut manifests: Vec<Manifest> = Vec::new();
+        let mut manifest_data = Vec::new();
+        let mut manifest_offsets = Vec::new();
         if objects_mode {
-            if geometry.is_sequential() {
-                manifests = self
-                    .polyline_refs
-                    .iter()
-                    .map(|refs| {
-                        Manifest::from_refs(
-                            &refs
-                                .iter()
-                                .map(|(k, f)| (k.0.clone(), *f))
-                                .collect::<Vec<_>>(),
-                        )
+            let mut push = |refs: &[(Vec<i64>, u64)]| -> Result<()> {
+                manifest_offsets.extend_from_slice(&(manifest_data.len() as i64).to_le_bytes());
+                Manifest::from_refs(refs)
+                    .encode_into(&mut manifest_data, sid)
+                    .map_err(|source| Error::Blob {
+                        key: "0/object_index/data".into(),
+                        source,
                     })
-                    .collect();
+            };
+            let mut written = 0u64;
+            if geometry.is_sequential() {
+                for w in self.polyline_piece_ranges() {
+                    let refs: Vec<(Vec<i64>, u64)> = self.polyline_pieces[w]
+                        .iter()
+                        .map(|&(ci, f)| (keys[ci as usize].0.clone(), f as u64))
+                        .collect();
+                    push(&refs)?;
+                    written += 1;
+                }
             } else {
-                let mut refs: Vec<Vec<(Vec<i64>, u64)>> = vec![Vec::new(); num_objects as usize];
+                // (object, chunk in key order, fragment), sorted
                 let mut order: Vec<usize> = (0..keys.len()).collect();
                 order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
-                for ci in order {
-                    for &(obj, frag) in &outs[ci].fragments {
-                        if let Some(r) = refs.get_mut(obj as usize) {
-                            r.push((keys[ci].0.clone(), frag));
-                        }
+                let mut all: Vec<(u64, u32, u32)> = Vec::new();
+                for (pos, &ci) in order.iter().enumerate() {
+                    for (f, &obj) in outs[ci].objects.iter().enumerate() {
+                        all.push((obj, pos as u32, f as u32));
                     }
                 }
-                manifests = refs.iter().map(|r| Manifest::from_refs(r)).collect();
+                all.sort_unstable();
+                let mut i = 0;
+                while i < all.len() {
+                    let obj = all[i].0;
+                    while written < obj {
+                        push(&[])?;
+                        written += 1;
+                    }
+                    let mut refs = Vec::new();
+                    while i < all.len() && all[i].0 == obj {
+                        refs.push((keys[order[all[i].1 as usize]].0.clone(), all[i].2 as u64));
+                        i += 1;
+                    }
+                    push(&refs)?;
+                    written += 1;
+                }
+            }
+            while written < num_objects {
+                push(&[])?;
+                written += 1;
             }
         }
 
@@ -1563,60 +1842,57 @@ impl ZvWriter {
         };
         let mut ccl = CrossChunkLinks::new(link_width, sid);
         let mut ccl_link_index: Vec<usize> = Vec::new();
-        let mut intra: Vec<Vec<(u64, Vec<i64>, usize)>> = vec![Vec::new(); keys.len()]; // (fragment, rows, link index)
+        // per chunk: (vertex fragment of the first endpoint, link index)
+        let mut intra: Vec<Vec<(u32, usize)>> = vec![Vec::new(); keys.len()];
+        let ccl_err = |source| Error::Blob {
+            key: "0/cross_chunk_links/0/data".into(),
+            source,
+        };
+        let place = |g: u64| -> (usize, u64) {
+            let v = loc[g as usize].load(Ordering::Relaxed);
+            ((v >> 32) as usize, v & 0xFFFF_FFFF)
+        };
+        let link = |li: usize| -> &[u64] {
+            match geometry {
+                Geometry::Mesh => &self.faces[li * link_width..(li + 1) * link_width],
+                _ => &self.edges[li],
+            }
+        };
+        let num_links = match geometry {
+            Geometry::Mesh => self.faces.len() / link_width,
+            _ => self.edges.len(),
+        };
         if geometry.is_sequential() {
-            for (a, ra, b, rb) in &self.polyline_ccl {
-                ccl.push(&[(&a.0, *ra), (&b.0, *rb)])
-                    .map_err(|source| Error::Blob {
-                        key: "0/cross_chunk_links/0/data".into(),
-                        source,
-                    })?;
+            for &[a, ra, b, rb] in &self.polyline_ccl {
+                ccl.push(&[
+                    (&keys[a as usize].0, ra as u64),
+                    (&keys[b as usize].0, rb as u64),
+                ])
+                .map_err(ccl_err)?;
             }
-        } else if self.linked() {
-            let mut loc = vec![(0u32, 0u64); self.n_vertices as usize];
-            for (ci, o) in outs.iter().enumerate() {
-                for &(gid, row) in &o.rows_of {
-                    loc[gid as usize] = (ci as u32, row);
-                }
-            }
-            let frag_of = |ci: usize, row: u64| -> u64 {
-                outs[ci]
-                    .spans
-                    .iter()
-                    .position(|&(a, b)| a <= row && row < b)
-                    .unwrap_or(0) as u64
+        } else if linked {
+            // the fragment holding a row (fragments are consecutive ranges)
+            let frag_of = |ci: usize, row: u64| -> u32 {
+                outs[ci].spans.partition_point(|&(_, end)| end <= row) as u32
             };
-            let links: Vec<Vec<u64>> = match geometry {
-                Geometry::Mesh => self.faces.chunks(link_width).map(<[u64]>::to_vec).collect(),
-                _ => self.edges.iter().map(|e| e.to_vec()).collect(),
-            };
-            for (li, l) in links.iter().enumerate() {
-                let ends: Vec<(u32, u64)> = l.iter().map(|&g| loc[g as usize]).collect();
-                let same = ends.iter().all(|e| e.0 == ends[0].0);
+            let mut ends = Vec::with_capacity(link_width);
+            for li in 0..num_links {
+                ends.clear();
+                ends.extend(link(li).iter().map(|&g| place(g)));
+                let ci = ends[0].0;
+                let same = ends.iter().all(|e| e.0 == ci);
                 if geometry == Geometry::Skeleton && same {
-                    let (ci, rc) = ends[0];
-                    let rp = ends[1].1;
-                    let fc = frag_of(ci as usize, rc);
-                    if rc > 0 && rp == rc - 1 && frag_of(ci as usize, rp) == fc {
+                    let (rc, rp) = (ends[0].1, ends[1].1);
+                    if rc > 0 && rp == rc - 1 && frag_of(ci, rp) == frag_of(ci, rc) {
                         continue; // implicit sequential parent
                     }
                 }
                 if same {
-                    let ci = ends[0].0 as usize;
-                    intra[ci].push((
-                        frag_of(ci, ends[0].1),
-                        ends.iter().map(|e| e.1 as i64).collect(),
-                        li,
-                    ));
+                    intra[ci].push((frag_of(ci, ends[0].1), li));
                 } else {
-                    let eps: Vec<(&[i64], u64)> = ends
-                        .iter()
-                        .map(|e| (keys[e.0 as usize].0.as_slice(), e.1))
-                        .collect();
-                    ccl.push(&eps).map_err(|source| Error::Blob {
-                        key: "0/cross_chunk_links/0/data".into(),
-                        source,
-                    })?;
+                    let eps: Vec<(&[i64], u64)> =
+                        ends.iter().map(|e| (keys[e.0].0.as_slice(), e.1)).collect();
+                    ccl.push(&eps).map_err(ccl_err)?;
                     ccl_link_index.push(li);
                 }
             }
@@ -1639,7 +1915,10 @@ impl ZvWriter {
                 }
                 links.sort_by_key(|l| l.0);
                 let name = keys[ci].to_string();
-                let values: Vec<i64> = links.iter().flat_map(|l| l.1.iter().copied()).collect();
+                let values: Vec<i64> = links
+                    .iter()
+                    .flat_map(|l| link(l.1).iter().map(|&g| place(g).1 as i64))
+                    .collect();
                 let rows = LinkRows::new(link_width, values).map_err(|source| Error::Blob {
                     key: name.clone(),
                     source,
@@ -1649,10 +1928,10 @@ impl ZvWriter {
                     &rows.encode(),
                     &self.opts.codecs.codecs(8, true),
                 )?;
-                let nfr = outs[ci].fragments.len();
-                let mut per_frag = vec![0u64; nfr.max(1)];
+                let nfr = outs[ci].spans.len().max(1);
+                let mut per_frag = vec![0u64; nfr];
                 for l in links.iter() {
-                    per_frag[(l.0 as usize).min(nfr.max(1) - 1)] += 1;
+                    per_frag[(l.0 as usize).min(nfr - 1)] += 1;
                 }
                 let lf = FragmentIndex::consecutive(&per_frag).map_err(|source| Error::Blob {
                     key: name.clone(),
@@ -1664,7 +1943,7 @@ impl ZvWriter {
                     &self.codecs(8),
                 )?;
                 for (col, (c, fin)) in link_cols.iter().zip(&link_fin).enumerate() {
-                    let cells: Vec<&[u8]> = links.iter().map(|l| link_cell(l.2, col)).collect();
+                    let cells: Vec<&[u8]> = links.iter().map(|l| link_cell(l.1, col)).collect();
                     let (rows, _) = encode_column(c, fin, &cells);
                     let ts = rows.data_type().size().unwrap_or(1);
                     self.blobs.write_bytes(
@@ -1677,7 +1956,11 @@ impl ZvWriter {
             })
             .collect::<Result<_>>()?;
         summary.intra_links = intra_counts.iter().sum();
-        summary.cross_chunk_links = ccl.len() as u64;
+        // the records as the blob's bytes (the records themselves are no longer needed)
+        let num_ccl = ccl.len();
+        let ccl_bytes = ccl.encode();
+        drop(ccl);
+        summary.cross_chunk_links = num_ccl as u64;
 
         // Level-global arrays.
         let mut arrays_present = vec!["vertices".to_owned()];
@@ -1775,10 +2058,11 @@ impl ZvWriter {
             write_group("0/cross_chunk_links", json!({}))?;
             write_group(
                 "0/cross_chunk_links/0",
-                json!({"zv_array": "cross_chunk_links", "level_delta": 0, "link_width": link_width, "num_links": ccl.len(), "sid_ndim": sid}),
+                json!({"zv_array": "cross_chunk_links", "level_delta": 0, "link_width": link_width, "num_links": num_ccl, "sid_ndim": sid}),
             )?;
             self.blobs
-                .write_bytes("0/cross_chunk_links/0/data", &ccl.encode(), &self.codecs(8))?;
+                .write_bytes("0/cross_chunk_links/0/data", &ccl_bytes, &self.codecs(8))?;
+            drop(ccl_bytes);
             if !link_cols.is_empty() {
                 write_group("0/cross_chunk_link_attributes", json!({}))?;
                 for (col, (c, fin)) in link_cols.iter().zip(&link_fin).enumerate() {
@@ -1797,11 +2081,11 @@ impl ZvWriter {
                     attrs.insert("name".into(), json!(c.name));
                     attrs.insert("dtype".into(), json!(rows.data_type().name()));
                     attrs.insert("level_delta".into(), json!(0));
-                    attrs.insert("num_links".into(), json!(ccl.len()));
+                    attrs.insert("num_links".into(), json!(num_ccl));
                     let shape: Vec<u64> = if rows.channels() > 1 {
-                        vec![ccl.len() as u64, rows.channels() as u64]
+                        vec![num_ccl as u64, rows.channels() as u64]
                     } else {
-                        vec![ccl.len() as u64]
+                        vec![num_ccl as u64]
                     };
                     attrs.insert("shape".into(), json!(shape));
                     if let Some(d) = &fin.dictionary {
@@ -1819,14 +2103,10 @@ impl ZvWriter {
         }
         if objects_mode {
             arrays_present.push("object_index".into());
-            let (data, offsets) = encode_stream(&manifests, sid).map_err(|source| Error::Blob {
-                key: "0/object_index/data".into(),
-                source,
-            })?;
             self.blobs
-                .write_bytes("0/object_index/data", &data, &self.codecs(8))?;
+                .write_bytes("0/object_index/data", &manifest_data, &self.codecs(8))?;
             self.blobs
-                .write_bytes("0/object_index/offsets", &offsets, &self.codecs(8))?;
+                .write_bytes("0/object_index/offsets", &manifest_offsets, &self.codecs(8))?;
             write_group(
                 "0/object_index",
                 json!({"zv_array": "object_index", "num_objects": num_objects, "sid_ndim": sid}),
@@ -2106,6 +2386,9 @@ pub fn write_document(
                 }
             }
         }
+    }
+    if let Some(n) = doc.num_objects {
+        w.set_num_objects(n);
     }
     w.set_object_attributes(doc.object_attributes.clone());
     w.set_fragment_attributes(doc.fragment_attributes.clone());

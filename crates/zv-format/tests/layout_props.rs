@@ -51,10 +51,10 @@ fn block(sid_ndim: usize) -> impl Strategy<Value = ManifestBlock> {
     (
         prop::collection::vec(-1000i64..1000, sid_ndim),
         prop_oneof![
-            (0u64..1 << 40).prop_map(BlockFragments::Single),
-            (0u64..1 << 40, 0u64..1 << 20)
+            (0u64..1 << 32).prop_map(BlockFragments::Single),
+            (0u64..(1 << 32) - (1 << 20), 0u64..1 << 20)
                 .prop_map(|(start, count)| BlockFragments::Range { start, count }),
-            prop::collection::vec(0u64..1 << 40, 0..10).prop_map(BlockFragments::Explicit),
+            prop::collection::vec(0u64..1 << 32, 0..10).prop_map(BlockFragments::Explicit),
         ],
     )
         .prop_map(|(chunk, fragments)| ManifestBlock { chunk, fragments })

@@ -80,8 +80,11 @@ fn bad_input_is_refused_before_anything_is_written() {
             "values",
         ),
         (
-            "object attribute of the wrong length",
-            Box::new(|d| d["object_attributes"]["v"]["values"] = json!([1.0, 2.0, 3.0])),
+            "object attributes of different lengths",
+            Box::new(|d| {
+                d["object_attributes"]["v"]["values"] = json!([1.0, 2.0, 3.0]);
+                d["object_attributes"]["w"] = json!({"dtype": "int32", "values": [1, 2]})
+            }),
             "objects",
         ),
         (

@@ -36,6 +36,22 @@ use super::{i64s, invalid, put_i64s, to_i64, Cursor, LayoutError};
 
 const WHAT: &str = "object manifest";
 
+/// Fragment indices are below 2^32: a fragment index counts its fragments in a `u32`.
+const MAX_FRAGMENTS: u64 = 1 << 32;
+
+/// Reads one fragment index (non-negative, below 2^32).
+fn fragment(c: &mut Cursor<'_>) -> Result<u64, LayoutError> {
+    let at = c.pos();
+    let f = c.index("fragment index")?;
+    if f >= MAX_FRAGMENTS {
+        return Err(invalid(
+            WHAT,
+            format!("fragment index {f} at offset {at} is not below 2^32 (a chunk has fewer)"),
+        ));
+    }
+    Ok(f)
+}
+
 /// The fragments a block names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BlockFragments {
@@ -145,6 +161,45 @@ impl Manifest {
             .flat_map(|b| b.fragments.iter().map(move |f| (b.chunk.as_slice(), f)))
     }
 
+    /// Checks every block against the fragment count of its chunk, given by `fragments_of`
+    /// (`None`: the chunk has no vertices), without expanding ranges, so that a hostile range
+    /// costs nothing. Returns a description of the first bad block.
+    pub fn check_fragments(
+        &self,
+        mut fragments_of: impl FnMut(&[i64]) -> Option<u64>,
+    ) -> Result<(), String> {
+        for (i, b) in self.blocks.iter().enumerate() {
+            let name = || {
+                b.chunk
+                    .iter()
+                    .map(i64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(".")
+            };
+            let Some(f) = fragments_of(&b.chunk) else {
+                return Err(format!(
+                    "block {i} names chunk {}, which has no vertices",
+                    name()
+                ));
+            };
+            let ok = match &b.fragments {
+                BlockFragments::Single(x) => *x < f,
+                BlockFragments::Range { start, count } => {
+                    start.checked_add(*count).is_some_and(|e| e <= f)
+                }
+                BlockFragments::Explicit(v) => v.iter().all(|x| *x < f),
+            };
+            if !ok {
+                return Err(format!(
+                    "block {i} names fragments {:?} of chunk {}, which has {f}",
+                    b.fragments,
+                    name()
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// The size of the encoding.
     pub fn encoded_len(&self, sid_ndim: usize) -> usize {
         4 + self
@@ -167,6 +222,22 @@ impl Manifest {
                         "chunk {:?} has {} coordinates, sid_ndim is {sid_ndim}",
                         b.chunk,
                         b.chunk.len()
+                    ),
+                ));
+            }
+            let in_range = match &b.fragments {
+                BlockFragments::Single(f) => *f < MAX_FRAGMENTS,
+                BlockFragments::Range { start, count } => start
+                    .checked_add(*count)
+                    .is_some_and(|e| e <= MAX_FRAGMENTS),
+                BlockFragments::Explicit(v) => v.iter().all(|f| *f < MAX_FRAGMENTS),
+            };
+            if !in_range {
+                return Err(invalid(
+                    WHAT,
+                    format!(
+                        "fragments {:?} go past 2^32 (a chunk has fewer)",
+                        b.fragments
                     ),
                 ));
             }
@@ -232,15 +303,20 @@ impl Manifest {
             }
             let at = c.pos();
             let fragments = match c.u8()? {
-                0 => BlockFragments::Single(c.index("fragment index")?),
+                0 => BlockFragments::Single(fragment(&mut c)?),
                 1 => {
                     let start = c.index("range start")?;
                     let count = c.index("range count")?;
                     start
                         .checked_add(count)
-                        .filter(|&e| e <= i64::MAX as u64)
+                        .filter(|&e| e <= MAX_FRAGMENTS)
                         .ok_or_else(|| {
-                            invalid(WHAT, format!("range ({start}, {count}) overflows"))
+                            invalid(
+                                WHAT,
+                                format!(
+                                    "range ({start}, {count}) at offset {at} goes past fragment 2^32 (a chunk has fewer)"
+                                ),
+                            )
                         })?;
                     BlockFragments::Range { start, count }
                 }
@@ -249,7 +325,7 @@ impl Manifest {
                     c.need(k.saturating_mul(8))?;
                     let mut v = Vec::with_capacity(k);
                     for _ in 0..k {
-                        v.push(c.index("fragment index")?);
+                        v.push(fragment(&mut c)?);
                     }
                     BlockFragments::Explicit(v)
                 }
