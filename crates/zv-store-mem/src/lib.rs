@@ -24,8 +24,7 @@ use bytes::Bytes;
 use zv_core::key::{StoreKey, StorePrefix};
 use zv_core::plugin::{NamedInstances, StorePlugin, StoreUrl};
 use zv_core::store::{
-    ByteRange, ListableStore, ReadableStore, Store, StoreError, StoreKeysPrefixes, StoreResult,
-    WritableStore,
+    ListableStore, ReadableStore, Store, StoreError, StoreKeysPrefixes, StoreResult, WritableStore,
 };
 
 /// A thread-safe in-memory store.
@@ -88,21 +87,6 @@ fn keys_under<'a>(
 impl ReadableStore for MemoryStore {
     fn get(&self, key: &StoreKey) -> StoreResult<Option<Bytes>> {
         Ok(self.read().get(key).cloned())
-    }
-
-    fn get_range(&self, key: &StoreKey, range: ByteRange) -> StoreResult<Option<Bytes>> {
-        let Some(value) = self.read().get(key).cloned() else {
-            return Ok(None);
-        };
-        let size = value.len() as u64;
-        let r = range
-            .to_range(size)
-            .ok_or_else(|| StoreError::InvalidRange {
-                key: key.to_string(),
-                range,
-                size,
-            })?;
-        Ok(Some(value.slice(r.start as usize..r.end as usize)))
     }
 
     fn size(&self, key: &StoreKey) -> StoreResult<Option<u64>> {
