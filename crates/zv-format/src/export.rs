@@ -110,15 +110,11 @@ pub fn export_geometry(store: &ZvStore) -> Result<Value> {
     let chunk_pos: HashMap<&ChunkKey, usize> =
         keys.iter().enumerate().map(|(i, k)| (k, i)).collect();
     if let Some(index) = &index {
-        // check every block before anything expands a range
-        for (id, m) in index.manifests.iter().enumerate() {
-            m.check_fragments(|c| {
-                chunk_pos
-                    .get(&ChunkKey(c.to_vec()))
-                    .map(|&ci| chunks[ci].fragments.len() as u64)
-            })
-            .map_err(|e| Error::inconsistent("0/object_index", format!("object {id}: {e}")))?;
-        }
+        index.check_fragments("0/object_index", |c| {
+            chunk_pos
+                .get(&ChunkKey(c.to_vec()))
+                .map(|&ci| chunks[ci].fragments.len() as u64)
+        })?;
     }
 
     if geometry.is_sequential() {

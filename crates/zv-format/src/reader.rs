@@ -314,6 +314,23 @@ pub struct ObjectIndex {
     pub attributes: JsonObject,
 }
 
+impl ObjectIndex {
+    /// Checks every manifest block against the fragment count of its chunk, given by
+    /// `fragments_of` (`None`: the chunk has no vertices), before anything expands a range;
+    /// an error names `key` and the object.
+    pub fn check_fragments(
+        &self,
+        key: &str,
+        mut fragments_of: impl FnMut(&[i64]) -> Option<u64>,
+    ) -> Result<()> {
+        for (id, m) in self.manifests.iter().enumerate() {
+            m.check_fragments(&mut fragments_of)
+                .map_err(|e| Error::inconsistent(key, format!("object {id}: {e}")))?;
+        }
+        Ok(())
+    }
+}
+
 /// A dense per-object or per-group attribute.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DenseAttribute {

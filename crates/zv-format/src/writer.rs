@@ -61,7 +61,7 @@ use crate::layout::fragment_index::FragmentIndex;
 use crate::layout::groups::Groups;
 use crate::layout::links::LinkRows;
 use crate::layout::manifest::Manifest;
-use crate::metadata::{Axis, ChunkKey, ZV_VERSION};
+use crate::metadata::{chunk_of, Axis, ChunkKey, ZV_VERSION};
 use crate::reader::Geometry;
 
 fn bad(reason: impl Into<String>) -> Error {
@@ -774,22 +774,36 @@ impl ZvWriter {
         }
         let mut bytes = Vec::with_capacity(self.ndim * self.vsize);
         let mut stored = Vec::with_capacity(self.ndim);
+        self.convert_into(p, || what.to_owned(), &mut bytes, &mut stored)?;
+        Ok((bytes, stored))
+    }
+
+    /// Appends the stored bytes and values of position `p` to `bytes` and `stored`; a
+    /// non-finite coordinate, or one the vertex type cannot hold, is an error naming `what()`.
+    fn convert_into(
+        &self,
+        p: &[f64],
+        what: impl Fn() -> String,
+        bytes: &mut Vec<u8>,
+        stored: &mut Vec<f64>,
+    ) -> Result<()> {
         for &x in p {
             if !x.is_finite() {
-                return Err(bad(format!("{what} has a non-finite coordinate {x}")));
+                return Err(bad(format!("{} has a non-finite coordinate {x}", what())));
             }
             let at = bytes.len();
-            f64_to_le(self.opts.vertex_type, x, &mut bytes);
+            f64_to_le(self.opts.vertex_type, x, bytes);
             let back = le_to_f64(self.opts.vertex_type, &bytes[at..]);
             if !back.is_finite() {
                 return Err(bad(format!(
-                    "{what}: {x} does not fit {}",
+                    "{}: {x} does not fit {}",
+                    what(),
                     self.opts.vertex_type
                 )));
             }
             stored.push(back);
         }
-        Ok((bytes, stored))
+        Ok(())
     }
 
     /// Whether `p` is inside the given bounds (always true without bounds).
@@ -823,13 +837,9 @@ impl ZvWriter {
         }
     }
 
+    /// The chunk of `p` (the reader's rule, [`chunk_of`]).
     fn chunk_of(&self, p: &[f64]) -> ChunkKey {
-        ChunkKey(
-            p.iter()
-                .zip(&self.opts.chunk_shape)
-                .map(|(x, c)| (x / c).floor() as i64)
-                .collect(),
-        )
+        ChunkKey(chunk_of(p, &self.opts.chunk_shape))
     }
 
     /// Checks that a (stored) position has exact integer chunk and bin coordinates.
@@ -996,25 +1006,8 @@ impl ZvWriter {
         let mut stored = Vec::with_capacity(n * nd);
         let mut inside = Vec::with_capacity(n);
         for i in 0..n {
-            for &x in &coords[i * nd..(i + 1) * nd] {
-                if !x.is_finite() {
-                    return Err(bad(format!(
-                        "vertex {} has a non-finite coordinate {x}",
-                        first + i as u64
-                    )));
-                }
-                let at = bytes.len();
-                f64_to_le(self.opts.vertex_type, x, &mut bytes);
-                let back = le_to_f64(self.opts.vertex_type, &bytes[at..]);
-                if !back.is_finite() {
-                    return Err(bad(format!(
-                        "vertex {}: {x} does not fit {}",
-                        first + i as u64,
-                        self.opts.vertex_type
-                    )));
-                }
-                stored.push(back);
-            }
+            let what = || format!("vertex {}", first + i as u64);
+            self.convert_into(&coords[i * nd..(i + 1) * nd], what, &mut bytes, &mut stored)?;
             let p = &stored[i * nd..];
             let ok = self.inside(p);
             if !ok && self.opts.out_of_bounds == OutOfBounds::Raise {
@@ -1025,7 +1018,7 @@ impl ZvWriter {
                 )));
             }
             if ok || self.opts.out_of_bounds != OutOfBounds::Ignore {
-                self.check_range(p, || format!("vertex {}", first + i as u64))?;
+                self.check_range(p, what)?;
             }
             inside.push(ok);
         }
@@ -1133,11 +1126,7 @@ impl ZvWriter {
             for (bytes, stored) in rows {
                 self.note_position(&stored);
                 let key = self.chunk_of(&stored);
-                let bin: Vec<i64> = stored
-                    .iter()
-                    .zip(&self.bin_shape)
-                    .map(|(x, b)| (x / b).floor() as i64)
-                    .collect();
+                let bin = chunk_of(&stored, &self.bin_shape);
                 let ci = self.chunk_index(&key);
                 let base = self
                     .chunks
