@@ -6,10 +6,10 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use clap::Subcommand;
-use zv_format::geometry::{Attribute, AttributeValues};
+use zv_format::document::{Attribute, AttributeValues};
 use zv_format::layout::attributes::AttributeRows;
-use zv_format::reader::{Geometry, ZvStore};
 use zv_format::writer::{CodecChoice, WriterOptions, ZvWriter};
+use zv_format::{Geometry, ZvStore};
 
 use crate::CliResult;
 

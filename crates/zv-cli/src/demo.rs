@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use serde_json::json;
-use zv_format::geometry::GeometryDocument;
+use zv_format::document::GeometryDocument;
 use zv_format::reader::ZvStore;
 use zv_format::writer::write_document;
 

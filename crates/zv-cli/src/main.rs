@@ -136,7 +136,7 @@ fn import(
     overwrite: bool,
 ) -> CliResult {
     let bytes = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
-    let mut doc = zv_format::geometry::GeometryDocument::from_json(&bytes)?;
+    let mut doc = zv_format::document::GeometryDocument::from_json(&bytes)?;
     if codecs.is_some() {
         doc.codecs = codecs;
     }

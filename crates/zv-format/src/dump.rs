@@ -15,12 +15,13 @@ use serde_json::{json, Map, Value};
 
 use crate::blob::join;
 use crate::error::{Error, Result};
+use crate::geometry::Geometry;
 use crate::layout::attributes::{AttributeRows, DenseArray};
 use crate::layout::fragment_index::{FragmentIndex, FragmentRows};
 use crate::layout::links::LinkRows;
 use crate::layout::manifest::BlockFragments;
 use crate::metadata::{ChunkKey, JsonObject};
-use crate::reader::{delta_name, AttributeInfo, Geometry, Level, ObjectIndex, Vertices, ZvStore};
+use crate::reader::{delta_name, AttributeInfo, Level, ObjectIndex, Vertices, ZvStore};
 
 /// The format name.
 pub const DUMP_FORMAT: &str = "zv-dump/1";

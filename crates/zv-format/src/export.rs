@@ -11,9 +11,10 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::{json, Map, Value};
 
 use crate::error::{Error, Result};
+use crate::geometry::Geometry;
 use crate::layout::attributes::AttributeRows;
 use crate::metadata::ChunkKey;
-use crate::reader::{AttributeInfo, Geometry, Level, ZvStore};
+use crate::reader::{AttributeInfo, Level, ZvStore};
 
 fn rows_json(
     rows: &AttributeRows,
@@ -60,7 +61,7 @@ pub fn export_geometry(store: &ZvStore) -> Result<Value> {
     let level = store.level(0)?;
     let geometry = store.geometry();
     let mut doc = Map::new();
-    doc.insert("format".into(), json!(crate::geometry::GEOMETRY_FORMAT));
+    doc.insert("format".into(), json!(crate::document::GEOMETRY_FORMAT));
     doc.insert("geometry".into(), json!(geometry.name()));
     doc.insert(
         "axes".into(),

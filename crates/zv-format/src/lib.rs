@@ -46,14 +46,17 @@ pub fn link_plugins() {
 }
 
 pub mod blob;
+pub mod document;
 pub mod dump;
 pub mod error;
 pub mod export;
 pub mod geometry;
 pub mod layout;
 pub mod metadata;
+pub mod names;
 pub mod reader;
 pub mod writer;
 
 pub use error::{Error, Result};
+pub use geometry::Geometry;
 pub use reader::{Level, ZvStore};

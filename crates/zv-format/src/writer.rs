@@ -24,7 +24,7 @@
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use std::sync::Arc;
-//! use zv_format::reader::{Geometry, ZvStore};
+//! use zv_format::{Geometry, ZvStore};
 //! use zv_format::writer::{WriterOptions, ZvWriter};
 //! let store: Arc<dyn zv_core::store::Store> = Arc::new(zv_store_mem::MemoryStore::new());
 //! let mut w = ZvWriter::create(store.clone(), WriterOptions::new(Geometry::Graph, vec![10.0, 10.0, 10.0]))?;
@@ -51,8 +51,9 @@ use zv_core::metadata::ExtensionMetadata;
 use zv_core::store::Store;
 
 use crate::blob::{join, Blobs};
+use crate::document::{Attribute, AttributeValues, GeometryDocument};
 use crate::error::{Error, Result};
-use crate::geometry::{Attribute, AttributeValues, GeometryDocument};
+use crate::geometry::Geometry;
 use crate::layout::attributes::{
     encode_present_mask, f64_to_le, le_to_f64, AttributeRows, Dictionary,
 };
@@ -62,7 +63,6 @@ use crate::layout::groups::Groups;
 use crate::layout::links::LinkRows;
 use crate::layout::manifest::Manifest;
 use crate::metadata::{chunk_of, Axis, ChunkKey, ZV_VERSION};
-use crate::reader::Geometry;
 
 fn bad(reason: impl Into<String>) -> Error {
     Error::InvalidInput(reason.into())

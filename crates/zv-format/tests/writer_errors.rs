@@ -12,9 +12,9 @@ use zv_core::key::{StoreKey, StorePrefix};
 use zv_core::store::{
     ListableStore, ReadableStore, Store, StoreError, StoreKeysPrefixes, StoreResult, WritableStore,
 };
-use zv_format::geometry::GeometryDocument;
-use zv_format::reader::{Geometry, ZvStore};
+use zv_format::document::GeometryDocument;
 use zv_format::writer::{write_document, WriterOptions, ZvWriter};
+use zv_format::{Geometry, ZvStore};
 use zv_store_mem::MemoryStore;
 
 fn graph() -> Value {

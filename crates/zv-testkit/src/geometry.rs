@@ -13,8 +13,8 @@ use std::sync::Arc;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use zv_core::store::Store;
-use zv_format::geometry::{attribute_json, Attribute, GeometryDocument};
-use zv_format::reader::{Geometry, ZvStore};
+use zv_format::document::{attribute_json, Attribute, GeometryDocument};
+use zv_format::{Geometry, ZvStore};
 
 /// Coordinates exactly representable in float16 (so every vertex dtype stores them exactly).
 fn coord(span: f64) -> impl Strategy<Value = f64> {
