@@ -50,6 +50,9 @@ fn write(dir: &Path, key: &str, value: &[u8]) {
     std::fs::write(path, value).unwrap();
 }
 
+/// How a case replaces a file: (name, maker, expected reason).
+type Case<'a> = (&'a str, &'a dyn Fn(&Path), &'a str);
+
 fn array_doc(shape: u64, chunk: u64) -> Vec<u8> {
     json!({"zarr_format": 3, "node_type": "array", "shape": [shape], "data_type": "uint8",
         "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [chunk]}},
@@ -102,7 +105,7 @@ fn special_files_and_links_out_of_the_root_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let store = d.to_str().unwrap();
-    let cases: [(&str, &dyn Fn(&Path), &str); 5] = [
+    let cases: [Case; 5] = [
         (
             "fifo",
             &|p| assert!(Command::new("mkfifo").arg(p).status().unwrap().success()),
