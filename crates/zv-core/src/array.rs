@@ -287,19 +287,40 @@ impl Array {
                 reason: format!("region {region} is too large"),
             }
         })?;
-        let chunks = self.grid.chunks_in(region);
-        let decoded: Vec<(Vec<u64>, ArrayBytes<'static>)> = chunks
-            .into_par_iter()
+        let too_large = |what: &str| Error::InvalidInput {
+            path: self.path.to_string(),
+            reason: format!("region {region} is too large to hold in memory ({what})"),
+        };
+        // The result is allocated (fallibly) before any chunk is read or decoded.
+        let mut out_fixed = Vec::new();
+        let mut out_elements: Vec<&[u8]> = Vec::new();
+        match self.data_type().size() {
+            Some(es) => {
+                let total = n
+                    .checked_mul(es)
+                    .ok_or_else(|| too_large("size overflows"))?;
+                out_fixed
+                    .try_reserve_exact(total)
+                    .map_err(|_| too_large(&format!("{total} bytes")))?;
+                out_fixed.resize(total, 0u8);
+            }
+            None => {
+                out_elements
+                    .try_reserve_exact(n)
+                    .map_err(|_| too_large(&format!("{n} elements")))?;
+                out_elements.resize(n, &[]);
+            }
+        }
+        let decoded: Vec<(Vec<u64>, ArrayBytes<'static>)> = self
+            .grid
+            .chunks_in(region)
+            .par_bridge()
             .map(|c| self.retrieve_chunk(&c).map(|d| (c, d)))
             .collect::<Result<_>>()?;
         let chunk_shape = self.grid.chunk_shape();
         match self.data_type().size() {
             Some(es) => {
-                let total = n.checked_mul(es).ok_or_else(|| Error::InvalidInput {
-                    path: self.path.to_string(),
-                    reason: format!("region {region} is too large"),
-                })?;
-                let mut out = vec![0u8; total];
+                let mut out = out_fixed;
                 for (coords, data) in &decoded {
                     let ArrayBytes::Fixed(src) = data else {
                         continue;
@@ -324,7 +345,7 @@ impl Array {
                 Ok(ArrayBytes::Fixed(Cow::Owned(out)))
             }
             None => {
-                let mut elements: Vec<&[u8]> = vec![&[]; n];
+                let mut elements = out_elements;
                 for (coords, data) in &decoded {
                     self.copy_chunk_part(
                         coords,
@@ -413,9 +434,9 @@ impl Array {
             path: self.path.to_string(),
             reason: format!("data for region {region}: {e}"),
         })?;
-        let chunks = self.grid.chunks_in(region);
-        chunks
-            .into_par_iter()
+        self.grid
+            .chunks_in(region)
+            .par_bridge()
             .try_for_each(|coords| self.store_region_chunk(&coords, region, &data))
     }
 

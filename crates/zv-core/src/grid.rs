@@ -250,41 +250,59 @@ impl RegularGrid {
         Region::new(start?, self.chunk_shape.clone()).ok()
     }
 
-    /// The coordinates of every chunk that intersects `region`, in C order.
-    pub fn chunks_in(&self, region: &Region) -> Vec<Vec<u64>> {
+    /// The coordinates of every chunk that intersects `region`, in C order, produced one at
+    /// a time: nothing is materialized beyond the chunk being visited, however large the
+    /// region.
+    pub fn chunks_in(&self, region: &Region) -> ChunksIn {
         if region.is_empty() || region.ndim() != self.chunk_shape.len() {
-            return Vec::new();
+            return ChunksIn::default();
         }
         let lo: Vec<u64> = region
             .start()
             .iter()
             .zip(&self.chunk_shape)
-            .map(|(s, c)| s / c)
+            .map(|(s, c)| s / c.max(&1))
             .collect();
         let hi: Vec<u64> = region
             .end()
             .iter()
             .zip(&self.chunk_shape)
-            .map(|(e, c)| (e - 1) / c)
+            .map(|(e, c)| (e - 1) / c.max(&1))
             .collect();
-        let mut out = Vec::new();
-        let mut cur = lo.clone();
-        loop {
-            out.push(cur.clone());
-            // odometer, last dimension fastest
-            let mut d = cur.len();
-            loop {
-                if d == 0 {
-                    return out;
-                }
-                d -= 1;
-                if cur[d] < hi[d] {
-                    cur[d] += 1;
-                    break;
-                }
-                cur[d] = lo[d];
-            }
+        ChunksIn {
+            next: Some(lo.clone()),
+            lo,
+            hi,
         }
+    }
+}
+
+/// The chunks that intersect a region, in C order (see [`RegularGrid::chunks_in`]).
+#[derive(Debug, Clone, Default)]
+pub struct ChunksIn {
+    lo: Vec<u64>,
+    hi: Vec<u64>,
+    next: Option<Vec<u64>>,
+}
+
+impl Iterator for ChunksIn {
+    type Item = Vec<u64>;
+
+    fn next(&mut self) -> Option<Vec<u64>> {
+        let current = self.next.take()?;
+        // odometer, last dimension fastest
+        let mut following = current.clone();
+        let mut d = following.len();
+        while d > 0 {
+            d -= 1;
+            if following[d] < self.hi[d] {
+                following[d] += 1;
+                self.next = Some(following);
+                return Some(current);
+            }
+            following[d] = self.lo[d];
+        }
+        Some(current)
     }
 }
 
@@ -367,17 +385,23 @@ mod tests {
         assert!(g.chunk_region(&[3, 0]).is_none());
         let r = Region::new(vec![3, 3], vec![2, 2]).unwrap();
         assert_eq!(
-            g.chunks_in(&r),
+            g.chunks_in(&r).collect::<Vec<_>>(),
             vec![vec![0, 0], vec![0, 1], vec![1, 0], vec![1, 1]]
         );
         assert!(g
             .chunks_in(&Region::new(vec![0, 0], vec![0, 3]).unwrap())
-            .is_empty());
+            .next()
+            .is_none());
         let zero_d = RegularGrid::new(vec![], vec![]);
         assert_eq!(
-            zero_d.chunks_in(&Region::whole(&[])),
+            zero_d.chunks_in(&Region::whole(&[])).collect::<Vec<_>>(),
             vec![Vec::<u64>::new()]
         );
+        // a region of 2^60 chunks is enumerated lazily
+        let huge = RegularGrid::new(vec![1 << 60], vec![1]);
+        let mut it = huge.chunks_in(&Region::whole(&[1 << 60]));
+        assert_eq!(it.next(), Some(vec![0]));
+        assert_eq!(it.nth(9), Some(vec![10]));
     }
 
     #[test]

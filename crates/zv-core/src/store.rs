@@ -4,8 +4,8 @@
 //!
 //! | trait | required | provided |
 //! |---|---|---|
-//! | [`ReadableStore`] | `get` | `get_range`, `size`, `exists` |
-//! | [`WritableStore`] | `set`, `delete` | |
+//! | [`ReadableStore`] | `get` | `get_range`, `get_capped`, `size`, `exists` |
+//! | [`WritableStore`] | `set`, `delete` | `sync` |
 //! | [`ListableStore`] | `list_prefix` | `list`, `list_dir` |
 //! | [`Store`] | (all three) | `delete_prefix` |
 //!
@@ -18,6 +18,12 @@
 //! - Distinct keys may be written concurrently from several threads; writes of the same key
 //!   race (last writer wins).
 //! - Listings are sorted by key and contain only keys that exist.
+//! - Durability is explicit: a completed `set` is visible to readers at once, but it is on
+//!   stable storage only after [`WritableStore::sync`] returns. Writers that commit a
+//!   hierarchy (such as the ZV writer) write everything, `sync`, write the committing
+//!   document, and `sync` again.
+//! - Reads that know how large a value may be use [`ReadableStore::get_capped`], so a value
+//!   larger than its metadata allows is an error before it is read, not an allocation.
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -73,6 +79,25 @@ pub enum StoreError {
     ReadOnly {
         /// The key that was to be written.
         key: String,
+    },
+    /// The value is larger than the reader allows (from its metadata or a store limit).
+    #[error("`{key}` holds {size} bytes, more than the {max} bytes allowed")]
+    TooLarge {
+        /// The key.
+        key: String,
+        /// The stored size.
+        size: u64,
+        /// The largest size allowed.
+        max: u64,
+    },
+    /// The key names something that is not a value of the store: a special file (FIFO,
+    /// device, socket), or a link that leaves the store root.
+    #[error("`{key}` is not a value of this store: {reason}")]
+    NotAValue {
+        /// The key.
+        key: String,
+        /// What the key names instead.
+        reason: String,
     },
     /// Any other error of a third-party store.
     #[error("store error on `{key}`: {message}")]
@@ -148,6 +173,30 @@ pub trait ReadableStore: Send + Sync {
         Ok(Some(value.slice(r.start as usize..r.end as usize)))
     }
 
+    /// The value of `key`, or `None` if it does not exist; a value of more than `max` bytes is
+    /// a [`StoreError::TooLarge`] error. Stores that can learn the size first (a file's
+    /// metadata, an object's `HEAD`) override this to refuse before reading.
+    fn get_capped(&self, key: &StoreKey, max: u64) -> StoreResult<Option<Bytes>> {
+        if let Some(size) = self.size(key)? {
+            if size > max {
+                return Err(StoreError::TooLarge {
+                    key: key.to_string(),
+                    size,
+                    max,
+                });
+            }
+        }
+        let value = self.get(key)?;
+        match value {
+            Some(v) if v.len() as u64 > max => Err(StoreError::TooLarge {
+                key: key.to_string(),
+                size: v.len() as u64,
+                max,
+            }),
+            other => Ok(other),
+        }
+    }
+
     /// The size of the value of `key`, or `None` if it does not exist.
     fn size(&self, key: &StoreKey) -> StoreResult<Option<u64>> {
         Ok(self.get(key)?.map(|v| v.len() as u64))
@@ -166,6 +215,12 @@ pub trait WritableStore: Send + Sync {
 
     /// Deletes `key`; deleting a missing key is not an error.
     fn delete(&self, key: &StoreKey) -> StoreResult<()>;
+
+    /// Makes every completed `set` and `delete` durable (on stable storage). Stores without a
+    /// notion of durability (memory) do nothing.
+    fn sync(&self) -> StoreResult<()> {
+        Ok(())
+    }
 }
 
 /// Listing keys.

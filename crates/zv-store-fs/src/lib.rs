@@ -4,15 +4,21 @@
 //! file `ROOT/a/b/c`, and listing translates paths back to keys. It registers the URL scheme
 //! `file` (`file:///data/x.zarr`), which is also what a plain path opens.
 //!
-//! - **Keys cannot escape the root**: keys are [`StoreKey`]s, which refuse `..`, `.`, empty
-//!   segments, absolute paths and backslashes.
-//! - **Atomic writes**: `set` writes a temporary file beside the target
-//!   (`.NAME.zv-tmp.PID.N`) and renames it over the target, so a reader sees the old value or
-//!   the new one, never a torn file; a failed write removes the temporary file and leaves the
-//!   old value. Temporary files are never listed.
-//! - **Durability** ([`Durability`]): by default metadata documents (`zarr.json`) are synced
-//!   to disk before the rename and their directory after it; chunk data is not synced
-//!   (choose [`Durability::All`] to sync everything).
+//! - **The root is a boundary.** Keys are [`StoreKey`]s, which refuse `..`, `.`, empty
+//!   segments, absolute paths and backslashes; and symbolic links below the root are followed
+//!   only while they resolve inside it ([`SymlinkPolicy::WithinRoot`], the default, enforced by
+//!   the kernel through `openat2(RESOLVE_BENEATH)` on reads and by resolving each directory
+//!   once on writes). [`FilesystemStore::with_symlinks`] with [`SymlinkPolicy::Follow`] trusts
+//!   links wherever they lead.
+//! - **Only regular files are values.** A FIFO, device or socket in place of a value is an
+//!   error naming the key ([`StoreError::NotAValue`]), never opened in a way that blocks or
+//!   reads without end; a directory reads as a missing key.
+//! - **Atomic writes**: a temporary file beside the target, renamed over it (module `write`);
+//!   temporary files are never listed.
+//! - **Durability at commit** ([`Durability`]): by default `set` does not sync and
+//!   [`WritableStore::sync`] makes everything written durable with one `syncfs(2)`.
+//! - **Bounded reads**: [`ReadableStore::get_capped`] refuses a file larger than the caller
+//!   allows from its size before reading a byte.
 //! - Deleting the last key of a directory removes the empty directories above it, so listings
 //!   never show empty prefixes.
 //!
@@ -23,46 +29,43 @@
 //! let dir = tempfile::tempdir()?;
 //! let store = zv_store_fs::FilesystemStore::new(dir.path())?;
 //! store.set(&StoreKey::new("g/zarr.json")?, Bytes::from_static(b"{}"))?;
+//! store.sync()?; // durable from here on
 //! assert!(dir.path().join("g").join("zarr.json").is_file());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod confine;
+mod listing;
+mod write;
+
 use std::fs;
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 use bytes::Bytes;
 use zv_core::key::{StoreKey, StorePrefix};
-use zv_core::node::METADATA_NAME;
 use zv_core::plugin::{StorePlugin, StoreUrl};
 use zv_core::store::{
     ByteRange, ListableStore, ReadableStore, Store, StoreError, StoreKeysPrefixes, StoreResult,
     WritableStore,
 };
 
-/// The marker in the names of temporary files.
-const TMP_MARKER: &str = ".zv-tmp.";
+pub use confine::SymlinkPolicy;
+pub use write::Durability;
 
-/// What `set` syncs to disk before returning.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Durability {
-    /// Nothing (the rename is still atomic for readers).
-    None,
-    /// Metadata documents (`zarr.json`) and their directories.
-    #[default]
-    Metadata,
-    /// Every value and its directory.
-    All,
-}
+use listing::Walker;
+use write::DirCache;
 
-/// A store in a directory of the local filesystem.
+/// A Zarr v3 store in a local directory.
 #[derive(Debug)]
 pub struct FilesystemStore {
     root: PathBuf,
     durability: Durability,
+    symlinks: SymlinkPolicy,
     counter: AtomicU64,
+    dirs: DirCache,
 }
 
 fn io_err(key: impl ToString) -> impl FnOnce(io::Error) -> StoreError {
@@ -77,9 +80,8 @@ fn is_not_found(e: &io::Error) -> bool {
 }
 
 impl FilesystemStore {
-    /// A store rooted at `root`. The directory does not have to exist yet (it is created by
-    /// the first write; reads of a missing root find nothing); an existing path that is not a
-    /// directory is an error.
+    /// A store rooted at `root`. The directory need not exist (it is created by the first
+    /// write); a path that exists and is not a directory is an error.
     pub fn new(root: impl AsRef<Path>) -> StoreResult<Self> {
         let root = root.as_ref().to_path_buf();
         let shown = root.display().to_string();
@@ -97,13 +99,21 @@ impl FilesystemStore {
         Ok(Self {
             root,
             durability: Durability::default(),
+            symlinks: SymlinkPolicy::default(),
             counter: AtomicU64::new(0),
+            dirs: DirCache::default(),
         })
     }
 
-    /// Sets what `set` syncs to disk.
+    /// The same store with another durability.
     pub fn with_durability(mut self, durability: Durability) -> Self {
         self.durability = durability;
+        self
+    }
+
+    /// The same store with another symbolic-link policy.
+    pub fn with_symlinks(mut self, policy: SymlinkPolicy) -> Self {
+        self.symlinks = policy;
         self
     }
 
@@ -112,11 +122,15 @@ impl FilesystemStore {
         &self.root
     }
 
-    /// The filesystem path of `key`.
+    /// The file that holds `key`.
     pub fn key_to_path(&self, key: &StoreKey) -> PathBuf {
         let mut p = self.root.clone();
         p.extend(key.segments());
         p
+    }
+
+    fn relative(key: &StoreKey) -> PathBuf {
+        key.segments().collect()
     }
 
     fn prefix_to_path(&self, prefix: &StorePrefix) -> PathBuf {
@@ -125,132 +139,68 @@ impl FilesystemStore {
         p
     }
 
-    fn should_sync(&self, key: &StoreKey) -> bool {
-        match self.durability {
-            Durability::None => false,
-            Durability::Metadata => key.name() == METADATA_NAME,
-            Durability::All => true,
-        }
+    fn open(&self, key: &StoreKey) -> StoreResult<Option<(fs::File, u64)>> {
+        confine::open_value(
+            &self.root,
+            &Self::relative(key),
+            self.symlinks,
+            key.as_str(),
+        )
     }
 
-    fn write_atomic(&self, key: &StoreKey, path: &Path, value: &[u8]) -> io::Result<()> {
+    fn read_all(key: &StoreKey, file: fs::File, size: u64) -> StoreResult<Bytes> {
+        let mut buf = Vec::new();
+        buf.try_reserve_exact(size as usize)
+            .map_err(|e| io_err(key)(io::Error::new(io::ErrorKind::OutOfMemory, e)))?;
+        file.take(size).read_to_end(&mut buf).map_err(io_err(key))?;
+        Ok(Bytes::from(buf))
+    }
+
+    fn write_once(&self, key: &StoreKey, path: &Path, value: &[u8]) -> io::Result<()> {
         let parent = path.parent().unwrap_or(&self.root);
-        fs::create_dir_all(parent)?;
-        let n = self.counter.fetch_add(1, Ordering::Relaxed);
-        let tmp = parent.join(format!(
-            ".{}{TMP_MARKER}{}.{n}",
-            key.name(),
-            std::process::id()
-        ));
-        let result = (|| {
-            let mut f = fs::File::create(&tmp)?;
-            f.write_all(value)?;
-            if self.should_sync(key) {
-                f.sync_all()?;
-            }
-            drop(f);
-            fs::rename(&tmp, path)?;
-            if self.should_sync(key) {
-                if let Ok(dir) = fs::File::open(parent) {
-                    // Directory fsync is best effort (not every platform supports it).
-                    let _ = dir.sync_all();
-                }
-            }
-            Ok(())
-        })();
-        if result.is_err() {
-            let _ = fs::remove_file(&tmp);
-        }
-        result
+        self.dirs.ensure(&self.root, parent, self.symlinks)?;
+        let sync = self.durability.syncs_each(key.name());
+        write::write_atomic(path, key.name(), value, sync, &self.counter)
     }
 
-    /// Removes empty directories from `dir` up to (not including) the root.
     fn prune(&self, mut dir: &Path) {
         while dir != self.root && dir.starts_with(&self.root) {
             if fs::remove_dir(dir).is_err() {
                 break;
             }
+            self.dirs.forget(dir);
             match dir.parent() {
                 Some(p) => dir = p,
                 None => break,
             }
         }
     }
-
-    /// Appends the keys of every file below `dir` (whose key prefix is `prefix`).
-    fn walk(&self, dir: &Path, prefix: &str, out: &mut Vec<StoreKey>) -> StoreResult<()> {
-        let entries = match fs::read_dir(dir) {
-            Ok(e) => e,
-            Err(e) if is_not_found(&e) || e.kind() == io::ErrorKind::NotADirectory => return Ok(()),
-            Err(e) => return Err(io_err(prefix)(e)),
-        };
-        for entry in entries {
-            let entry = entry.map_err(io_err(prefix))?;
-            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
-                continue; // not UTF-8: not a key of this store
-            };
-            if name.contains(TMP_MARKER) {
-                continue;
-            }
-            let file_type = match entry.file_type() {
-                Ok(t) => t,
-                Err(e) if is_not_found(&e) => continue,
-                Err(e) => return Err(io_err(format!("{prefix}{name}"))(e)),
-            };
-            let key_text = format!("{prefix}{name}");
-            if file_type.is_dir() {
-                self.walk(&entry.path(), &format!("{key_text}/"), out)?;
-            } else if let Ok(key) = StoreKey::new(key_text) {
-                out.push(key);
-            }
-        }
-        Ok(())
-    }
-
-    /// Whether `dir` holds at least one (non-temporary) file, at any depth.
-    fn has_files(dir: &Path) -> bool {
-        let Ok(entries) = fs::read_dir(dir) else {
-            return false;
-        };
-        entries.flatten().any(|e| {
-            let name_ok = e
-                .file_name()
-                .to_str()
-                .is_some_and(|n| !n.contains(TMP_MARKER));
-            match e.file_type() {
-                Ok(t) if t.is_dir() => name_ok && Self::has_files(&e.path()),
-                Ok(_) => name_ok,
-                Err(_) => false,
-            }
-        })
-    }
 }
 
 impl ReadableStore for FilesystemStore {
     fn get(&self, key: &StoreKey) -> StoreResult<Option<Bytes>> {
-        let path = self.key_to_path(key);
-        match fs::read(&path) {
-            Ok(v) => Ok(Some(Bytes::from(v))),
-            Err(e) if is_not_found(&e) || path.is_dir() => Ok(None),
-            Err(e) if e.kind() == io::ErrorKind::NotADirectory => Ok(None),
-            Err(e) => Err(io_err(key)(e)),
+        match self.open(key)? {
+            Some((file, size)) => Self::read_all(key, file, size).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn get_capped(&self, key: &StoreKey, max: u64) -> StoreResult<Option<Bytes>> {
+        match self.open(key)? {
+            Some((_, size)) if size > max => Err(StoreError::TooLarge {
+                key: key.to_string(),
+                size,
+                max,
+            }),
+            Some((file, size)) => Self::read_all(key, file, size).map(Some),
+            None => Ok(None),
         }
     }
 
     fn get_range(&self, key: &StoreKey, range: ByteRange) -> StoreResult<Option<Bytes>> {
-        let path = self.key_to_path(key);
-        let mut file = match fs::File::open(&path) {
-            Ok(f) => f,
-            Err(e) if is_not_found(&e) || e.kind() == io::ErrorKind::NotADirectory => {
-                return Ok(None)
-            }
-            Err(e) => return Err(io_err(key)(e)),
-        };
-        let meta = file.metadata().map_err(io_err(key))?;
-        if meta.is_dir() {
+        let Some((mut file, size)) = self.open(key)? else {
             return Ok(None);
-        }
-        let size = meta.len();
+        };
         let r = range
             .to_range(size)
             .ok_or_else(|| StoreError::InvalidRange {
@@ -259,29 +209,25 @@ impl ReadableStore for FilesystemStore {
                 size,
             })?;
         file.seek(SeekFrom::Start(r.start)).map_err(io_err(key))?;
-        let mut buf = vec![0u8; (r.end - r.start) as usize];
-        file.read_exact(&mut buf).map_err(io_err(key))?;
-        Ok(Some(Bytes::from(buf)))
+        Self::read_all(key, file, r.end - r.start).map(Some)
     }
 
     fn size(&self, key: &StoreKey) -> StoreResult<Option<u64>> {
-        match fs::metadata(self.key_to_path(key)) {
-            Ok(m) if m.is_file() => Ok(Some(m.len())),
-            Ok(_) => Ok(None),
-            Err(e) if is_not_found(&e) || e.kind() == io::ErrorKind::NotADirectory => Ok(None),
-            Err(e) => Err(io_err(key)(e)),
-        }
+        Ok(self.open(key)?.map(|(_, size)| size))
     }
 }
 
 impl WritableStore for FilesystemStore {
     fn set(&self, key: &StoreKey, value: Bytes) -> StoreResult<()> {
         let path = self.key_to_path(key);
-        match self.write_atomic(key, &path, &value) {
-            // A concurrent delete may prune the directory between creating it and writing:
-            // try once more.
+        match self.write_once(key, &path, &value) {
+            // A concurrent delete may have pruned a directory this store created: forget it
+            // and try once more.
             Err(e) if is_not_found(&e) => {
-                self.write_atomic(key, &path, &value).map_err(io_err(key))
+                if let Some(parent) = path.parent() {
+                    self.dirs.forget(parent);
+                }
+                self.write_once(key, &path, &value).map_err(io_err(key))
             }
             other => other.map_err(io_err(key)),
         }
@@ -301,54 +247,29 @@ impl WritableStore for FilesystemStore {
             Err(e) => Err(io_err(key)(e)),
         }
     }
+
+    fn sync(&self) -> StoreResult<()> {
+        if self.durability == Durability::None {
+            return Ok(());
+        }
+        write::sync_filesystem(&self.root).map_err(io_err(""))
+    }
 }
 
 impl ListableStore for FilesystemStore {
     fn list_prefix(&self, prefix: &StorePrefix) -> StoreResult<Vec<StoreKey>> {
         let mut out = Vec::new();
-        self.walk(&self.prefix_to_path(prefix), prefix.as_str(), &mut out)?;
+        Walker::new(&self.root, self.symlinks).walk(
+            &self.prefix_to_path(prefix),
+            prefix.as_str(),
+            &mut out,
+        )?;
         out.sort();
         Ok(out)
     }
 
     fn list_dir(&self, prefix: &StorePrefix) -> StoreResult<StoreKeysPrefixes> {
-        let dir = self.prefix_to_path(prefix);
-        let mut out = StoreKeysPrefixes::default();
-        let entries = match fs::read_dir(&dir) {
-            Ok(e) => e,
-            Err(e) if is_not_found(&e) || e.kind() == io::ErrorKind::NotADirectory => {
-                return Ok(out)
-            }
-            Err(e) => return Err(io_err(prefix)(e)),
-        };
-        for entry in entries {
-            let entry = entry.map_err(io_err(prefix))?;
-            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
-                continue;
-            };
-            if name.contains(TMP_MARKER) {
-                continue;
-            }
-            match entry.file_type() {
-                Ok(t) if t.is_dir() => {
-                    if Self::has_files(&entry.path()) {
-                        if let Ok(p) = prefix.child(&name) {
-                            out.prefixes.push(p);
-                        }
-                    }
-                }
-                Ok(_) => {
-                    if let Ok(k) = prefix.key(&name) {
-                        out.keys.push(k);
-                    }
-                }
-                Err(e) if is_not_found(&e) => {}
-                Err(e) => return Err(io_err(format!("{prefix}{name}"))(e)),
-            }
-        }
-        out.keys.sort();
-        out.prefixes.sort();
-        Ok(out)
+        Walker::new(&self.root, self.symlinks).list_dir(&self.prefix_to_path(prefix), prefix)
     }
 }
 
@@ -372,8 +293,10 @@ impl Store for FilesystemStore {
                     _ => {}
                 }
             }
+            self.dirs.forget(&self.root);
             return Ok(());
         }
+        self.dirs.forget(&dir);
         match fs::remove_dir_all(&dir) {
             Ok(()) => {
                 if let Some(parent) = dir.parent() {

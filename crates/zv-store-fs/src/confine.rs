@@ -1,0 +1,136 @@
+//! Opening a value for reading without leaving the store root, and refusing what is not a
+//! regular file.
+//!
+//! With [`SymlinkPolicy::WithinRoot`] (the default) a key is opened with Linux's `openat2`
+//! and `RESOLVE_BENEATH` relative to the root directory: the kernel follows symbolic links
+//! that stay below the root and fails with `EXDEV` for any path component that would leave
+//! it (an absolute link, `..` above the root, a link to `/dev/zero`), so no check can be raced
+//! by a link swapped in between check and open. Where `openat2` is missing (kernels before 5.6,
+//! or a sandbox that filters it) the resolved path is checked against the resolved root
+//! instead. [`SymlinkPolicy::Follow`] opens the path as it is.
+//!
+//! Every open uses `O_NONBLOCK`, so a FIFO in place of a value does not block the reader, and
+//! the opened file must be a regular file: FIFOs, devices and sockets are refused with
+//! [`StoreError::NotAValue`]; a directory reads as a missing key. Hand-written because std
+//! has neither `openat2` nor `O_NONBLOCK`; the system calls come from `rustix` (safe wrappers).
+
+use std::fs::File;
+use std::io;
+use std::os::unix::fs::FileTypeExt;
+use std::path::Path;
+
+use rustix::fs::{Mode, OFlags, ResolveFlags};
+use rustix::io::Errno;
+use zv_core::store::{StoreError, StoreResult};
+
+/// How symbolic links below the store root are treated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SymlinkPolicy {
+    /// Links that resolve inside the root are followed; any that would leave it make the
+    /// operation fail ([`StoreError::NotAValue`]). Listings do not descend into directories
+    /// outside the root.
+    #[default]
+    WithinRoot,
+    /// Links are followed wherever they lead (the store trusts its directory tree).
+    Follow,
+}
+
+fn read_flags() -> OFlags {
+    OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY
+}
+
+fn not_a_value(key: &str, reason: &str) -> StoreError {
+    StoreError::NotAValue {
+        key: key.to_owned(),
+        reason: reason.to_owned(),
+    }
+}
+
+fn io_error(key: &str, source: io::Error) -> StoreError {
+    StoreError::Io {
+        key: key.to_owned(),
+        source,
+    }
+}
+
+/// What a key's path names, for an error message.
+fn describe(kind: std::fs::FileType) -> &'static str {
+    if kind.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if kind.is_char_device() {
+        "a character device"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Whether `path`, fully resolved, lies inside `root` (also fully resolved).
+pub(crate) fn resolves_within(root: &Path, path: &Path) -> bool {
+    match (std::fs::canonicalize(root), std::fs::canonicalize(path)) {
+        (Ok(r), Ok(p)) => p.starts_with(r),
+        _ => false,
+    }
+}
+
+fn open_plain(path: &Path) -> Result<File, Errno> {
+    rustix::fs::open(path, read_flags(), Mode::empty()).map(File::from)
+}
+
+fn open_beneath(root: &Path, relative: &Path) -> Result<File, Errno> {
+    let dir = rustix::fs::open(
+        root,
+        OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?;
+    let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS;
+    match rustix::fs::openat2(&dir, relative, read_flags(), Mode::empty(), resolve) {
+        Err(Errno::NOSYS) | Err(Errno::PERM) if !relative.as_os_str().is_empty() => {
+            // No openat2 here: check the resolved path instead.
+            let full = root.join(relative);
+            match std::fs::canonicalize(&full) {
+                Ok(_) if !resolves_within(root, &full) => Err(Errno::XDEV),
+                _ => open_plain(&full),
+            }
+        }
+        other => other.map(File::from),
+    }
+}
+
+/// Opens the value at `root/relative` for reading: `Ok(None)` if there is none (missing, or a
+/// directory), the file and its size otherwise.
+pub(crate) fn open_value(
+    root: &Path,
+    relative: &Path,
+    policy: SymlinkPolicy,
+    key: &str,
+) -> StoreResult<Option<(File, u64)>> {
+    let opened = match policy {
+        SymlinkPolicy::WithinRoot => open_beneath(root, relative),
+        SymlinkPolicy::Follow => open_plain(&root.join(relative)),
+    };
+    let file = match opened {
+        Ok(f) => f,
+        Err(Errno::NOENT) | Err(Errno::NOTDIR) => return Ok(None),
+        Err(Errno::XDEV) => {
+            return Err(not_a_value(
+                key,
+                "a symbolic link that leaves the store root",
+            ))
+        }
+        Err(Errno::LOOP) => return Err(not_a_value(key, "a loop of symbolic links")),
+        Err(e) => return Err(io_error(key, e.into())),
+    };
+    let meta = file.metadata().map_err(|e| io_error(key, e))?;
+    let kind = meta.file_type();
+    if kind.is_dir() {
+        return Ok(None);
+    }
+    if !kind.is_file() {
+        return Err(not_a_value(key, describe(kind)));
+    }
+    Ok(Some((file, meta.len())))
+}

@@ -1,0 +1,156 @@
+//! Atomic writes, directories created once, and durability at commit.
+//!
+//! `set` writes a temporary file beside the target (`.NAME.zv-tmp.PID.N`, created with
+//! `O_EXCL`, so an existing link of that name is never followed) and renames it over the
+//! target: a reader sees the old value or the new one, never a torn file, and a link at the
+//! target's name is replaced, not written through. A failed write removes its temporary file.
+//!
+//! Directories are created once per store: [`DirCache`] remembers every directory it made or
+//! found (and, under [`SymlinkPolicy::WithinRoot`], checked to resolve inside the root), so a
+//! store of N files costs N creates and renames plus one `mkdir` per directory, not one
+//! `mkdir -p` per file. Deletes prune empty directories; a write that then finds its cached
+//! directory gone forgets it and creates it again.
+//!
+//! Durability ([`Durability`]): with the default, [`Durability::Commit`], `set` does not sync;
+//! [`FilesystemStore::sync`](crate::FilesystemStore) makes everything written so far durable
+//! with one `syncfs(2)` of the root's file system. Writers of a hierarchy write their data,
+//! sync, write the committing document and sync again (see the ZV writer's commit protocol).
+
+use std::collections::HashSet;
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use zv_core::node::METADATA_NAME;
+
+use crate::confine::{resolves_within, SymlinkPolicy};
+
+/// Marker inside the names of temporary files (never listed).
+pub(crate) const TMP_MARKER: &str = ".zv-tmp.";
+
+/// When the filesystem store makes writes durable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Durability {
+    /// Never sync, not even on `sync()` (scratch data, tests).
+    None,
+    /// Sync nothing per write; `sync()` makes everything written durable at once. The
+    /// default: writers commit a hierarchy by syncing before and after its root document.
+    #[default]
+    Commit,
+    /// Sync every metadata document (`zarr.json`) and its directory as it is written, and
+    /// everything on `sync()`.
+    Metadata,
+    /// Sync every value and its directory as it is written, and everything on `sync()`.
+    All,
+}
+
+impl Durability {
+    /// Whether a `set` of a key named `name` syncs before returning.
+    pub(crate) fn syncs_each(self, name: &str) -> bool {
+        match self {
+            Durability::None | Durability::Commit => false,
+            Durability::Metadata => name == METADATA_NAME,
+            Durability::All => true,
+        }
+    }
+}
+
+/// Directories known to exist (and to resolve inside the root, when that is the policy).
+#[derive(Debug, Default)]
+pub(crate) struct DirCache {
+    known: Mutex<HashSet<PathBuf>>,
+}
+
+impl DirCache {
+    fn contains(&self, dir: &Path) -> bool {
+        self.known.lock().map(|k| k.contains(dir)).unwrap_or(false)
+    }
+
+    fn insert(&self, dir: &Path) {
+        if let Ok(mut k) = self.known.lock() {
+            k.insert(dir.to_path_buf());
+        }
+    }
+
+    /// Forgets `dir` and everything below it (after a delete or a failed write).
+    pub(crate) fn forget(&self, dir: &Path) {
+        if let Ok(mut k) = self.known.lock() {
+            k.retain(|d| !d.starts_with(dir));
+        }
+    }
+
+    /// Makes sure `dir` exists (creating it and its parents once) and, under
+    /// [`SymlinkPolicy::WithinRoot`], that it resolves inside `root`.
+    pub(crate) fn ensure(&self, root: &Path, dir: &Path, policy: SymlinkPolicy) -> io::Result<()> {
+        if self.contains(dir) {
+            return Ok(());
+        }
+        let confined = policy == SymlinkPolicy::WithinRoot && dir != root;
+        if confined {
+            // Check the deepest directory that exists before creating anything below it, so
+            // nothing is created through a link that leaves the root.
+            let existing = dir.ancestors().find(|d| d.exists()).unwrap_or(root);
+            if existing.starts_with(root) && existing != root && !resolves_within(root, existing) {
+                return Err(leaves_root());
+            }
+        }
+        fs::create_dir_all(dir)?;
+        if confined && !resolves_within(root, dir) {
+            return Err(leaves_root());
+        }
+        self.insert(dir);
+        Ok(())
+    }
+}
+
+fn leaves_root() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::PermissionDenied,
+        "the directory is a symbolic link that leaves the store root",
+    )
+}
+
+/// Writes `value` to `path` through a temporary file and a rename.
+pub(crate) fn write_atomic(
+    path: &Path,
+    name: &str,
+    value: &[u8],
+    sync: bool,
+    counter: &AtomicU64,
+) -> io::Result<()> {
+    let parent = path.parent().unwrap_or(Path::new("."));
+    let n = counter.fetch_add(1, Ordering::Relaxed);
+    let tmp = parent.join(format!(".{name}{TMP_MARKER}{}.{n}", std::process::id()));
+    let result = (|| {
+        let mut f = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
+        f.write_all(value)?;
+        if sync {
+            f.sync_all()?;
+        }
+        drop(f);
+        fs::rename(&tmp, path)?;
+        if sync {
+            fs::File::open(parent)?.sync_all()?;
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Makes everything written to the file system holding `root` durable (`syncfs(2)`).
+pub(crate) fn sync_filesystem(root: &Path) -> io::Result<()> {
+    let dir = match fs::File::open(root) {
+        Ok(d) => d,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    rustix::fs::syncfs(&dir).map_err(io::Error::from)
+}
