@@ -148,13 +148,24 @@ fn import(
         if !overwrite {
             return Err(format!("{store} is not empty (use --overwrite to replace it)").into());
         }
-        target.delete_prefix(&zv_core::key::StorePrefix::root())?;
+        clear_store(target.as_ref())?;
     }
     let summary = zv_format::writer::write_document(target, &doc, batch)?;
     eprintln!(
         "wrote {} vertices in {} chunks, {} objects, {} intra-chunk and {} cross-chunk links, {} groups to {store}",
         summary.vertices, summary.chunks, summary.objects, summary.intra_links, summary.cross_chunk_links, summary.groups
     );
+    Ok(())
+}
+
+/// Empties a store so that no moment of the clearing leaves a store that opens with wrong
+/// content: the root `zarr.json` (which commits a hierarchy) goes first and is made durable,
+/// then everything else.
+fn clear_store(target: &dyn zv_core::store::Store) -> CliResult {
+    let root = zv_core::key::StoreKey::new(zv_core::node::METADATA_NAME)?;
+    target.delete(&root)?;
+    target.sync()?;
+    target.delete_prefix(&zv_core::key::StorePrefix::root())?;
     Ok(())
 }
 
