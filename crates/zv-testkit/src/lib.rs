@@ -11,7 +11,8 @@
 //!   `decode` panic", for any registered codec;
 //! - [`alloc`]: a counting global allocator for "decoders allocate a bounded amount" checks;
 //! - [`fixtures`]: the reference fixtures' writer arguments as zv-geometry/1 documents;
-//! - [`env`]: the workspace, fixtures and a zarr-python interpreter for integration tests.
+//! - [`env`](mod@env): the workspace, fixtures and a zarr-python interpreter for integration
+//!   tests.
 //!
 //! This crate depends on `zv-core` only, so store and codec plugins can run these suites
 //! without pulling in `zv-format`. Random ZV geometry and the write → read round-trip check
