@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole zv test suite, on a fresh machine (Rust toolchain, gcc, Python 3.11 with pip).
 # Creates .venv with zarr-python 3 from PyPI for the interoperability tests, then runs
-# formatting and lint checks, every test of the workspace, and the minimal-feature build.
+# formatting and lint checks, dependency checks, every test of the workspace, and the
+# minimal-feature build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,12 +39,40 @@ else
   echo "warning: clippy is not installed and could not be added; skipping the lint check" >&2
 fi
 
+# `grep -q` on a captured output, not at the end of a pipe: under `pipefail` a `cargo tree`
+# killed by SIGPIPE after an early match would make the pipeline fail and the check pass.
+step "dependencies: no store or codec crate pulls zv-format (not even as a dev-dependency)"
+for pkg in zv-core zv-codecs zv-store-fs zv-store-mem zv-testkit zv-codec-delta; do
+  tree=$(cargo tree -p "$pkg" -e normal,dev,build --prefix none --locked)
+  if grep -q '^zv-format ' <<<"$tree"; then
+    echo "error: $pkg depends on zv-format (cargo tree -p $pkg -e normal,dev,build -i zv-format)" >&2
+    exit 1
+  fi
+done
+
 step "cargo test (workspace)"
 cargo test --workspace --locked
 
 step "minimal build: zv-format with only the memory store and zstd (no blosc)"
-cargo test -p zv-format --no-default-features --features mem,zstd --locked --test features
-if cargo tree -p zv-format --no-default-features --features mem,zstd -e normal,build | grep -q blosc; then
+minimal=(-p zv-format --no-default-features --features mem,zstd --locked)
+cargo test "${minimal[@]}" --test features
+# A dev-dependency that turns zv-format's default features back on compiles the minimal
+# build's own test out (and the default build's test in): the test list says which build ran.
+tests=$(cargo test "${minimal[@]}" --test features -- --list)
+if ! grep -q '^minimal_build_resolves_zstd_and_refuses_blosc: test$' <<<"$tests"; then
+  echo "error: the minimal build does not contain minimal_build_resolves_zstd_and_refuses_blosc;" >&2
+  echo "       a dependency turns zv-format's default features back on (see" >&2
+  echo "       cargo tree -p zv-format --no-default-features --features mem,zstd -e features,dev)." >&2
+  echo "       Its test list:" >&2
+  echo "$tests" >&2
+  exit 1
+fi
+if grep -q '^default_build_has_both_stores: test$' <<<"$tests"; then
+  echo "error: the minimal build contains default_build_has_both_stores (feature fs is on)" >&2
+  exit 1
+fi
+tree=$(cargo tree "${minimal[@]}" -e normal,build)
+if grep -q blosc <<<"$tree"; then
   echo "error: blosc is part of the minimal build" >&2
   exit 1
 fi

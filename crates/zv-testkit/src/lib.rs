@@ -10,9 +10,13 @@
 //!   are not multiples of the type size included) and "arbitrary or damaged bytes never make
 //!   `decode` panic", for any registered codec;
 //! - [`alloc`]: a counting global allocator for "decoders allocate a bounded amount" checks;
-//! - [`geometry`]: random geometry of every type and the write → read round-trip check;
 //! - [`fixtures`]: the reference fixtures' writer arguments as zv-geometry/1 documents;
-//! - [`env`]: the workspace, fixtures and a zarr-python interpreter for integration tests.
+//! - [`env`](mod@env): the workspace, fixtures and a zarr-python interpreter for integration
+//!   tests.
+//!
+//! This crate depends on `zv-core` only, so store and codec plugins can run these suites
+//! without pulling in `zv-format`. Random ZV geometry and the write → read round-trip check
+//! live in `zv-testkit-geometry`.
 //!
 //! These are test helpers: they panic (through `assert!` and proptest) when a check fails.
 //!
@@ -28,5 +32,4 @@ pub mod alloc;
 pub mod codec;
 pub mod env;
 pub mod fixtures;
-pub mod geometry;
 pub mod store;

@@ -5,7 +5,7 @@ use proptest::test_runner::TestRunner;
 fn main() {
     let mut runner = TestRunner::deterministic();
     for _ in 0..16 {
-        let d = zv_testkit::geometry::geometry_document()
+        let d = zv_testkit_geometry::geometry_document()
             .new_tree(&mut runner)
             .unwrap()
             .current();

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use proptest::prelude::*;
-use zv_testkit::geometry::{check_round_trip, geometry_document};
+use zv_testkit_geometry::{check_round_trip, geometry_document};
 
 fn cases() -> u32 {
     std::env::var("ZV_GEOMETRY_CASES")
