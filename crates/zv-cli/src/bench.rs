@@ -13,8 +13,18 @@ use zv_format::{Geometry, ZvStore};
 
 use crate::CliResult;
 
+mod floor;
+mod inputs;
+mod peers;
+mod stats;
+mod suite;
+
 #[derive(Debug, Subcommand)]
 pub(crate) enum BenchCommand {
+    /// The speed suite: zv against the file-system floor (and, with --peers, the Python
+    /// peers) on the same deterministic inputs; prints minimum and median of every figure and
+    /// the ratios.
+    Suite(suite::SuiteArgs),
     /// Stream random points (with a float32 attribute) into a new store in batches, then read
     /// the row count back.
     StreamPoints {
@@ -37,6 +47,7 @@ pub(crate) enum BenchCommand {
 
 pub(crate) fn run(command: BenchCommand) -> CliResult {
     match command {
+        BenchCommand::Suite(args) => suite::run(&args),
         BenchCommand::StreamPoints {
             store,
             points,

@@ -28,6 +28,19 @@ fn dump(store: &Path) -> Result<Value, String> {
     }
 }
 
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
 /// A graph with objects, vertex and object attributes and groups: every kind of blob.
 fn document() -> Value {
     let mut state = 0x2545_F491_4F6C_DD1Du64;
@@ -37,8 +50,8 @@ fn document() -> Value {
         state ^= state << 17;
         (state >> 11) as f64 / (1u64 << 53) as f64
     };
-    let n = 6000usize;
-    let objects = 60usize;
+    let n = 2000usize;
+    let objects = 20usize;
     let vertices: Vec<Value> = (0..n)
         .map(|_| json!([next() * 100.0, next() * 100.0, next() * 100.0]))
         .collect();
@@ -48,11 +61,11 @@ fn document() -> Value {
     let score: Vec<f64> = (0..objects).map(|i| i as f64).collect();
     json!({
         "format": "zv-geometry/1", "geometry": "graph",
-        "chunk_shape": [20.0, 20.0, 20.0],
+        "chunk_shape": [34.0, 34.0, 34.0],
         "vertices": vertices, "object_ids": object_ids, "edges": edges,
         "vertex_attributes": {"weight": {"dtype": "float32", "values": weight}},
         "object_attributes": {"score": {"dtype": "float64", "values": score}},
-        "groups": {"0": (0..30).collect::<Vec<_>>(), "1": (30..60).collect::<Vec<_>>()},
+        "groups": {"0": (0..10).collect::<Vec<_>>(), "1": (10..20).collect::<Vec<_>>()},
     })
 }
 
@@ -106,8 +119,7 @@ fn killed_imports_leave_no_store_or_a_complete_one() {
         // half the runs start from nothing, half overwrite a complete store
         let store = dir.path().join(format!("s{k}.zarr"));
         if k % 2 == 1 {
-            let out = zv(&["import", doc.to_str().unwrap(), store.to_str().unwrap()]);
-            assert!(out.status.success());
+            copy_tree(&whole, &store);
         }
         lcg = lcg.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
         let fraction = (lcg >> 33) as f64 / (1u64 << 31) as f64;

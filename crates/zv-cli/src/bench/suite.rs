@@ -1,0 +1,339 @@
+//! `zv bench suite`: the workloads of the speed issue, each timed against its file-system
+//! floor measured in the same run (and, when asked, against the Python peers on the same
+//! inputs), reported as minimum and median of the repetitions with ratios.
+//!
+//! Workloads (defaults): 1,000,000 float32 xyz points uniform in `[0,1000)^3`, chunk 100^3,
+//! object ids uniform in `[0,1000)`, one float32 attribute `intensity`; 2,000 random-walk
+//! polylines of 100 vertices; a 1%-volume box at (400,400,400) with side 215.44.
+//!
+//! Floors: a write's floor re-creates the files zv just wrote (their bytes read beforehand)
+//! with one create + write + rename each and one `syncfs`, into a fresh tree on the same
+//! location; a read's floor reads the files the read needs (all files of the store; for the
+//! box, the files of the chunks the box intersects) with one `read` each.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use zv_format::document::{Attribute, AttributeValues};
+use zv_format::layout::attributes::AttributeRows;
+use zv_format::writer::{CodecChoice, WriterOptions, ZvWriter};
+use zv_format::{Geometry, ZvStore};
+
+use super::floor::{list_files, read_files, Snapshot};
+use super::inputs::{Inputs, EXTENT};
+use super::peers::{Peer, PeerPhase};
+use super::stats::{ratios, Samples};
+use crate::CliResult;
+
+/// Arguments of `zv bench suite`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct SuiteArgs {
+    /// Directory for the stores and floors (put it on tmpfs or on disk); created.
+    #[arg(long)]
+    dir: PathBuf,
+    /// Number of points.
+    #[arg(long, default_value_t = 1_000_000)]
+    points: usize,
+    /// Object ids are uniform in [0, OBJECTS).
+    #[arg(long, default_value_t = 1000)]
+    objects: u64,
+    /// Number of polylines.
+    #[arg(long, default_value_t = 2000)]
+    polylines: usize,
+    /// Vertices per polyline.
+    #[arg(long, default_value_t = 100)]
+    length: usize,
+    /// Repetitions of every figure.
+    #[arg(long, default_value_t = 5)]
+    reps: usize,
+    /// Codec choice of the zv stores (none = uncompressed).
+    #[arg(long, default_value = "none")]
+    codecs: String,
+    /// Python peers to run on the same inputs (comma-separated): zv09 (zarr-vectors 0.9.2
+    /// from PyPI), ref07 (the 0.7.0 reference).
+    #[arg(long, value_delimiter = ',')]
+    peers: Vec<String>,
+    /// Python of zarr-vectors 0.9.2.
+    #[arg(long, default_value = ".venv-zv09/bin/python")]
+    zv09_python: PathBuf,
+    /// Python of the 0.7.0 reference.
+    #[arg(long, default_value = ".venv-ref/bin/python")]
+    ref_python: PathBuf,
+    /// The peer runner script.
+    #[arg(long, default_value = "scripts/bench/peer.py")]
+    peer_script: PathBuf,
+    /// Also write the figures as JSON to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+const CHUNK: f64 = 100.0;
+const BOX_LO: [f64; 3] = [400.0, 400.0, 400.0];
+const BOX_HI: [f64; 3] = [615.44, 615.44, 615.44];
+
+/// The figures of a run, by name, in the order measured.
+#[derive(Default)]
+struct Figures {
+    order: Vec<String>,
+    samples: BTreeMap<String, Samples>,
+    notes: Vec<String>,
+}
+
+impl Figures {
+    fn get(&mut self, name: &str) -> &mut Samples {
+        if !self.samples.contains_key(name) {
+            self.order.push(name.to_owned());
+        }
+        self.samples.entry(name.to_owned()).or_default()
+    }
+
+    fn check(&mut self, what: &str, got: usize, want: usize) -> CliResult {
+        if got != want {
+            return Err(format!("{what}: got {got}, expected {want}").into());
+        }
+        Ok(())
+    }
+}
+
+fn fresh(path: &Path) -> CliResult {
+    if path.exists() {
+        std::fs::remove_dir_all(path)?;
+    }
+    Ok(())
+}
+
+fn open_store(path: &Path) -> CliResult<Arc<dyn zv_core::store::Store>> {
+    Ok(zv_core::plugin::open_store(&path.to_string_lossy())?)
+}
+
+fn intensity(inputs: &Inputs) -> CliResult<BTreeMap<String, Attribute>> {
+    let rows = AttributeRows::from_f64s(zv_core::data_type::DataType::Float32, 1, &inputs.intensity)?;
+    let mut attrs = BTreeMap::new();
+    attrs.insert(
+        "intensity".to_owned(),
+        Attribute {
+            values: AttributeValues::Numeric {
+                rows,
+                present: None,
+            },
+            channel_names: None,
+        },
+    );
+    Ok(attrs)
+}
+
+fn options(geometry: Geometry, codecs: &str) -> CliResult<WriterOptions> {
+    let mut opts = WriterOptions::new(geometry, vec![CHUNK; 3]);
+    opts.codecs = CodecChoice::parse(codecs)?;
+    opts.bounds = Some([vec![0.0; 3], vec![EXTENT; 3]]);
+    Ok(opts)
+}
+
+fn write_points(path: &Path, inputs: &Inputs, attrs: &BTreeMap<String, Attribute>, codecs: &str) -> CliResult {
+    let mut w = ZvWriter::create(open_store(path)?, options(Geometry::PointCloud, codecs)?)?;
+    w.add_vertices_flat(&inputs.points, Some(&inputs.object_ids), attrs)?;
+    w.finish()?;
+    Ok(())
+}
+
+fn write_polylines(path: &Path, lines: &[Vec<Vec<f64>>], codecs: &str) -> CliResult {
+    let mut w = ZvWriter::create(open_store(path)?, options(Geometry::Streamline, codecs)?)?;
+    w.add_polylines(lines, &BTreeMap::new())?;
+    w.finish()?;
+    Ok(())
+}
+
+fn polylines_as_rows(inputs: &Inputs) -> Vec<Vec<Vec<f64>>> {
+    inputs
+        .offsets
+        .windows(2)
+        .map(|w| {
+            inputs.polylines[w[0] * 3..w[1] * 3]
+                .chunks_exact(3)
+                .map(<[f64]>::to_vec)
+                .collect()
+        })
+        .collect()
+}
+
+/// The files of the chunks that intersect the closed box.
+fn box_files(store: &Path) -> CliResult<Vec<PathBuf>> {
+    let lo: Vec<i64> = BOX_LO.iter().map(|v| (v / CHUNK).floor() as i64).collect();
+    let hi: Vec<i64> = BOX_HI.iter().map(|v| (v / CHUNK).floor() as i64).collect();
+    let mut keys = BTreeSet::new();
+    for i in lo[0]..=hi[0] {
+        for j in lo[1]..=hi[1] {
+            for k in lo[2]..=hi[2] {
+                keys.insert(format!("{i}.{j}.{k}"));
+            }
+        }
+    }
+    Ok(list_files(store)?
+        .into_iter()
+        .filter(|rel| {
+            rel.components()
+                .any(|c| keys.contains(c.as_os_str().to_string_lossy().as_ref()))
+        })
+        .collect())
+}
+
+fn zv_round(a: &SuiteArgs, inputs: &Inputs, figures: &mut Figures) -> CliResult {
+    let attrs = intensity(inputs)?;
+    let n = inputs.num_points();
+    let points = a.dir.join("zv-points.zarr");
+    fresh(&points)?;
+    figures
+        .get("write points")
+        .time(|| write_points(&points, inputs, &attrs, &a.codecs))?;
+    let snapshot = Snapshot::take(&points)?;
+    if figures.notes.is_empty() {
+        figures.notes.push(format!(
+            "point store: {} files, {} bytes",
+            snapshot.len(),
+            snapshot.bytes()
+        ));
+    }
+    let floor = a.dir.join("floor-points");
+    fresh(&floor)?;
+    figures.get("write points: floor").time(|| snapshot.write_to(&floor))?;
+
+    let got = figures.get("read all points").time(|| -> CliResult<usize> {
+        let level = ZvStore::open_url(&points.to_string_lossy())?.level(0)?;
+        let hits = level.query_box_with(&[0.0; 3], &[EXTENT; 3], &["intensity"])?;
+        Ok(hits.positions.len())
+    })?;
+    figures.check("read all points", got, n)?;
+    let all = list_files(&points)?;
+    figures.get("read all points: floor").time(|| read_files(&points, &all))?;
+
+    let got = figures.get("1% box").time(|| -> CliResult<usize> {
+        let level = ZvStore::open_url(&points.to_string_lossy())?.level(0)?;
+        Ok(level.query_box_with(&BOX_LO, &BOX_HI, &["intensity"])?.positions.len())
+    })?;
+    figures.check("1% box", got, inputs.count_in_box(&BOX_LO, &BOX_HI))?;
+    let in_box = box_files(&points)?;
+    figures.get("1% box: floor").time(|| read_files(&points, &in_box))?;
+
+    let got = figures.get("read all objects").time(|| -> CliResult<usize> {
+        let level = ZvStore::open_url(&points.to_string_lossy())?.level(0)?;
+        let ids: Vec<u64> = (0..a.objects).collect();
+        Ok(level.objects(&ids)?.iter().map(|o| o.vertices.len()).sum())
+    })?;
+    figures.check("read all objects", got, n)?;
+
+    let lines = polylines_as_rows(inputs);
+    let polylines = a.dir.join("zv-lines.zarr");
+    fresh(&polylines)?;
+    figures
+        .get("write polylines")
+        .time(|| write_polylines(&polylines, &lines, &a.codecs))?;
+    let snapshot = Snapshot::take(&polylines)?;
+    let floor = a.dir.join("floor-lines");
+    fresh(&floor)?;
+    figures.get("write polylines: floor").time(|| snapshot.write_to(&floor))?;
+    Ok(())
+}
+
+fn peer_round(a: &SuiteArgs, peer: &Peer, inputs_dir: &Path, figures: &mut Figures) -> CliResult {
+    for phase in PeerPhase::ALL {
+        let store = a.dir.join(format!("{}-{}.zarr", peer.short, phase.store_name()));
+        match peer.run(phase, inputs_dir, &store, &a.codecs)? {
+            Some(outcome) => {
+                figures
+                    .get(&format!("{}: {}", peer.short, phase.figure()))
+                    .push(outcome.seconds);
+                if let Some(note) = outcome.note {
+                    if !figures.notes.contains(&note) {
+                        figures.notes.push(note);
+                    }
+                }
+            }
+            None => {
+                let note = format!("{}: {} unsupported", peer.short, phase.figure());
+                if !figures.notes.contains(&note) {
+                    figures.notes.push(note);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Pairs of (figure, baseline) whose ratio the report prints.
+fn comparisons(figures: &Figures) -> Vec<(String, String)> {
+    let mut out = vec![
+        ("write points".to_owned(), "write points: floor".to_owned()),
+        ("read all points".to_owned(), "read all points: floor".to_owned()),
+        ("1% box".to_owned(), "1% box: floor".to_owned()),
+        ("read all objects".to_owned(), "read all points".to_owned()),
+        ("write polylines".to_owned(), "write polylines: floor".to_owned()),
+    ];
+    for name in &figures.order {
+        if let Some((peer, phase)) = name.split_once(": ") {
+            if figures.samples.contains_key(phase) && !phase.contains("floor") && peer != "read all points" {
+                out.push((name.clone(), phase.to_owned()));
+            }
+        }
+    }
+    out
+}
+
+fn report(figures: &Figures) -> serde_json::Value {
+    println!("{:<34} {:>10} {:>10}", "figure", "min s", "median s");
+    let mut json_figures = serde_json::Map::new();
+    for name in &figures.order {
+        let s = &figures.samples[name];
+        println!("{name:<34} {:>10.4} {:>10.4}", s.min(), s.median());
+        json_figures.insert(
+            name.clone(),
+            serde_json::json!({"min": s.min(), "median": s.median()}),
+        );
+    }
+    println!("\n{:<52} {:>9} {:>9}", "ratio", "min", "median");
+    let mut json_ratios = serde_json::Map::new();
+    for (a, b) in comparisons(figures) {
+        let (Some(sa), Some(sb)) = (figures.samples.get(&a), figures.samples.get(&b)) else {
+            continue;
+        };
+        if sa.is_empty() || sb.is_empty() {
+            continue;
+        }
+        let (rmin, rmed) = ratios(sa, sb);
+        let label = format!("{a} / {b}");
+        println!("{label:<52} {rmin:>9.3} {rmed:>9.3}");
+        json_ratios.insert(label, serde_json::json!({"min": rmin, "median": rmed}));
+    }
+    for note in &figures.notes {
+        println!("note: {note}");
+    }
+    serde_json::json!({"figures": json_figures, "ratios": json_ratios, "notes": figures.notes})
+}
+
+/// Runs the suite.
+pub(crate) fn run(a: &SuiteArgs) -> CliResult {
+    std::fs::create_dir_all(&a.dir)?;
+    let inputs = Inputs::generate(a.points, a.objects, a.polylines, a.length);
+    let peers = a
+        .peers
+        .iter()
+        .map(|name| Peer::new(name, &a.zv09_python, &a.ref_python, &a.peer_script))
+        .collect::<CliResult<Vec<_>>>()?;
+    let inputs_dir = a.dir.join("inputs");
+    if !peers.is_empty() {
+        inputs.write_for_peers(&inputs_dir, CHUNK, &BOX_LO, &BOX_HI)?;
+    }
+    let mut figures = Figures::default();
+    for rep in 0..a.reps {
+        eprintln!("repetition {}/{}", rep + 1, a.reps);
+        zv_round(a, &inputs, &mut figures)?;
+        for peer in &peers {
+            peer_round(a, peer, &inputs_dir, &mut figures)?;
+        }
+    }
+    let doc = report(&figures);
+    if let Some(path) = &a.json {
+        std::fs::write(path, serde_json::to_vec_pretty(&doc)?)?;
+    }
+    Ok(())
+}
