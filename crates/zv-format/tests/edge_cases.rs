@@ -18,7 +18,8 @@ use zv_format::layout::attributes::AttributeRows;
 use zv_format::layout::fragment_index::FragmentIndex;
 use zv_format::layout::manifest::{encode_stream, Manifest};
 use zv_format::metadata::ChunkKey;
-use zv_format::writer::{write_document, WriterOptions, ZvWriter};
+use zv_format::import::write_document;
+use zv_format::writer::{WriterOptions, ZvWriter};
 use zv_format::{Geometry, ZvStore};
 use zv_store_mem::MemoryStore;
 
