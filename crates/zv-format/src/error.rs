@@ -209,6 +209,17 @@ impl Error {
         }
     }
 
+    /// Invalid writer input in attribute `name`, of kind `kind`.
+    pub fn attribute(kind: AttributeKind, name: &str, reason: impl Into<String>) -> Self {
+        Self::input(
+            InputItem::Attribute {
+                kind,
+                name: name.to_owned(),
+            },
+            reason,
+        )
+    }
+
     /// An inconsistency at `key`.
     pub fn inconsistent(key: impl Into<String>, reason: impl Into<String>) -> Self {
         Error::Inconsistent {

@@ -20,26 +20,16 @@ use std::sync::Arc;
 use zv_core::store::Store;
 
 use crate::document::{Attribute, AttributeValues, GeometryDocument};
-use crate::error::{AttributeKind, Error, InputItem, Result};
+use crate::error::{AttributeKind, Error, Result};
 use crate::geometry::Geometry;
-use crate::writer::{WriteSummary, WriterOptions, ZvWriter};
-
-/// An error of vertex attribute `name`.
-fn bad_attribute(name: &str, reason: String) -> Error {
-    Error::input(
-        InputItem::Attribute {
-            kind: AttributeKind::Vertex,
-            name: name.to_owned(),
-        },
-        reason,
-    )
-}
+use crate::writer::{check_id_count, WriteSummary, WriterOptions, ZvWriter};
 
 /// Checks that every vertex attribute has `n` rows.
 fn check_vertex_attributes(doc: &GeometryDocument, n: usize) -> Result<()> {
     for (name, a) in &doc.vertex_attributes {
         if a.values.len() != n {
-            return Err(bad_attribute(
+            return Err(Error::attribute(
+                AttributeKind::Vertex,
                 name,
                 format!("has {} values for {n} vertices", a.values.len()),
             ));
@@ -102,14 +92,7 @@ fn add_vertices(w: &mut ZvWriter, doc: &GeometryDocument, batch: usize) -> Resul
     }
     let n = doc.vertices.len();
     check_vertex_attributes(doc, n)?;
-    if let Some(ids) = &doc.object_ids {
-        if ids.len() != n {
-            return Err(Error::input(
-                InputItem::ObjectIds,
-                format!("{} object ids for {n} vertices", ids.len()),
-            ));
-        }
-    }
+    check_id_count(doc.object_ids.as_deref(), n)?;
     let mut start = 0;
     loop {
         let end = (start + batch).min(n);
@@ -153,7 +136,8 @@ fn slice_attributes(
     let mut out = BTreeMap::new();
     for (name, a) in attrs {
         if a.values.len() < start + n {
-            return Err(bad_attribute(
+            return Err(Error::attribute(
+                AttributeKind::Vertex,
                 name,
                 format!("has {} values, fewer than the vertices", a.values.len()),
             ));
@@ -162,7 +146,7 @@ fn slice_attributes(
             AttributeValues::Numeric { rows, present } => AttributeValues::Numeric {
                 rows: rows
                     .gather(start as u64..(start + n) as u64)
-                    .map_err(|e| bad_attribute(name, e.to_string()))?,
+                    .map_err(|e| Error::attribute(AttributeKind::Vertex, name, e.to_string()))?,
                 present: present.as_ref().map(|p| p[start..start + n].to_vec()),
             },
             AttributeValues::Categorical(v) => {

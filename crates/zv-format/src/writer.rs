@@ -78,7 +78,7 @@ use links::Connectivity;
 use placement::{Extent, Grid};
 use polylines::Polylines;
 use spill::Spill;
-use vertices::check_id_count;
+pub(crate) use vertices::check_id_count;
 
 /// The level the writer writes (the only one).
 const LEVEL: &str = "0";
@@ -172,16 +172,8 @@ impl ZvWriter {
     ) -> Result<u64> {
         let mut flat = Vec::with_capacity(positions.len() * self.grid.ndim);
         for (i, p) in positions.iter().enumerate() {
-            if p.len() != self.grid.ndim {
-                return Err(Error::input(
-                    InputItem::Vertex(self.n_vertices + i as u64),
-                    format!(
-                        "has {} coordinates, the store has {} axes",
-                        p.len(),
-                        self.grid.ndim
-                    ),
-                ));
-            }
+            self.grid
+                .check_arity(p, || InputItem::Vertex(self.n_vertices + i as u64))?;
             flat.extend_from_slice(p);
         }
         self.add_vertices_flat(&flat, object_ids, attributes)
@@ -331,7 +323,7 @@ impl ZvWriter {
         let summary = WriteSummary {
             vertices: chunks.rows(),
             chunks: self.spill.keys().len(),
-            objects: if self.has_objects() { counts.objects } else { 0 },
+            objects: counts.objects,
             intra_links,
             cross_chunk_links: routed.cross_chunk_len() as u64,
             groups: counts.groups,
@@ -367,6 +359,7 @@ impl ZvWriter {
     /// Writes attribute rows as the blob at `path`.
     fn write_rows(&self, path: &str, rows: &AttributeRows) -> Result<()> {
         let ts = rows.data_type().size().unwrap_or(1);
-        self.blobs.write_bytes(path, &rows.encode(), &self.codecs(ts))
+        self.blobs
+            .write_bytes(path, &rows.encode(), &self.codecs(ts))
     }
 }

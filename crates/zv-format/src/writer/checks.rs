@@ -25,21 +25,10 @@ pub(super) struct Counts {
     pub(super) groups: u64,
 }
 
-/// An error of attribute `name` of kind `kind`.
-fn bad_attribute(kind: AttributeKind, name: &str, reason: String) -> Error {
-    Error::input(
-        InputItem::Attribute {
-            kind,
-            name: name.to_owned(),
-        },
-        reason,
-    )
-}
-
 /// Checks that attribute `name` has `n` rows, one per item of `what`.
 fn check_rows(kind: AttributeKind, name: &str, a: &Attribute, n: u64, what: &str) -> Result<()> {
     if a.values.len() as u64 != n {
-        return Err(bad_attribute(
+        return Err(Error::attribute(
             kind,
             name,
             format!("has {} values for {n} {what}", a.values.len()),
@@ -196,7 +185,7 @@ impl ZvWriter {
                     .map(|(o, _)| o as u64)
                     .collect();
                 if let Some(o) = self.objects_with_vertices(&nulls)?.first() {
-                    return Err(bad_attribute(
+                    return Err(Error::attribute(
                         AttributeKind::Fragment,
                         name,
                         format!("is null for object {o}, which has vertices"),
@@ -280,7 +269,7 @@ impl ZvWriter {
                     ..
                 }
             ) {
-                return Err(bad_attribute(
+                return Err(Error::attribute(
                     AttributeKind::Group,
                     name,
                     "has null values".to_owned(),
@@ -288,5 +277,108 @@ impl ZvWriter {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::sync::Arc;
+
+    use zv_core::data_type::DataType;
+
+    use super::super::{WriterOptions, ZvWriter};
+    use crate::document::{Attribute, AttributeValues};
+    use crate::error::{AttributeKind, Error, InputItem};
+    use crate::geometry::Geometry;
+    use crate::layout::attributes::AttributeRows;
+
+    fn writer(geometry: Geometry) -> ZvWriter {
+        let store = Arc::new(zv_store_mem::MemoryStore::new());
+        ZvWriter::create(store, WriterOptions::new(geometry, vec![10.0, 10.0])).unwrap()
+    }
+
+    #[test]
+    fn input_errors_name_the_item() {
+        let none = BTreeMap::new();
+        let mut w = writer(Geometry::Graph);
+        w.add_vertices(&[vec![1.0, 1.0], vec![2.0, 2.0]], None, &none)
+            .unwrap();
+        w.add_edges(&[[0, 1], [1, 5]], &none).unwrap();
+        let err = w.finish().unwrap_err();
+        assert!(
+            matches!(
+                &err,
+                Error::Input {
+                    item: InputItem::Edge(1),
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert_eq!(
+            err.to_string(),
+            "invalid input: edge 1: [1, 5] names a vertex that does not exist (2 vertices)"
+        );
+
+        let mut w = writer(Geometry::PointCloud);
+        let err = w
+            .add_vertices(&[vec![1.0, 1.0], vec![f64::NAN, 1.0]], None, &none)
+            .unwrap_err();
+        assert!(
+            matches!(
+                &err,
+                Error::Input {
+                    item: InputItem::Vertex(1),
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+
+        let mut w = writer(Geometry::PointCloud);
+        w.add_vertices(&[vec![1.0, 1.0]], Some(&[0]), &none)
+            .unwrap();
+        let mut groups = BTreeMap::new();
+        groups.insert(0, vec![0, 0]);
+        w.set_groups(groups, BTreeMap::new());
+        let err = w.finish().unwrap_err();
+        assert!(
+            matches!(
+                &err,
+                Error::Input {
+                    item: InputItem::Group(0),
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+
+        let mut w = writer(Geometry::PointCloud);
+        w.add_vertices(&[vec![1.0, 1.0]], Some(&[0]), &none)
+            .unwrap();
+        let mut attrs = BTreeMap::new();
+        let rows = AttributeRows::from_f64s(DataType::Int32, 1, &[1.0, 2.0]).unwrap();
+        attrs.insert(
+            "a".to_owned(),
+            Attribute {
+                values: AttributeValues::Numeric {
+                    rows,
+                    present: None,
+                },
+                channel_names: None,
+            },
+        );
+        // fragment attributes do not add objects: two values for one object
+        w.set_fragment_attributes(attrs);
+        let err = w.finish().unwrap_err();
+        let expected = InputItem::Attribute {
+            kind: AttributeKind::Fragment,
+            name: "a".into(),
+        };
+        assert!(
+            matches!(&err, Error::Input { item, .. } if *item == expected),
+            "{err:?}"
+        );
     }
 }

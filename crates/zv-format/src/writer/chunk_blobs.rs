@@ -12,7 +12,7 @@ use super::skeleton::SkeletonOrder;
 use super::spill::{SpillHeader, HEADER_LEN};
 use super::{ZvWriter, LEVEL};
 use crate::blob::join;
-use crate::error::{AttributeKind, Error, InputItem, Result};
+use crate::error::{AttributeKind, Error, Result};
 use crate::layout::fragment_index::FragmentIndex;
 use crate::metadata::ChunkKey;
 use crate::names;
@@ -118,7 +118,12 @@ impl ZvWriter {
     }
 
     /// The blobs of chunk `ci`.
-    fn write_chunk(&self, ci: usize, key: &ChunkKey, ctx: &ChunkContext<'_>) -> Result<ChunkFragments> {
+    fn write_chunk(
+        &self,
+        ci: usize,
+        key: &ChunkKey,
+        ctx: &ChunkContext<'_>,
+    ) -> Result<ChunkFragments> {
         let raw = self.spill.read(key)?;
         let mut recs: Vec<&[u8]> = raw.chunks_exact(self.record_len()).collect();
         let head = |r: &[u8]| SpillHeader::decode(r);
@@ -148,16 +153,14 @@ impl ZvWriter {
             &fragments.objects
         };
         for f in ctx.fragment_columns {
-            let rows = f.rows.gather(owners.iter().copied()).map_err(|e| {
-                Error::input(
-                    InputItem::Attribute {
-                        kind: AttributeKind::Fragment,
-                        name: f.name.to_owned(),
-                    },
-                    e.to_string(),
-                )
-            })?;
-            self.write_rows(&join(&[LEVEL, names::FRAGMENT_ATTRIBUTES, f.name, &name]), &rows)?;
+            let rows = f
+                .rows
+                .gather(owners.iter().copied())
+                .map_err(|e| Error::attribute(AttributeKind::Fragment, f.name, e.to_string()))?;
+            self.write_rows(
+                &join(&[LEVEL, names::FRAGMENT_ATTRIBUTES, f.name, &name]),
+                &rows,
+            )?;
         }
         if self.linked() {
             for (i, r) in recs.iter().enumerate() {

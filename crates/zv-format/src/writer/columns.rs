@@ -19,7 +19,10 @@ const MISSING_VALUE: f64 = -1.0;
 /// The type of one column, fixed by its first batch.
 #[derive(Debug, Clone, PartialEq)]
 enum ColumnKind {
-    Numeric { data_type: DataType, channels: usize },
+    Numeric {
+        data_type: DataType,
+        channels: usize,
+    },
     Categorical,
 }
 
@@ -71,14 +74,10 @@ pub(super) struct FinishedColumn {
 
 impl Column {
     fn new(of: AttributeKind, name: &str, a: &Attribute) -> Result<Self> {
-        let here = || InputItem::Attribute {
-            kind: of,
-            name: name.to_owned(),
-        };
         let kind = match &a.values {
             AttributeValues::Numeric { rows, present } => {
                 if present.is_some() {
-                    return Err(Error::input(here(), "missing (null) values are only allowed in object attributes and in string attributes"));
+                    return Err(Error::attribute(of, name, "missing (null) values are only allowed in object attributes and in string attributes"));
                 }
                 ColumnKind::Numeric {
                     data_type: rows.data_type(),
@@ -89,8 +88,9 @@ impl Column {
         };
         if let (Some(c), ColumnKind::Numeric { channels, .. }) = (&a.channel_names, &kind) {
             if c.len() != *channels {
-                return Err(Error::input(
-                    here(),
+                return Err(Error::attribute(
+                    of,
+                    name,
                     format!("{} channel names for {channels} channels", c.len()),
                 ));
             }
@@ -130,11 +130,9 @@ impl Column {
             _ => false,
         };
         if !same {
-            return Err(Error::input(
-                InputItem::Attribute {
-                    kind: of,
-                    name: self.name.clone(),
-                },
+            return Err(Error::attribute(
+                of,
+                &self.name,
                 "changes type or width between batches (or has null values)",
             ));
         }
@@ -183,15 +181,8 @@ impl Column {
                 if self.has_missing {
                     values.push(None);
                 }
-                let (dictionary, codes) = Dictionary::encode(&values).map_err(|e| {
-                    Error::input(
-                        InputItem::Attribute {
-                            kind: of,
-                            name: self.name.clone(),
-                        },
-                        e.to_string(),
-                    )
-                })?;
+                let (dictionary, codes) = Dictionary::encode(&values)
+                    .map_err(|e| Error::attribute(of, &self.name, e.to_string()))?;
                 let remap = (0..self.categories.len())
                     .map(|i| codes.get_f64(i, 0).unwrap_or(0.0) as i64)
                     .collect();
@@ -237,11 +228,9 @@ impl Columns {
         let of = self.of;
         for (name, a) in attributes {
             if a.values.len() != rows {
-                return Err(Error::input(
-                    InputItem::Attribute {
-                        kind: of,
-                        name: name.clone(),
-                    },
+                return Err(Error::attribute(
+                    of,
+                    name,
                     format!("has {} values for {rows} rows", a.values.len()),
                 ));
             }

@@ -107,7 +107,11 @@ impl Connectivity {
     }
 
     /// Checks a batch's link attributes (one row per link) and keeps their rows.
-    fn keep_attributes(&mut self, attributes: &BTreeMap<String, Attribute>, n: usize) -> Result<()> {
+    fn keep_attributes(
+        &mut self,
+        attributes: &BTreeMap<String, Attribute>,
+        n: usize,
+    ) -> Result<()> {
         let schema = self.columns.check(attributes, n)?;
         self.columns.install(schema);
         // a batch without links fixes no schema
@@ -206,7 +210,9 @@ impl ZvWriter {
             let same = ends.iter().all(|e| e.0 == ci);
             if skeleton && same {
                 let (rc, rp) = (ends[0].1, ends[1].1);
-                if rc > 0 && rp == rc - 1 && chunks.fragment_of(ci, rp) == chunks.fragment_of(ci, rc)
+                if rc > 0
+                    && rp == rc - 1
+                    && chunks.fragment_of(ci, rp) == chunks.fragment_of(ci, rc)
                 {
                     continue; // implicit sequential parent
                 }
@@ -259,7 +265,12 @@ impl ZvWriter {
         };
         let values: Vec<i64> = links
             .iter()
-            .flat_map(|l| self.links.link(l.1).iter().map(|&g| chunks.place(g).1 as i64))
+            .flat_map(|l| {
+                self.links
+                    .link(l.1)
+                    .iter()
+                    .map(|&g| chunks.place(g).1 as i64)
+            })
             .collect();
         let rows = LinkRows::new(self.links.width(), values).map_err(blob_error)?;
         self.blobs.write_bytes(

@@ -3,8 +3,8 @@
 
 use std::borrow::Cow;
 
-use super::chunk_blobs::ChunkBlobs;
 use super::checks::Counts;
+use super::chunk_blobs::ChunkBlobs;
 use super::documents::{dense_attribute_document, empty_group, object};
 use super::{ZvWriter, LEVEL};
 use crate::blob::join;
@@ -190,12 +190,10 @@ impl ZvWriter {
         let members: Vec<Vec<u64>> = (0..num_groups)
             .map(|g| self.groups.get(&g).cloned().unwrap_or_default())
             .collect();
-        let (bytes, offsets) = Groups { members }
-            .encode()
-            .map_err(|source| Error::Blob {
-                key: data.clone(),
-                source,
-            })?;
+        let (bytes, offsets) = Groups { members }.encode().map_err(|source| Error::Blob {
+            key: data.clone(),
+            source,
+        })?;
         self.blobs.write_bytes(&data, &bytes, &self.codecs(8))?;
         self.blobs
             .write_bytes(&join(&[&path, names::OFFSETS]), &offsets, &self.codecs(8))?;

@@ -79,15 +79,16 @@ impl CodecChoice {
             Some(b) => (b, true),
             None => (s, false),
         };
-        let (name, level) = match base.split_once(':') {
-            Some((n, l)) => (
-                n,
-                Some(l.parse::<i32>().map_err(|_| {
-                    bad_option("codecs", format!("level `{l}` is not an integer"))
-                })?),
-            ),
-            None => (base, None),
-        };
+        let (name, level) =
+            match base.split_once(':') {
+                Some((n, l)) => (
+                    n,
+                    Some(l.parse::<i32>().map_err(|_| {
+                        bad_option("codecs", format!("level `{l}` is not an integer"))
+                    })?),
+                ),
+                None => (base, None),
+            };
         let compression = match name {
             "spec-default" | "default" | "blosc-zstd" => Compression::SpecDefault,
             "none" | "raw" => Compression::None,
@@ -117,8 +118,14 @@ impl CodecChoice {
             Compression::SpecDefault => out.push(blosc("zstd")),
             Compression::BloscLz4 => out.push(blosc("lz4")),
             Compression::None => {}
-            Compression::Zstd(level) => out.push(ExtensionMetadata::with_configuration("zstd", json!({"level": level, "checksum": false}))),
-            Compression::Gzip(level) => out.push(ExtensionMetadata::with_configuration("gzip", json!({"level": level}))),
+            Compression::Zstd(level) => out.push(ExtensionMetadata::with_configuration(
+                "zstd",
+                json!({"level": level, "checksum": false}),
+            )),
+            Compression::Gzip(level) => out.push(ExtensionMetadata::with_configuration(
+                "gzip",
+                json!({"level": level}),
+            )),
         }
         if self.crc32c {
             out.push(ExtensionMetadata::new("crc32c"));
@@ -219,7 +226,10 @@ impl WriterOptions {
             ));
         }
         if self.out_of_bounds == OutOfBounds::Ignore && self.geometry != Geometry::PointCloud {
-            return Err(bad_option("out_of_bounds", "`ignore` is only allowed for point clouds (dropping vertices would break links)"));
+            return Err(bad_option(
+                "out_of_bounds",
+                "`ignore` is only allowed for point clouds (dropping vertices would break links)",
+            ));
         }
         if let Geometry::Other(g) = &self.geometry {
             return Err(bad_option("geometry", format!("unknown geometry `{g}`")));

@@ -58,11 +58,11 @@ impl Grid {
         self.bins_per_chunk.iter().product()
     }
 
-    /// Converts a position to the vertex type: its stored bytes and the stored values.
-    pub(super) fn convert(&self, p: &[f64], item: InputItem) -> Result<(Vec<u8>, Vec<f64>)> {
+    /// Checks that position `p` (at `item`) has one coordinate per axis.
+    pub(super) fn check_arity(&self, p: &[f64], item: impl FnOnce() -> InputItem) -> Result<()> {
         if p.len() != self.ndim {
             return Err(Error::input(
-                item,
+                item(),
                 format!(
                     "has {} coordinates, the store has {} axes",
                     p.len(),
@@ -70,6 +70,12 @@ impl Grid {
                 ),
             ));
         }
+        Ok(())
+    }
+
+    /// Converts a position to the vertex type: its stored bytes and the stored values.
+    pub(super) fn convert(&self, p: &[f64], item: InputItem) -> Result<(Vec<u8>, Vec<f64>)> {
+        self.check_arity(p, || item.clone())?;
         let mut bytes = Vec::with_capacity(self.vertex_bytes());
         let mut stored = Vec::with_capacity(self.ndim);
         self.convert_into(p, || item.clone(), &mut bytes, &mut stored)?;

@@ -122,7 +122,9 @@ impl ZvWriter {
         let mut pending: HashMap<u32, (u64, u64)> = HashMap::new();
         let mut vrow = 0usize;
         for rows in converted {
-            self.polylines.starts.push(self.polylines.pieces.len() as u64);
+            self.polylines
+                .starts
+                .push(self.polylines.pieces.len() as u64);
             let mut prev: Option<Previous> = None;
             for (bytes, stored) in rows {
                 self.extent.note(&stored);

@@ -206,7 +206,9 @@ mod tests {
             .encode_into(&mut r);
             r
         };
-        spill.append([(a.clone(), rec(1)), (b.clone(), rec(2))], HEADER_LEN).unwrap();
+        spill
+            .append([(a.clone(), rec(1)), (b.clone(), rec(2))], HEADER_LEN)
+            .unwrap();
         spill.append([(a.clone(), rec(3))], HEADER_LEN).unwrap();
         let raw = spill.read(&a).unwrap();
         let orders: Vec<u64> = raw

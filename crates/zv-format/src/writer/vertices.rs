@@ -23,7 +23,7 @@ pub(super) struct CheckedRows {
 }
 
 /// Checks that a batch of `n` vertices has `n` object ids, if it has any.
-pub(super) fn check_id_count(object_ids: Option<&[u64]>, n: usize) -> Result<()> {
+pub(crate) fn check_id_count(object_ids: Option<&[u64]>, n: usize) -> Result<()> {
     match object_ids {
         Some(ids) if ids.len() != n => Err(Error::input(
             InputItem::ObjectIds,
