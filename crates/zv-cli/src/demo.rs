@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use serde_json::json;
 use zv_format::document::GeometryDocument;
+use zv_format::import::write_document;
 use zv_format::reader::ZvStore;
-use zv_format::writer::write_document;
 
 use crate::CliResult;
 

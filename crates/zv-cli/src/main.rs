@@ -150,7 +150,7 @@ fn import(
         }
         clear_store(target.as_ref())?;
     }
-    let summary = zv_format::writer::write_document(target, &doc, batch)?;
+    let summary = zv_format::import::write_document(target, &doc, batch)?;
     eprintln!(
         "wrote {} vertices in {} chunks, {} objects, {} intra-chunk and {} cross-chunk links, {} groups to {store}",
         summary.vertices, summary.chunks, summary.objects, summary.intra_links, summary.cross_chunk_links, summary.groups

@@ -1,5 +1,5 @@
 //! Exporting a store's level 0 as a "zv-geometry/1" document (`zv export`), the inverse of
-//! [`crate::writer::write_document`] for everything the format holds.
+//! [`crate::import::write_document`] for everything the format holds.
 //!
 //! Vertices come in the level's order (chunks in key order, rows in order); polylines in
 //! object order, each in manifest order. Links use zv's reading (skeleton parents per

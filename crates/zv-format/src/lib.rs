@@ -51,6 +51,7 @@ pub mod dump;
 pub mod error;
 pub mod export;
 pub mod geometry;
+pub mod import;
 pub mod layout;
 pub mod metadata;
 pub mod names;

@@ -14,11 +14,12 @@ use zv_core::metadata::ExtensionMetadata;
 use zv_core::store::Store;
 use zv_format::blob::Blobs;
 use zv_format::document::{Attribute, AttributeValues, GeometryDocument};
+use zv_format::import::write_document;
 use zv_format::layout::attributes::AttributeRows;
 use zv_format::layout::fragment_index::FragmentIndex;
 use zv_format::layout::manifest::{encode_stream, Manifest};
 use zv_format::metadata::ChunkKey;
-use zv_format::writer::{write_document, WriterOptions, ZvWriter};
+use zv_format::writer::{WriterOptions, ZvWriter};
 use zv_format::{Geometry, ZvStore};
 use zv_store_mem::MemoryStore;
 

@@ -13,7 +13,8 @@ use zv_core::store::{
     ListableStore, ReadableStore, Store, StoreError, StoreKeysPrefixes, StoreResult, WritableStore,
 };
 use zv_format::document::GeometryDocument;
-use zv_format::writer::{write_document, WriterOptions, ZvWriter};
+use zv_format::import::write_document;
+use zv_format::writer::{WriterOptions, ZvWriter};
 use zv_format::{Geometry, ZvStore};
 use zv_store_mem::MemoryStore;
 

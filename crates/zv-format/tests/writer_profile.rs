@@ -9,8 +9,8 @@ use serde_json::{json, Value};
 use zv_core::key::StoreKey;
 use zv_core::store::Store;
 use zv_format::document::GeometryDocument;
+use zv_format::import::write_document;
 use zv_format::reader::ZvStore;
-use zv_format::writer::write_document;
 use zv_store_mem::MemoryStore;
 
 fn write(doc: Value) -> Arc<dyn Store> {

@@ -76,7 +76,7 @@ pub fn check_round_trip(
     batch: usize,
 ) -> Result<(), String> {
     let doc = GeometryDocument::from_value(doc_json).map_err(|e| format!("document: {e}"))?;
-    zv_format::writer::write_document(store.clone(), &doc, batch)
+    zv_format::import::write_document(store.clone(), &doc, batch)
         .map_err(|e| format!("write: {e}"))?;
     let zs = ZvStore::open(store).map_err(|e| format!("open: {e}"))?;
     let out = zv_format::export::export_geometry(&zs).map_err(|e| format!("export: {e}"))?;

@@ -1,0 +1,238 @@
+//! The per-chunk vertex blobs, written in parallel at finish: each chunk's spilled records
+//! sorted into fragments (bins, objects, skeleton trees or polyline pieces), then its
+//! `vertices`, `vertex_fragments`, vertex attribute and fragment attribute blobs.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rayon::prelude::*;
+
+use super::columns::FinishedColumn;
+use super::objects::DenseAttribute;
+use super::skeleton::SkeletonOrder;
+use super::spill::{SpillHeader, HEADER_LEN};
+use super::{ZvWriter, LEVEL};
+use crate::blob::join;
+use crate::error::{AttributeKind, Error, Result};
+use crate::layout::fragment_index::FragmentIndex;
+use crate::metadata::ChunkKey;
+use crate::names;
+
+/// The fragments of one chunk, as the later stages need them.
+#[derive(Debug, Default)]
+struct ChunkFragments {
+    /// The object of each fragment (stores with objects).
+    objects: Vec<u64>,
+    /// The row ranges of the fragments (linked geometries).
+    spans: Vec<(u64, u64)>,
+    /// The chunk's vertex rows.
+    rows: u64,
+}
+
+/// What the chunk blobs tell the later stages: each chunk's fragments and, for linked
+/// geometries, where every vertex went.
+#[derive(Debug)]
+pub(super) struct ChunkBlobs {
+    chunks: Vec<ChunkFragments>,
+    /// `chunk index << 32 | row` of every vertex, by global index (linked geometries).
+    places: Vec<AtomicU64>,
+}
+
+impl ChunkBlobs {
+    /// The vertex rows written.
+    pub(super) fn rows(&self) -> u64 {
+        self.chunks.iter().map(|c| c.rows).sum()
+    }
+
+    /// The object of each fragment of chunk `ci`.
+    pub(super) fn objects(&self, ci: usize) -> &[u64] {
+        &self.chunks[ci].objects
+    }
+
+    /// The number of fragments of chunk `ci` (linked geometries).
+    pub(super) fn fragments(&self, ci: usize) -> usize {
+        self.chunks[ci].spans.len()
+    }
+
+    /// The fragment holding row `row` of chunk `ci` (fragments are consecutive ranges).
+    pub(super) fn fragment_of(&self, ci: usize, row: u64) -> u32 {
+        self.chunks[ci]
+            .spans
+            .partition_point(|&(_, end)| end <= row) as u32
+    }
+
+    /// The chunk index and row of vertex `g` (linked geometries).
+    pub(super) fn place(&self, g: u64) -> (usize, u64) {
+        let v = self.places[g as usize].load(Ordering::Relaxed);
+        ((v >> 32) as usize, v & 0xFFFF_FFFF)
+    }
+}
+
+/// What every chunk's writing shares.
+struct ChunkContext<'a> {
+    skeleton: Option<&'a SkeletonOrder>,
+    columns: &'a [FinishedColumn],
+    fragment_columns: &'a [DenseAttribute<'a>],
+    /// Polylines with fragment attributes: the object of each piece of each chunk.
+    owners: Vec<Vec<u64>>,
+    places: Vec<AtomicU64>,
+}
+
+impl ZvWriter {
+    /// Writes every chunk's vertex blobs, in parallel.
+    pub(super) fn write_chunk_blobs(
+        &self,
+        skeleton: Option<&SkeletonOrder>,
+        columns: &[FinishedColumn],
+        fragment_columns: &[DenseAttribute<'_>],
+    ) -> Result<ChunkBlobs> {
+        let keys = self.spill.keys();
+        let owners = if self.opts.geometry.is_sequential() && !fragment_columns.is_empty() {
+            let segments = keys
+                .iter()
+                .map(|k| self.spill.get(k).map_or(0, |c| c.segments));
+            self.polylines.owners(segments)
+        } else {
+            Vec::new()
+        };
+        let places = if self.linked() {
+            (0..self.n_vertices).map(|_| AtomicU64::new(0)).collect()
+        } else {
+            Vec::new()
+        };
+        let ctx = ChunkContext {
+            skeleton,
+            columns,
+            fragment_columns,
+            owners,
+            places,
+        };
+        let chunks = keys
+            .par_iter()
+            .enumerate()
+            .map(|(ci, key)| self.write_chunk(ci, key, &ctx))
+            .collect::<Result<_>>()?;
+        Ok(ChunkBlobs {
+            chunks,
+            places: ctx.places,
+        })
+    }
+
+    /// The blobs of chunk `ci`.
+    fn write_chunk(
+        &self,
+        ci: usize,
+        key: &ChunkKey,
+        ctx: &ChunkContext<'_>,
+    ) -> Result<ChunkFragments> {
+        let raw = self.spill.read(key)?;
+        let mut recs: Vec<&[u8]> = raw.chunks_exact(self.record_len()).collect();
+        let head = |r: &[u8]| SpillHeader::decode(r);
+        match ctx.skeleton {
+            Some(s) => recs.sort_by_key(|r| {
+                let h = head(r);
+                (h.fragment, s.rank(h.vertex))
+            }),
+            None => recs.sort_by_key(|r| {
+                let h = head(r);
+                (h.fragment, h.order)
+            }),
+        }
+        let (counts, mut fragments) = self.fragments(&recs, ctx.skeleton);
+        let name = key.to_string();
+        self.write_vertices(&name, &recs, &counts)?;
+        let base = HEADER_LEN + self.grid.vertex_bytes();
+        for c in ctx.columns {
+            let cells: Vec<&[u8]> = recs.iter().map(|r| c.cell(r, base)).collect();
+            let path = join(&[LEVEL, names::VERTEX_ATTRIBUTES, &c.name, &name]);
+            self.write_rows(&path, &c.encode(&cells))?;
+        }
+        // fragment attributes: the value of each fragment's object
+        let owners = if self.opts.geometry.is_sequential() {
+            ctx.owners.get(ci).map_or(&[][..], Vec::as_slice)
+        } else {
+            &fragments.objects
+        };
+        for f in ctx.fragment_columns {
+            let rows = f
+                .rows
+                .gather(owners.iter().copied())
+                .map_err(|e| Error::attribute(AttributeKind::Fragment, f.name, e.to_string()))?;
+            self.write_rows(
+                &join(&[LEVEL, names::FRAGMENT_ATTRIBUTES, f.name, &name]),
+                &rows,
+            )?;
+        }
+        if self.linked() {
+            for (i, r) in recs.iter().enumerate() {
+                ctx.places[head(r).vertex as usize]
+                    .store(((ci as u64) << 32) | i as u64, Ordering::Relaxed);
+            }
+        } else {
+            fragments.spans = Vec::new();
+        }
+        fragments.rows = recs.len() as u64;
+        Ok(fragments)
+    }
+
+    /// The vertex count of each fragment of sorted records, and the fragments: one per bin
+    /// (point clouds without objects), else one per run of records of the same object (and
+    /// skeleton tree).
+    fn fragments(
+        &self,
+        recs: &[&[u8]],
+        skeleton: Option<&SkeletonOrder>,
+    ) -> (Vec<u64>, ChunkFragments) {
+        let mut out = ChunkFragments::default();
+        if !self.has_objects() {
+            let nbins = self.grid.bins() as usize;
+            let mut per_bin = vec![0u64; nbins];
+            for r in recs {
+                per_bin[(SpillHeader::decode(r).fragment as usize).min(nbins - 1)] += 1;
+            }
+            return (per_bin, out);
+        }
+        // the fragment of a record: its object (skeletons: object and tree)
+        let group_key = |r: &[u8]| {
+            let h = SpillHeader::decode(r);
+            (h.fragment, skeleton.map_or(0, |s| s.tree(h.vertex)))
+        };
+        let mut counts = Vec::new();
+        let mut i = 0;
+        while i < recs.len() {
+            let k = group_key(recs[i]);
+            let mut j = i + 1;
+            while j < recs.len() && group_key(recs[j]) == k {
+                j += 1;
+            }
+            out.objects.push(k.0);
+            out.spans.push((i as u64, j as u64));
+            counts.push((j - i) as u64);
+            i = j;
+        }
+        (counts, out)
+    }
+
+    /// Writes a chunk's `vertices` and `vertex_fragments` blobs.
+    fn write_vertices(&self, name: &str, recs: &[&[u8]], counts: &[u64]) -> Result<()> {
+        let vbytes = self.grid.vertex_bytes();
+        let mut v = Vec::with_capacity(recs.len() * vbytes);
+        for r in recs {
+            v.extend_from_slice(&r[HEADER_LEN..HEADER_LEN + vbytes]);
+        }
+        self.blobs.write_bytes(
+            &join(&[LEVEL, names::VERTICES, name]),
+            &v,
+            &self.codecs(self.grid.vsize),
+        )?;
+        drop(v);
+        let fi = FragmentIndex::consecutive(counts).map_err(|source| Error::Blob {
+            key: name.to_owned(),
+            source,
+        })?;
+        self.blobs.write_bytes(
+            &join(&[LEVEL, names::VERTEX_FRAGMENTS, name]),
+            &fi.encode(),
+            &self.codecs(8),
+        )
+    }
+}

@@ -1,0 +1,344 @@
+//! Links: the edges and faces as they arrive (with their link attribute rows), and at finish
+//! their placement — implicit (a skeleton parent on the previous row of its fragment), within
+//! a chunk (`links/0` with `link_fragments` and link attributes) or across chunks
+//! (`cross_chunk_links/0` with its attributes).
+
+use std::collections::BTreeMap;
+
+use rayon::prelude::*;
+use serde_json::json;
+
+use super::chunk_blobs::ChunkBlobs;
+use super::columns::{Columns, FinishedColumn};
+use super::documents::{cross_chunk_attribute_document, empty_group, object};
+use super::{ZvWriter, LEVEL, SAME_LEVEL};
+use crate::blob::join;
+use crate::document::Attribute;
+use crate::error::{AttributeKind, Error, InputItem, Result};
+use crate::geometry::Geometry;
+use crate::layout::cross_chunk::CrossChunkLinks;
+use crate::layout::fragment_index::FragmentIndex;
+use crate::layout::links::LinkRows;
+use crate::layout::LayoutError;
+use crate::names;
+
+/// The edges or faces added so far, and their link attribute rows.
+#[derive(Debug, Clone)]
+pub(super) struct Connectivity {
+    mesh: bool,
+    /// Graph edges `[source, target]` or skeleton links `[child, parent]`.
+    pub(super) edges: Vec<[u64; 2]>,
+    /// The face arity, fixed by the first face.
+    pub(super) face_arity: Option<usize>,
+    /// The faces' corners, face after face.
+    pub(super) faces: Vec<u64>,
+    columns: Columns,
+    /// Link attribute records, in link order.
+    records: Vec<u8>,
+}
+
+/// Where the links go: per chunk (intra-chunk links) or across chunks.
+#[derive(Debug)]
+pub(super) struct RoutedLinks {
+    /// Per chunk: (vertex fragment of the first endpoint, link index).
+    intra: Vec<Vec<(u32, usize)>>,
+    /// The cross-chunk records.
+    cross: CrossChunkLinks,
+    /// The link of each cross-chunk record.
+    cross_links: Vec<usize>,
+}
+
+impl RoutedLinks {
+    /// The number of cross-chunk records.
+    pub(super) fn cross_chunk_len(&self) -> usize {
+        self.cross.len()
+    }
+}
+
+impl Connectivity {
+    /// No links yet; `mesh`: links are faces.
+    pub(super) fn new(mesh: bool) -> Self {
+        Self {
+            mesh,
+            edges: Vec::new(),
+            face_arity: None,
+            faces: Vec::new(),
+            columns: Columns::new(AttributeKind::Link),
+            records: Vec::new(),
+        }
+    }
+
+    /// The vertices of each link.
+    pub(super) fn width(&self) -> usize {
+        if self.mesh {
+            self.face_arity.unwrap_or(3)
+        } else {
+            2
+        }
+    }
+
+    /// The number of links.
+    pub(super) fn count(&self) -> usize {
+        if self.mesh {
+            self.faces.len() / self.width()
+        } else {
+            self.edges.len()
+        }
+    }
+
+    /// The vertices of link `li`.
+    pub(super) fn link(&self, li: usize) -> &[u64] {
+        if self.mesh {
+            let w = self.width();
+            &self.faces[li * w..(li + 1) * w]
+        } else {
+            &self.edges[li]
+        }
+    }
+
+    /// The cell of link `li` in column `c`.
+    fn cell(&self, c: &FinishedColumn, li: usize) -> &[u8] {
+        c.cell(&self.records, li * self.columns.record_len())
+    }
+
+    /// The link attribute columns with their final encodings.
+    pub(super) fn finish_columns(&self) -> Result<Vec<FinishedColumn>> {
+        self.columns.finish()
+    }
+
+    /// Checks a batch's link attributes (one row per link) and keeps their rows.
+    fn keep_attributes(
+        &mut self,
+        attributes: &BTreeMap<String, Attribute>,
+        n: usize,
+    ) -> Result<()> {
+        let schema = self.columns.check(attributes, n)?;
+        self.columns.install(schema);
+        // a batch without links fixes no schema
+        for r in 0..n {
+            self.columns.push_row(attributes, r, &mut self.records);
+        }
+        Ok(())
+    }
+
+    /// Adds edges (the geometry is checked by the caller).
+    pub(super) fn add_edges(
+        &mut self,
+        edges: &[[u64; 2]],
+        attributes: &BTreeMap<String, Attribute>,
+    ) -> Result<()> {
+        if let Some((i, e)) = edges.iter().enumerate().find(|(_, e)| e[0] == e[1]) {
+            return Err(Error::input(
+                InputItem::Edge((self.edges.len() + i) as u64),
+                format!("links vertex {} to itself", e[0]),
+            ));
+        }
+        self.keep_attributes(attributes, edges.len())?;
+        self.edges.extend_from_slice(edges);
+        Ok(())
+    }
+
+    /// Adds faces (the geometry is checked by the caller).
+    pub(super) fn add_faces(
+        &mut self,
+        faces: &[Vec<u64>],
+        attributes: &BTreeMap<String, Attribute>,
+    ) -> Result<()> {
+        let Some(arity) = self.face_arity.or(faces.first().map(Vec::len)) else {
+            return self.keep_attributes(attributes, 0);
+        };
+        for (i, f) in faces.iter().enumerate() {
+            if !(3..=4).contains(&f.len()) || f.len() != arity {
+                return Err(Error::input(
+                    InputItem::Face((self.faces.len() / arity.max(1) + i) as u64),
+                    format!(
+                        "has {} vertices (all faces must be triangles, or all quads)",
+                        f.len()
+                    ),
+                ));
+            }
+        }
+        self.keep_attributes(attributes, faces.len())?;
+        self.face_arity = Some(arity);
+        for f in faces {
+            self.faces.extend_from_slice(f);
+        }
+        Ok(())
+    }
+}
+
+/// An error of the cross-chunk link blob.
+fn cross_chunk_error(source: LayoutError) -> Error {
+    Error::Blob {
+        key: join(&[LEVEL, names::CROSS_CHUNK_LINKS, SAME_LEVEL, names::DATA]),
+        source,
+    }
+}
+
+impl ZvWriter {
+    /// Sorts every link into its chunk or the cross-chunk records; a skeleton link to the
+    /// previous row of the same fragment stays implicit.
+    pub(super) fn route_links(&self, chunks: &ChunkBlobs) -> Result<RoutedLinks> {
+        let keys = self.spill.keys();
+        let width = self.links.width();
+        let mut routed = RoutedLinks {
+            intra: vec![Vec::new(); keys.len()],
+            cross: CrossChunkLinks::new(width, self.grid.ndim),
+            cross_links: Vec::new(),
+        };
+        if self.opts.geometry.is_sequential() {
+            for &[a, ra, b, rb] in self.polylines.crossings() {
+                routed
+                    .cross
+                    .push(&[
+                        (&keys[a as usize].0, ra as u64),
+                        (&keys[b as usize].0, rb as u64),
+                    ])
+                    .map_err(cross_chunk_error)?;
+            }
+            return Ok(routed);
+        }
+        if !self.linked() {
+            return Ok(routed);
+        }
+        let skeleton = self.opts.geometry == Geometry::Skeleton;
+        let mut ends = Vec::with_capacity(width);
+        for li in 0..self.links.count() {
+            ends.clear();
+            ends.extend(self.links.link(li).iter().map(|&g| chunks.place(g)));
+            let ci = ends[0].0;
+            let same = ends.iter().all(|e| e.0 == ci);
+            if skeleton && same {
+                let (rc, rp) = (ends[0].1, ends[1].1);
+                if rc > 0
+                    && rp == rc - 1
+                    && chunks.fragment_of(ci, rp) == chunks.fragment_of(ci, rc)
+                {
+                    continue; // implicit sequential parent
+                }
+            }
+            if same {
+                routed.intra[ci].push((chunks.fragment_of(ci, ends[0].1), li));
+            } else {
+                let eps: Vec<(&[i64], u64)> =
+                    ends.iter().map(|e| (keys[e.0].0.as_slice(), e.1)).collect();
+                routed.cross.push(&eps).map_err(cross_chunk_error)?;
+                routed.cross_links.push(li);
+            }
+        }
+        Ok(routed)
+    }
+
+    /// Writes every chunk's intra-chunk links, ordered by the vertex fragment of their first
+    /// endpoint, with their link fragments and attributes. Returns the number of links.
+    pub(super) fn write_intra_links(
+        &self,
+        routed: &mut RoutedLinks,
+        chunks: &ChunkBlobs,
+        columns: &[FinishedColumn],
+    ) -> Result<u64> {
+        let counts: Vec<u64> = routed
+            .intra
+            .par_iter_mut()
+            .enumerate()
+            .map(|(ci, links)| self.write_chunk_links(ci, links, chunks, columns))
+            .collect::<Result<_>>()?;
+        Ok(counts.iter().sum())
+    }
+
+    /// The intra-chunk links of chunk `ci`.
+    fn write_chunk_links(
+        &self,
+        ci: usize,
+        links: &mut [(u32, usize)],
+        chunks: &ChunkBlobs,
+        columns: &[FinishedColumn],
+    ) -> Result<u64> {
+        if links.is_empty() {
+            return Ok(0);
+        }
+        links.sort_by_key(|l| l.0);
+        let name = self.spill.keys()[ci].to_string();
+        let blob_error = |source| Error::Blob {
+            key: name.clone(),
+            source,
+        };
+        let values: Vec<i64> = links
+            .iter()
+            .flat_map(|l| {
+                self.links
+                    .link(l.1)
+                    .iter()
+                    .map(|&g| chunks.place(g).1 as i64)
+            })
+            .collect();
+        let rows = LinkRows::new(self.links.width(), values).map_err(blob_error)?;
+        self.blobs.write_bytes(
+            &join(&[LEVEL, names::LINKS, SAME_LEVEL, &name]),
+            &rows.encode(),
+            &self.opts.codecs.codecs(8, true),
+        )?;
+        let nfr = chunks.fragments(ci).max(1);
+        let mut per_frag = vec![0u64; nfr];
+        for l in links.iter() {
+            per_frag[(l.0 as usize).min(nfr - 1)] += 1;
+        }
+        let lf = FragmentIndex::consecutive(&per_frag).map_err(blob_error)?;
+        self.blobs.write_bytes(
+            &join(&[LEVEL, names::LINK_FRAGMENTS, &name]),
+            &lf.encode(),
+            &self.codecs(8),
+        )?;
+        for c in columns {
+            let cells: Vec<&[u8]> = links.iter().map(|l| self.links.cell(c, l.1)).collect();
+            let path = join(&[LEVEL, names::LINK_ATTRIBUTES, &c.name, SAME_LEVEL, &name]);
+            self.write_rows(&path, &c.encode(&cells))?;
+        }
+        Ok(links.len() as u64)
+    }
+
+    /// Writes the cross-chunk links and their attributes (linked and polyline geometries).
+    pub(super) fn write_cross_chunk_links(
+        &self,
+        routed: RoutedLinks,
+        columns: &[FinishedColumn],
+    ) -> Result<()> {
+        if !(self.linked() || self.opts.geometry.is_sequential()) {
+            return Ok(());
+        }
+        let num_links = routed.cross.len();
+        let bytes = routed.cross.encode();
+        drop(routed.cross);
+        let group = join(&[LEVEL, names::CROSS_CHUNK_LINKS]);
+        empty_group(&self.blobs, &group)?;
+        let delta = join(&[&group, SAME_LEVEL]);
+        self.blobs.write_group(
+            &delta,
+            object(json!({(names::ZV_ARRAY): names::CROSS_CHUNK_LINKS, "level_delta": 0, "link_width": self.links.width(), "num_links": num_links, "sid_ndim": self.grid.ndim})),
+        )?;
+        self.blobs
+            .write_bytes(&join(&[&delta, names::DATA]), &bytes, &self.codecs(8))?;
+        drop(bytes);
+        if columns.is_empty() {
+            return Ok(());
+        }
+        let attributes = join(&[LEVEL, names::CROSS_CHUNK_LINK_ATTRIBUTES]);
+        empty_group(&self.blobs, &attributes)?;
+        for c in columns {
+            let cells: Vec<&[u8]> = routed
+                .cross_links
+                .iter()
+                .map(|&li| self.links.cell(c, li))
+                .collect();
+            let rows = c.encode(&cells);
+            empty_group(&self.blobs, &join(&[&attributes, &c.name]))?;
+            let group = join(&[&attributes, &c.name, SAME_LEVEL]);
+            self.write_rows(&join(&[&group, names::DATA]), &rows)?;
+            self.blobs.write_group(
+                &group,
+                cross_chunk_attribute_document(c, &rows, num_links as u64),
+            )?;
+        }
+        Ok(())
+    }
+}
