@@ -107,9 +107,8 @@ impl Inputs {
         hi: &[f64; 3],
     ) -> std::io::Result<()> {
         std::fs::create_dir_all(dir)?;
-        let f32s = |v: &[f64]| -> Vec<u8> {
-            v.iter().flat_map(|x| (*x as f32).to_le_bytes()).collect()
-        };
+        let f32s =
+            |v: &[f64]| -> Vec<u8> { v.iter().flat_map(|x| (*x as f32).to_le_bytes()).collect() };
         let i64s = |v: &mut dyn Iterator<Item = i64>| -> Vec<u8> {
             v.flat_map(|x| x.to_le_bytes()).collect()
         };

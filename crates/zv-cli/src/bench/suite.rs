@@ -108,7 +108,8 @@ fn open_store(path: &Path) -> CliResult<Arc<dyn zv_core::store::Store>> {
 }
 
 fn intensity(inputs: &Inputs) -> CliResult<BTreeMap<String, Attribute>> {
-    let rows = AttributeRows::from_f64s(zv_core::data_type::DataType::Float32, 1, &inputs.intensity)?;
+    let rows =
+        AttributeRows::from_f64s(zv_core::data_type::DataType::Float32, 1, &inputs.intensity)?;
     let mut attrs = BTreeMap::new();
     attrs.insert(
         "intensity".to_owned(),
@@ -130,7 +131,12 @@ fn options(geometry: Geometry, codecs: &str) -> CliResult<WriterOptions> {
     Ok(opts)
 }
 
-fn write_points(path: &Path, inputs: &Inputs, attrs: &BTreeMap<String, Attribute>, codecs: &str) -> CliResult {
+fn write_points(
+    path: &Path,
+    inputs: &Inputs,
+    attrs: &BTreeMap<String, Attribute>,
+    codecs: &str,
+) -> CliResult {
     let mut w = ZvWriter::create(open_store(path)?, options(Geometry::PointCloud, codecs)?)?;
     w.add_vertices_flat(&inputs.points, Some(&inputs.object_ids), attrs)?;
     w.finish()?;
@@ -196,30 +202,43 @@ fn zv_round(a: &SuiteArgs, inputs: &Inputs, figures: &mut Figures) -> CliResult 
     }
     let floor = a.dir.join("floor-points");
     fresh(&floor)?;
-    figures.get("write points: floor").time(|| snapshot.write_to(&floor))?;
+    figures
+        .get("write points: floor")
+        .time(|| snapshot.write_to(&floor))?;
 
-    let got = figures.get("read all points").time(|| -> CliResult<usize> {
-        let level = ZvStore::open_url(&points.to_string_lossy())?.level(0)?;
-        let hits = level.query_box_with(&[0.0; 3], &[EXTENT; 3], &["intensity"])?;
-        Ok(hits.positions.len())
-    })?;
+    let got = figures
+        .get("read all points")
+        .time(|| -> CliResult<usize> {
+            let level = ZvStore::open_url(&points.to_string_lossy())?.level(0)?;
+            let hits = level.query_box_with(&[0.0; 3], &[EXTENT; 3], &["intensity"])?;
+            Ok(hits.positions.len())
+        })?;
     figures.check("read all points", got, n)?;
     let all = list_files(&points)?;
-    figures.get("read all points: floor").time(|| read_files(&points, &all))?;
+    figures
+        .get("read all points: floor")
+        .time(|| read_files(&points, &all))?;
 
     let got = figures.get("1% box").time(|| -> CliResult<usize> {
         let level = ZvStore::open_url(&points.to_string_lossy())?.level(0)?;
-        Ok(level.query_box_with(&BOX_LO, &BOX_HI, &["intensity"])?.positions.len())
+        Ok(level
+            .query_box_with(&BOX_LO, &BOX_HI, &["intensity"])?
+            .positions
+            .len())
     })?;
     figures.check("1% box", got, inputs.count_in_box(&BOX_LO, &BOX_HI))?;
     let in_box = box_files(&points)?;
-    figures.get("1% box: floor").time(|| read_files(&points, &in_box))?;
+    figures
+        .get("1% box: floor")
+        .time(|| read_files(&points, &in_box))?;
 
-    let got = figures.get("read all objects").time(|| -> CliResult<usize> {
-        let level = ZvStore::open_url(&points.to_string_lossy())?.level(0)?;
-        let ids: Vec<u64> = (0..a.objects).collect();
-        Ok(level.objects(&ids)?.iter().map(|o| o.vertices.len()).sum())
-    })?;
+    let got = figures
+        .get("read all objects")
+        .time(|| -> CliResult<usize> {
+            let level = ZvStore::open_url(&points.to_string_lossy())?.level(0)?;
+            let ids: Vec<u64> = (0..a.objects).collect();
+            Ok(level.objects(&ids)?.iter().map(|o| o.vertices.len()).sum())
+        })?;
     figures.check("read all objects", got, n)?;
 
     let lines = polylines_as_rows(inputs);
@@ -231,13 +250,17 @@ fn zv_round(a: &SuiteArgs, inputs: &Inputs, figures: &mut Figures) -> CliResult 
     let snapshot = Snapshot::take(&polylines)?;
     let floor = a.dir.join("floor-lines");
     fresh(&floor)?;
-    figures.get("write polylines: floor").time(|| snapshot.write_to(&floor))?;
+    figures
+        .get("write polylines: floor")
+        .time(|| snapshot.write_to(&floor))?;
     Ok(())
 }
 
 fn peer_round(a: &SuiteArgs, peer: &Peer, inputs_dir: &Path, figures: &mut Figures) -> CliResult {
     for phase in PeerPhase::ALL {
-        let store = a.dir.join(format!("{}-{}.zarr", peer.short, phase.store_name()));
+        let store = a
+            .dir
+            .join(format!("{}-{}.zarr", peer.short, phase.store_name()));
         match peer.run(phase, inputs_dir, &store, &a.codecs)? {
             Some(outcome) => {
                 figures
@@ -264,14 +287,23 @@ fn peer_round(a: &SuiteArgs, peer: &Peer, inputs_dir: &Path, figures: &mut Figur
 fn comparisons(figures: &Figures) -> Vec<(String, String)> {
     let mut out = vec![
         ("write points".to_owned(), "write points: floor".to_owned()),
-        ("read all points".to_owned(), "read all points: floor".to_owned()),
+        (
+            "read all points".to_owned(),
+            "read all points: floor".to_owned(),
+        ),
         ("1% box".to_owned(), "1% box: floor".to_owned()),
         ("read all objects".to_owned(), "read all points".to_owned()),
-        ("write polylines".to_owned(), "write polylines: floor".to_owned()),
+        (
+            "write polylines".to_owned(),
+            "write polylines: floor".to_owned(),
+        ),
     ];
     for name in &figures.order {
         if let Some((peer, phase)) = name.split_once(": ") {
-            if figures.samples.contains_key(phase) && !phase.contains("floor") && peer != "read all points" {
+            if figures.samples.contains_key(phase)
+                && !phase.contains("floor")
+                && peer != "read all points"
+            {
                 out.push((name.clone(), phase.to_owned()));
             }
         }

@@ -208,8 +208,9 @@ impl ZvWriter {
         out
     }
 
-    /// Writes the level document, then the root document (last: a store without it does not
-    /// open as a ZV store).
+    /// Writes the level document, then commits: syncs the store (every blob and document
+    /// written so far becomes durable at once), writes the root document — last: a store
+    /// without it does not open as a ZV store — and syncs again.
     pub(super) fn write_level_and_root(
         &self,
         vertex_count: u64,
@@ -255,6 +256,9 @@ impl ZvWriter {
             {"type": "scale", "scale": vec![1.0; self.grid.ndim]},
             {"type": "translation", "translation": half},
         ]);
+        // The commit: everything written so far is made durable, then the root document
+        // that makes the store a ZV store, then that too.
+        self.blobs.store().sync()?;
         self.write_document(
             "",
             json!({
@@ -263,6 +267,8 @@ impl ZvWriter {
                     "datasets": [{"path": LEVEL, "coordinateTransformations": transforms}],
                     "metadata": {"format": "zarr_vectors"}}],
             }),
-        )
+        )?;
+        self.blobs.store().sync()?;
+        Ok(())
     }
 }
