@@ -15,7 +15,7 @@ const RULED: &[(&str, &str, &str)] = &[
     (
         "*",
         "/root_metadata/format_capabilities",
-        "DECISIONS.md, Capabilities: zv writes `fragment_index` always; the 0.7.0 reference never stamps it",
+        "docs/format-decisions.md, Capabilities: zv writes `fragment_index` always; the 0.7.0 reference never stamps it",
     ),
     (
         "pyramid_points",

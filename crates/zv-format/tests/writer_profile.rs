@@ -1,4 +1,4 @@
-//! What the writer puts on disk: the "zv-0.7 spec profile" of DECISIONS.md (codecs, group
+//! What the writer puts on disk: the "zv-0.7 spec profile" of docs/format-decisions.md (codecs, group
 //! documents, object index container, link fragments, true polyline cross-chunk rows), and the
 //! out-of-bounds policies.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
