@@ -18,6 +18,7 @@ use serde_json::{json, Map, Value};
 use crate::blob::join;
 use crate::error::Result;
 use crate::geometry::Geometry;
+use crate::names;
 use crate::reader::{is_level_name, Level, ZvStore};
 
 pub use json::num;
@@ -94,9 +95,7 @@ fn dump_level(store: &ZvStore, level: &Level) -> Result<Value> {
     );
     let index = level.object_index()?;
     if let Some(index) = &index {
-        index.check_fragments(&format!("{}/object_index", level.id()), |c| {
-            scan.fragments_of(c)
-        })?;
+        index.check_fragments(&level.p(&[names::OBJECT_INDEX]), |c| scan.fragments_of(c))?;
     }
     out.insert(
         "object_index".into(),

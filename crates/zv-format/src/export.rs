@@ -11,17 +11,16 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{json, Map, Value};
 
+use crate::blob::join;
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
 use crate::layout::attributes::AttributeRows;
 use crate::metadata::ChunkKey;
+use crate::names;
 use crate::reader::level_scan::LevelScan;
 use crate::reader::links::Endpoints;
 use crate::reader::skeleton::fragment_parents;
 use crate::reader::{AttributeInfo, DenseAttribute, Level, ObjectIndex, ZvStore};
-
-/// The key that errors about the object index name.
-const OBJECT_INDEX_KEY: &str = "0/object_index";
 
 /// The values of rows `which` (categorical values decoded to strings).
 fn rows_json(
@@ -104,15 +103,16 @@ pub fn export_geometry(store: &ZvStore) -> Result<Value> {
     }
     let scan = level.scan(geometry.has_explicit_links())?;
     let index = level.object_index()?;
+    let okey = level.p(&[names::OBJECT_INDEX]);
     if let Some(index) = &index {
-        index.check_fragments(OBJECT_INDEX_KEY, |c| scan.fragments_of(c))?;
+        index.check_fragments(&okey, |c| scan.fragments_of(c))?;
     }
     if geometry.is_sequential() {
         let index = index.ok_or_else(|| Error::Missing {
-            key: "0/object_index/zarr.json".into(),
+            key: join(&[&okey, "zarr.json"]),
             what: "object index of the polylines".into(),
         })?;
-        polylines(&scan, &index, &mut doc)?;
+        polylines(&scan, &index, &okey, &mut doc)?;
         object_level_attributes(&level, &mut doc, &scan, &index)?;
         return Ok(Value::Object(doc));
     }
@@ -130,7 +130,7 @@ pub fn export_geometry(store: &ZvStore) -> Result<Value> {
     }
     doc.insert("vertex_attributes".into(), Value::Object(va));
     if let Some(index) = &index {
-        doc.insert("object_ids".into(), object_ids(&scan, index)?);
+        doc.insert("object_ids".into(), object_ids(&scan, index, &okey)?);
     }
     if geometry.has_explicit_links() {
         let (links, link_attrs) = level_links(&level, &scan)?;
@@ -154,13 +154,18 @@ pub fn export_geometry(store: &ZvStore) -> Result<Value> {
 
 /// Adds the `polylines` (each object's vertices in manifest order) and their vertex
 /// attributes.
-fn polylines(scan: &LevelScan, index: &ObjectIndex, doc: &mut Map<String, Value>) -> Result<()> {
+fn polylines(
+    scan: &LevelScan,
+    index: &ObjectIndex,
+    okey: &str,
+    doc: &mut Map<String, Value>,
+) -> Result<()> {
     let mut polylines = Vec::new();
     let mut per_attr: Vec<Vec<Value>> = vec![Vec::new(); scan.infos.len()];
     for (id, m) in index.manifests.iter().enumerate() {
         let mut pl = Vec::new();
         let mut pa: Vec<Vec<Value>> = vec![Vec::new(); scan.infos.len()];
-        for (c, _, frag) in scan.fragments(m, id as u64, OBJECT_INDEX_KEY)? {
+        for (c, _, frag) in scan.fragments(m, id as u64, okey)? {
             for r in frag.iter() {
                 pl.push(json!(c.chunk.vertices.row(r as usize).unwrap_or_default()));
             }
@@ -185,10 +190,10 @@ fn polylines(scan: &LevelScan, index: &ObjectIndex, doc: &mut Map<String, Value>
 }
 
 /// Each vertex's object: the first object whose manifest names it (0 for none).
-fn object_ids(scan: &LevelScan, index: &ObjectIndex) -> Result<Value> {
+fn object_ids(scan: &LevelScan, index: &ObjectIndex, okey: &str) -> Result<Value> {
     let mut owner = vec![None; scan.total() as usize];
     for (oid, m) in index.manifests.iter().enumerate() {
-        for (c, _, frag) in scan.fragments(m, oid as u64, OBJECT_INDEX_KEY)? {
+        for (c, _, frag) in scan.fragments(m, oid as u64, okey)? {
             for r in frag.iter() {
                 if let Some(slot) = owner.get_mut((c.offset + r) as usize) {
                     slot.get_or_insert(oid as u64);

@@ -9,6 +9,7 @@ use serde_json::{json, Map, Value};
 use super::json::{cmp_rows, row_json, rows_json};
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
+use crate::names;
 use crate::reader::level_scan::LevelScan;
 use crate::reader::links::Endpoints;
 use crate::reader::skeleton::reference_parents;
@@ -48,7 +49,7 @@ pub(super) fn objects_json(
         let unassigned = reader_links.map_or(json!([]), |l| json!(l));
         return Ok((Value::Null, unassigned));
     };
-    let okey = format!("{}/object_index", level.id());
+    let okey = level.p(&[names::OBJECT_INDEX]);
     let mut owners: Owners = HashMap::new();
     let mut objects = Vec::with_capacity(index.manifests.len());
     let mut counts = Vec::with_capacity(index.manifests.len());
@@ -252,7 +253,7 @@ fn polylines(
     level: &Level,
     index: Option<&ObjectIndex>,
 ) -> Result<Vec<Vec<Value>>> {
-    let okey = format!("{}/object_index", level.id());
+    let okey = level.p(&[names::OBJECT_INDEX]);
     let mut out = Vec::new();
     for (id, m) in index.map_or(&[][..], |i| &i.manifests).iter().enumerate() {
         let mut pl = Vec::new();

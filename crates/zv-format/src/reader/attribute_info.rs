@@ -99,7 +99,7 @@ impl Level {
         key: &ChunkKey,
         rows: u64,
     ) -> Result<Option<AttributeRows>> {
-        let path = self.p(&[names::VERTEX_ATTRIBUTES, &info.name, &key.to_string()]);
+        let path = self.chunk_blob(&[names::VERTEX_ATTRIBUTES, &info.name], key);
         let required = (rows > 0).then(|| {
             format!(
                 "vertex attribute `{}` for the {rows} rows of chunk {key}",
@@ -117,11 +117,8 @@ impl Level {
         rows: &AttributeRows,
         which: impl IntoIterator<Item = u64>,
     ) -> Result<AttributeRows> {
-        rows.gather(which).map_err(blob_err(self.p(&[
-            names::VERTEX_ATTRIBUTES,
-            &info.name,
-            &key.to_string(),
-        ])))
+        let path = self.chunk_blob(&[names::VERTEX_ATTRIBUTES, &info.name], key);
+        rows.gather(which).map_err(blob_err(path))
     }
 
     /// The fragment attribute names (folders of `fragment_attributes/`).
@@ -142,8 +139,8 @@ impl Level {
         key: &ChunkKey,
         fragments: u64,
     ) -> Result<Option<AttributeRows>> {
-        let path = self.p(&[names::FRAGMENT_ATTRIBUTES, &info.name, &key.to_string()]);
-        self.attribute_blob(&path, info, fragments, None)
+        let array = [names::FRAGMENT_ATTRIBUTES, &info.name];
+        self.attribute_blob(&self.chunk_blob(&array, key), info, fragments, None)
     }
 
     /// Link attribute names (folders of `link_attributes/`).
@@ -168,12 +165,10 @@ impl Level {
         key: &ChunkKey,
         rows: u64,
     ) -> Result<Option<AttributeRows>> {
-        let path = self.p(&[
-            names::LINK_ATTRIBUTES,
-            &info.name,
-            &delta_name(delta),
-            &key.to_string(),
-        ]);
+        let path = self.chunk_blob(
+            &[names::LINK_ATTRIBUTES, &info.name, &delta_name(delta)],
+            key,
+        );
         let required = (rows > 0).then(|| {
             format!(
                 "link attribute `{}` for the {rows} link rows of chunk {key}",
