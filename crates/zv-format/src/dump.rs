@@ -1,5 +1,5 @@
 //! The "zv-dump/1" document: a store's content as JSON, in the format described in
-//! `docs/format-decisions.md` ("Dumps"), comparable with the reference's dumps.
+//! `docs/format-decisions.md`, comparable with the reference's dumps.
 //!
 //! The stored sections (module `raw`) give what the store holds as it is stored. The logical
 //! sections (module `reference`: objects, the canonical view and the high-level reader output)

@@ -305,10 +305,10 @@ fn object_level_attributes(
         oa.insert(name, attr_doc(&info, values));
     }
     doc.insert("object_attributes".into(), Value::Object(oa));
-    let names = level.fragment_attribute_names()?;
-    if !names.is_empty() {
+    let fragment_attributes = level.fragment_attribute_names()?;
+    if !fragment_attributes.is_empty() {
         let mut fa = Map::new();
-        for name in names {
+        for name in fragment_attributes {
             let info = level.fragment_attribute_info(&name)?;
             let values = fragment_attribute_values(level, scan, index, &info)?;
             fa.insert(name, attr_doc(&info, values));

@@ -236,21 +236,42 @@ fn intra_links(
     }
 }
 
-/// The `link_attributes` section: per attribute and delta, each chunk's values.
-pub(super) fn link_attributes_json(level: &Level, scan: &LevelScan) -> Result<Value> {
+/// `{name: {delta folder: f(name, delta folder, delta)}}` over the `attributes` of the
+/// container `folder` and their delta folders.
+fn by_name_and_delta(
+    level: &Level,
+    folder: &str,
+    attributes: Vec<String>,
+    mut f: impl FnMut(&str, &str, i32) -> Result<Value>,
+) -> Result<Value> {
     let mut out = Map::new();
-    for name in level.link_attribute_names()? {
+    for name in attributes {
         let mut per_delta = Map::new();
-        let folder = join(&[names::LINK_ATTRIBUTES, &name]);
-        for dname in level.children_of(&folder)? {
+        for dname in level.children_of(&join(&[folder, &name]))? {
             let Some(d) = parse_delta(&dname) else {
                 continue;
             };
-            let info = level.link_attribute_info(&name, d)?;
+            let value = f(&name, &dname, d)?;
+            per_delta.insert(dname, value);
+        }
+        out.insert(name, Value::Object(per_delta));
+    }
+    Ok(Value::Object(out))
+}
+
+/// The `link_attributes` section: per attribute and delta, each chunk's values.
+pub(super) fn link_attributes_json(level: &Level, scan: &LevelScan) -> Result<Value> {
+    let attributes = level.link_attribute_names()?;
+    by_name_and_delta(
+        level,
+        names::LINK_ATTRIBUTES,
+        attributes,
+        |name, dname, d| {
+            let info = level.link_attribute_info(name, d)?;
             let mut chunks = Map::new();
             // every chunk with link rows must have values; blobs of chunks without rows too
-            let mut keys = level.keys_of(&join(&[&folder, &dname]))?;
-            keys.extend(level.keys_of(&join(&[names::LINKS, &dname]))?);
+            let mut keys = level.keys_of(&join(&[names::LINK_ATTRIBUTES, name, dname]))?;
+            keys.extend(level.keys_of(&join(&[names::LINKS, dname]))?);
             keys.sort();
             keys.dedup();
             for key in keys {
@@ -268,14 +289,9 @@ pub(super) fn link_attributes_json(level: &Level, scan: &LevelScan) -> Result<Va
                     chunks.insert(key.to_string(), all_rows_json(&rows));
                 }
             }
-            per_delta.insert(
-                dname,
-                json!({"dtype": info.data_type.name(), "chunks": chunks}),
-            );
-        }
-        out.insert(name, Value::Object(per_delta));
-    }
-    Ok(Value::Object(out))
+            Ok(json!({"dtype": info.data_type.name(), "chunks": chunks}))
+        },
+    )
 }
 
 /// The `cross_chunk_links` section: per delta, the records as `[chunk key, row]` endpoints.
@@ -305,25 +321,19 @@ pub(super) fn cross_chunk_links_json(level: &Level) -> Result<Value> {
 
 /// The `cross_chunk_link_attributes` section: per attribute and delta, one value per record.
 pub(super) fn cross_chunk_link_attributes_json(level: &Level) -> Result<Value> {
-    let mut out = Map::new();
-    for name in level.cross_chunk_link_attribute_names()? {
-        let mut per_delta = Map::new();
-        for dname in level.children_of(&join(&[names::CROSS_CHUNK_LINK_ATTRIBUTES, &name]))? {
-            let Some(d) = parse_delta(&dname) else {
-                continue;
-            };
-            let info = level.cross_chunk_link_attribute_info(&name, d)?;
+    let attributes = level.cross_chunk_link_attribute_names()?;
+    by_name_and_delta(
+        level,
+        names::CROSS_CHUNK_LINK_ATTRIBUTES,
+        attributes,
+        |name, _, d| {
+            let info = level.cross_chunk_link_attribute_info(name, d)?;
             let values = level
-                .cross_chunk_link_attribute(&name, d)?
+                .cross_chunk_link_attribute(name, d)?
                 .map_or_else(|| json!([]), |rows| all_rows_json(&rows));
-            per_delta.insert(
-                dname,
-                json!({"dtype": info.data_type.name(), "values": values}),
-            );
-        }
-        out.insert(name, Value::Object(per_delta));
-    }
-    Ok(Value::Object(out))
+            Ok(json!({"dtype": info.data_type.name(), "values": values}))
+        },
+    )
 }
 
 /// The `object_index` section: each object's `(chunk, fragment)` references, and its
