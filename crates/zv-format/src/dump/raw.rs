@@ -236,16 +236,16 @@ fn intra_links(
     }
 }
 
-/// `{name: {delta folder: f(name, delta folder, delta)}}` over the `attributes` of the
-/// container `folder` and their delta folders.
+/// `{name: {delta folder: f(name, delta folder, delta)}}` over the attribute folders of the
+/// container `folder` (`link_attributes`, `cross_chunk_link_attributes`) and their delta
+/// folders.
 fn by_name_and_delta(
     level: &Level,
     folder: &str,
-    attributes: Vec<String>,
     mut f: impl FnMut(&str, &str, i32) -> Result<Value>,
 ) -> Result<Value> {
     let mut out = Map::new();
-    for name in attributes {
+    for name in level.children_of(folder)? {
         let mut per_delta = Map::new();
         for dname in level.children_of(&join(&[folder, &name]))? {
             let Some(d) = parse_delta(&dname) else {
@@ -261,37 +261,42 @@ fn by_name_and_delta(
 
 /// The `link_attributes` section: per attribute and delta, each chunk's values.
 pub(super) fn link_attributes_json(level: &Level, scan: &LevelScan) -> Result<Value> {
-    let attributes = level.link_attribute_names()?;
-    by_name_and_delta(
-        level,
-        names::LINK_ATTRIBUTES,
-        attributes,
-        |name, dname, d| {
-            let info = level.link_attribute_info(name, d)?;
-            let mut chunks = Map::new();
-            // every chunk with link rows must have values; blobs of chunks without rows too
-            let mut keys = level.keys_of(&join(&[names::LINK_ATTRIBUTES, name, dname]))?;
-            keys.extend(level.keys_of(&join(&[names::LINKS, dname]))?);
-            keys.sort();
-            keys.dedup();
-            for key in keys {
-                let nrows = if d == 0 {
-                    scan.get(&key)
-                        .and_then(|c| c.links.as_ref())
-                        .map_or(0, |l| l.len() as u64)
-                } else {
-                    let (w, _, _) = level.links_info(d)?;
-                    level
-                        .cross_level_links(d, &key, w)?
-                        .map_or(0, |r| r.groups.iter().map(|g| (g.len() / w) as u64).sum())
-                };
-                if let Some(rows) = level.link_attribute(&info, d, &key, nrows)? {
-                    chunks.insert(key.to_string(), all_rows_json(&rows));
-                }
-            }
-            Ok(json!({"dtype": info.data_type.name(), "chunks": chunks}))
-        },
-    )
+    by_name_and_delta(level, names::LINK_ATTRIBUTES, |name, dname, d| {
+        link_attribute_json(level, scan, name, dname, d)
+    })
+}
+
+/// The dtype and per-chunk values of link attribute `name` of delta `d` (folder `dname`):
+/// every chunk with link rows must have values; blobs of chunks without rows are read too.
+fn link_attribute_json(
+    level: &Level,
+    scan: &LevelScan,
+    name: &str,
+    dname: &str,
+    d: i32,
+) -> Result<Value> {
+    let info = level.link_attribute_info(name, d)?;
+    let mut chunks = Map::new();
+    let mut keys = level.keys_of(&join(&[names::LINK_ATTRIBUTES, name, dname]))?;
+    keys.extend(level.keys_of(&join(&[names::LINKS, dname]))?);
+    keys.sort();
+    keys.dedup();
+    for key in keys {
+        let nrows = if d == 0 {
+            scan.get(&key)
+                .and_then(|c| c.links.as_ref())
+                .map_or(0, |l| l.len() as u64)
+        } else {
+            let (w, _, _) = level.links_info(d)?;
+            level
+                .cross_level_links(d, &key, w)?
+                .map_or(0, |r| r.groups.iter().map(|g| (g.len() / w) as u64).sum())
+        };
+        if let Some(rows) = level.link_attribute(&info, d, &key, nrows)? {
+            chunks.insert(key.to_string(), all_rows_json(&rows));
+        }
+    }
+    Ok(json!({"dtype": info.data_type.name(), "chunks": chunks}))
 }
 
 /// The `cross_chunk_links` section: per delta, the records as `[chunk key, row]` endpoints.
@@ -321,19 +326,13 @@ pub(super) fn cross_chunk_links_json(level: &Level) -> Result<Value> {
 
 /// The `cross_chunk_link_attributes` section: per attribute and delta, one value per record.
 pub(super) fn cross_chunk_link_attributes_json(level: &Level) -> Result<Value> {
-    let attributes = level.cross_chunk_link_attribute_names()?;
-    by_name_and_delta(
-        level,
-        names::CROSS_CHUNK_LINK_ATTRIBUTES,
-        attributes,
-        |name, _, d| {
-            let info = level.cross_chunk_link_attribute_info(name, d)?;
-            let values = level
-                .cross_chunk_link_attribute(name, d)?
-                .map_or_else(|| json!([]), |rows| all_rows_json(&rows));
-            Ok(json!({"dtype": info.data_type.name(), "values": values}))
-        },
-    )
+    by_name_and_delta(level, names::CROSS_CHUNK_LINK_ATTRIBUTES, |name, _, d| {
+        let info = level.cross_chunk_link_attribute_info(name, d)?;
+        let values = level
+            .cross_chunk_link_attribute(name, d)?
+            .map_or_else(|| json!([]), |rows| all_rows_json(&rows));
+        Ok(json!({"dtype": info.data_type.name(), "values": values}))
+    })
 }
 
 /// The `object_index` section: each object's `(chunk, fragment)` references, and its
