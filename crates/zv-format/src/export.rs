@@ -3,27 +3,33 @@
 //!
 //! Vertices come in the level's order (chunks in key order, rows in order); polylines in
 //! object order, each in manifest order. Links use zv's reading (skeleton parents per
-//! object). Categorical attributes are exported as strings; missing object-attribute rows
-//! (`present_mask` 0) as `null`.
+//! fragment, as [`crate::reader::Level::object`] reads them). Categorical attributes are
+//! exported as strings; missing object-attribute rows (`present_mask` 0) as `null`. The level
+//! is read once, through the reader's level scan.
 
 use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{json, Map, Value};
 
+use crate::blob::join;
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
 use crate::layout::attributes::AttributeRows;
 use crate::metadata::ChunkKey;
-use crate::reader::{AttributeInfo, Level, ZvStore};
+use crate::names;
+use crate::reader::level_scan::LevelScan;
+use crate::reader::links::Endpoints;
+use crate::reader::skeleton::fragment_parents;
+use crate::reader::{AttributeInfo, DenseAttribute, Level, ObjectIndex, ZvStore};
 
+/// The values of rows `which` (categorical values decoded to strings).
 fn rows_json(
     rows: &AttributeRows,
-    info: Option<&AttributeInfo>,
+    info: &AttributeInfo,
     which: impl Iterator<Item = usize>,
 ) -> Result<Vec<Value>> {
-    let dict = info.and_then(|i| i.dictionary.as_ref());
     let mut out = Vec::new();
-    match dict {
+    match &info.dictionary {
         Some(d) => {
             let decoded = d.decode_values(rows).map_err(|source| Error::Blob {
                 key: "attribute".into(),
@@ -42,6 +48,20 @@ fn rows_json(
     Ok(out)
 }
 
+/// Every row's value, or `n` nulls without rows.
+fn values_or_nulls(
+    rows: Option<AttributeRows>,
+    info: &AttributeInfo,
+    n: usize,
+) -> Result<Vec<Value>> {
+    match rows {
+        Some(a) => rows_json(&a, info, 0..n),
+        None => Ok(vec![Value::Null; n]),
+    }
+}
+
+/// An attribute of the document: its dtype (`string` for categorical ones), values and
+/// channel names.
 fn attr_doc(info: &AttributeInfo, values: Vec<Value>) -> Value {
     let dtype = if info.dictionary.is_some() {
         "string"
@@ -81,134 +101,39 @@ pub fn export_geometry(store: &ZvStore) -> Result<Value> {
     if let Some(c) = &root.crs {
         doc.insert("crs".into(), c.clone());
     }
-    let keys = level.chunk_keys()?;
-    let mut chunks = Vec::new();
-    let mut offsets = HashMap::new();
-    let mut total = 0u64;
-    for k in &keys {
-        let c = level.chunk(k)?.ok_or_else(|| Error::Missing {
-            key: format!("0/vertices/{k}/zarr.json"),
-            what: "vertices".into(),
-        })?;
-        offsets.insert(k.clone(), total);
-        total += c.vertices.len() as u64;
-        chunks.push(c);
-    }
-    let infos: Vec<AttributeInfo> = level
-        .vertex_attribute_names()?
-        .iter()
-        .map(|n| level.vertex_attribute_info(n))
-        .collect::<Result<_>>()?;
-    let mut vattrs: Vec<Vec<Option<AttributeRows>>> = Vec::new();
-    for info in &infos {
-        let mut per_chunk = Vec::new();
-        for c in &chunks {
-            per_chunk.push(level.vertex_attribute(info, &c.key, c.vertices.len() as u64)?);
-        }
-        vattrs.push(per_chunk);
-    }
+    let scan = level.scan(geometry.has_explicit_links())?;
     let index = level.object_index()?;
-    let chunk_pos: HashMap<&ChunkKey, usize> =
-        keys.iter().enumerate().map(|(i, k)| (k, i)).collect();
+    let okey = level.p(&[names::OBJECT_INDEX]);
     if let Some(index) = &index {
-        index.check_fragments("0/object_index", |c| {
-            chunk_pos
-                .get(&ChunkKey(c.to_vec()))
-                .map(|&ci| chunks[ci].fragments.len() as u64)
-        })?;
+        index.check_fragments(&okey, |c| scan.fragments_of(c))?;
     }
-
     if geometry.is_sequential() {
         let index = index.ok_or_else(|| Error::Missing {
-            key: "0/object_index/zarr.json".into(),
+            key: join(&[&okey, "zarr.json"]),
             what: "object index of the polylines".into(),
         })?;
-        let mut polylines = Vec::new();
-        let mut per_attr: Vec<Vec<Value>> = vec![Vec::new(); infos.len()];
-        for m in &index.manifests {
-            let mut pl = Vec::new();
-            let mut pa: Vec<Vec<Value>> = vec![Vec::new(); infos.len()];
-            for (coords, f) in m.refs() {
-                let key = ChunkKey(coords.to_vec());
-                let ci = *chunk_pos.get(&key).ok_or_else(|| {
-                    Error::inconsistent("0/object_index", format!("chunk {key} has no vertices"))
-                })?;
-                let frag = chunks[ci].fragments.get(f as usize).ok_or_else(|| {
-                    Error::inconsistent("0/object_index", format!("fragment {f} of chunk {key}"))
-                })?;
-                for r in frag.iter() {
-                    pl.push(json!(chunks[ci]
-                        .vertices
-                        .row(r as usize)
-                        .unwrap_or_default()));
-                }
-                for (ai, info) in infos.iter().enumerate() {
-                    if let Some(rows) = &vattrs[ai][ci] {
-                        pa[ai].extend(rows_json(
-                            rows,
-                            Some(info),
-                            frag.iter().map(|r| r as usize),
-                        )?);
-                    }
-                }
-            }
-            polylines.push(Value::Array(pl));
-            for (ai, v) in pa.into_iter().enumerate() {
-                per_attr[ai].push(Value::Array(v));
-            }
-        }
-        doc.insert("polylines".into(), Value::Array(polylines));
-        let mut va = Map::new();
-        for (info, values) in infos.iter().zip(per_attr) {
-            va.insert(info.name.clone(), attr_doc(info, values));
-        }
-        doc.insert("vertex_attributes".into(), Value::Object(va));
-        object_level_attributes(&level, &mut doc, &chunks, &chunk_pos, index.num_objects)?;
+        polylines(&scan, &index, &okey, &mut doc)?;
+        object_level_attributes(&level, &mut doc, &scan, &index)?;
         return Ok(Value::Object(doc));
     }
-
-    let mut vertices = Vec::with_capacity(total as usize);
-    for c in &chunks {
-        vertices.extend(c.vertices.rows().into_iter().map(|r| json!(r)));
-    }
+    let vertices: Vec<Value> = scan.positions().into_iter().map(|r| json!(r)).collect();
     doc.insert("vertices".into(), Value::Array(vertices));
     let mut va = Map::new();
-    for (ai, info) in infos.iter().enumerate() {
+    for (ai, info) in scan.infos.iter().enumerate() {
         let mut values = Vec::new();
-        for (ci, c) in chunks.iter().enumerate() {
-            if let Some(rows) = &vattrs[ai][ci] {
-                values.extend(rows_json(rows, Some(info), 0..c.vertices.len())?);
+        for c in &scan.chunks {
+            if let Some(rows) = &c.attributes[ai] {
+                values.extend(rows_json(rows, info, 0..c.rows() as usize)?);
             }
         }
         va.insert(info.name.clone(), attr_doc(info, values));
     }
     doc.insert("vertex_attributes".into(), Value::Object(va));
     if let Some(index) = &index {
-        let mut owner = vec![None; total as usize];
-        for (oid, m) in index.manifests.iter().enumerate() {
-            for (coords, f) in m.refs() {
-                let key = ChunkKey(coords.to_vec());
-                let Some(&ci) = chunk_pos.get(&key) else {
-                    continue;
-                };
-                let Some(frag) = chunks[ci].fragments.get(f as usize) else {
-                    continue;
-                };
-                for r in frag.iter() {
-                    let g = (offsets[&key] + r) as usize;
-                    if let Some(slot) = owner.get_mut(g) {
-                        slot.get_or_insert(oid as u64);
-                    }
-                }
-            }
-        }
-        doc.insert(
-            "object_ids".into(),
-            json!(owner.iter().map(|o| o.unwrap_or(0)).collect::<Vec<_>>()),
-        );
+        doc.insert("object_ids".into(), object_ids(&scan, index, &okey)?);
     }
     if geometry.has_explicit_links() {
-        let (links, link_attrs) = level_links(&level, &geometry, &chunks, &offsets)?;
+        let (links, link_attrs) = level_links(&level, &scan)?;
         let key = if geometry == Geometry::Mesh {
             "faces"
         } else {
@@ -222,9 +147,64 @@ pub fn export_geometry(store: &ZvStore) -> Result<Value> {
         doc.insert("link_attributes".into(), Value::Object(la));
     }
     if let Some(index) = &index {
-        object_level_attributes(&level, &mut doc, &chunks, &chunk_pos, index.num_objects)?;
+        object_level_attributes(&level, &mut doc, &scan, index)?;
     }
     Ok(Value::Object(doc))
+}
+
+/// Adds the `polylines` (each object's vertices in manifest order) and their vertex
+/// attributes.
+fn polylines(
+    scan: &LevelScan,
+    index: &ObjectIndex,
+    okey: &str,
+    doc: &mut Map<String, Value>,
+) -> Result<()> {
+    let mut polylines = Vec::new();
+    let mut per_attr: Vec<Vec<Value>> = vec![Vec::new(); scan.infos.len()];
+    for (id, m) in index.manifests.iter().enumerate() {
+        let mut pl = Vec::new();
+        let mut pa: Vec<Vec<Value>> = vec![Vec::new(); scan.infos.len()];
+        for (c, _, frag) in scan.fragments(m, id as u64, okey)? {
+            for r in frag.iter() {
+                pl.push(json!(c.chunk.vertices.row(r as usize).unwrap_or_default()));
+            }
+            for ((info, rows), values) in scan.infos.iter().zip(&c.attributes).zip(&mut pa) {
+                if let Some(rows) = rows {
+                    values.extend(rows_json(rows, info, frag.iter().map(|r| r as usize))?);
+                }
+            }
+        }
+        polylines.push(Value::Array(pl));
+        for (values, v) in per_attr.iter_mut().zip(pa) {
+            values.push(Value::Array(v));
+        }
+    }
+    doc.insert("polylines".into(), Value::Array(polylines));
+    let mut va = Map::new();
+    for (info, values) in scan.infos.iter().zip(per_attr) {
+        va.insert(info.name.clone(), attr_doc(info, values));
+    }
+    doc.insert("vertex_attributes".into(), Value::Object(va));
+    Ok(())
+}
+
+/// Each vertex's object: the first object whose manifest names it (0 for none).
+fn object_ids(scan: &LevelScan, index: &ObjectIndex, okey: &str) -> Result<Value> {
+    let mut owner = vec![None; scan.total() as usize];
+    for (oid, m) in index.manifests.iter().enumerate() {
+        for (c, _, frag) in scan.fragments(m, oid as u64, okey)? {
+            for r in frag.iter() {
+                if let Some(slot) = owner.get_mut((c.offset + r) as usize) {
+                    slot.get_or_insert(oid as u64);
+                }
+            }
+        }
+    }
+    Ok(json!(owner
+        .iter()
+        .map(|o| o.unwrap_or(0))
+        .collect::<Vec<_>>()))
 }
 
 type LinkAttrs = BTreeMap<String, (AttributeInfo, Vec<Value>)>;
@@ -232,139 +212,89 @@ type LinkAttrs = BTreeMap<String, (AttributeInfo, Vec<Value>)>;
 /// The level's links in global vertex indices (zv's reading) with their attribute values.
 /// Skeletons give one `[child, parent]` per vertex that has a parent, in child order, with the
 /// attribute values of its stored link (null for implicit parents).
-fn level_links(
-    level: &Level,
-    geometry: &Geometry,
-    chunks: &[crate::reader::Chunk],
-    offsets: &HashMap<ChunkKey, u64>,
-) -> Result<(Vec<Vec<u64>>, LinkAttrs)> {
-    let (width, _, _) = level.links_info(0)?;
-    let skeleton = *geometry == Geometry::Skeleton;
-    let names = level.link_attribute_names()?;
-    let infos: Vec<AttributeInfo> = names
+fn level_links(level: &Level, scan: &LevelScan) -> Result<(Vec<Vec<u64>>, LinkAttrs)> {
+    let infos: Vec<AttributeInfo> = level
+        .link_attribute_names()?
         .iter()
         .map(|n| level.link_attribute_info(n, 0))
         .collect::<Result<_>>()?;
-    let mut links = Vec::new();
+    let source = level.link_source()?;
+    let links = source.number(&scan.chunks, |k, r| scan.global(k, r), Endpoints::All)?;
     // per attribute, the values of the stored links in order (intra chunk by chunk, then CCL)
     let mut values: Vec<Vec<Value>> = vec![Vec::new(); infos.len()];
-    // skeletons: child → (parent, ordinal of its stored link)
-    let mut explicit_parent: HashMap<u64, (u64, usize)> = HashMap::new();
-    let mut ordinal = 0usize;
-    for c in chunks {
-        let off = offsets[&c.key];
-        let Some(rows) = level.links(&c.key, width, c.vertices.len() as u64)? else {
-            continue;
-        };
-        for (ai, info) in infos.iter().enumerate() {
-            match level.link_attribute(info, 0, &c.key, rows.len() as u64)? {
-                Some(a) => values[ai].extend(rows_json(&a, Some(info), 0..rows.len())?),
-                None => values[ai].extend(std::iter::repeat_n(Value::Null, rows.len())),
-            }
-        }
-        if skeleton {
-            for (ch, p, lr) in level.skeleton_parents(&c.key, &c.fragments, &rows)? {
-                explicit_parent.insert(off + ch, (off + p, ordinal + lr as usize));
-            }
-        } else {
-            for row in rows.rows() {
-                links.push(row.iter().map(|&r| off + r as u64).collect());
-            }
-        }
-        ordinal += rows.len();
-    }
-    let parent_first = skeleton && level.skeleton_ccl_parent_first()?;
-    if let Some(ccl) = level.cross_chunk_links(0)? {
-        let l = &ccl.links;
-        for (ai, info) in infos.iter().enumerate() {
-            match level.cross_chunk_link_attribute(&info.name, 0)? {
-                Some(a) => values[ai].extend(rows_json(&a, Some(info), 0..l.len())?),
-                None => values[ai].extend(std::iter::repeat_n(Value::Null, l.len())),
-            }
-        }
-        for r in 0..l.len() {
-            let mut g = Vec::new();
-            for e in 0..l.link_width() {
-                let Some((k, row)) = l.endpoint(r, e) else {
-                    break;
-                };
-                let off = offsets.get(&ChunkKey(k.to_vec())).ok_or_else(|| {
-                    Error::inconsistent(
-                        "0/cross_chunk_links/0/data",
-                        format!("record {r} names chunk {}", ChunkKey(k.to_vec())),
-                    )
-                })?;
-                g.push(off + row);
-            }
-            if skeleton {
-                if let [a, b] = g.as_slice() {
-                    let (c, p) = if parent_first { (*b, *a) } else { (*a, *b) };
-                    explicit_parent.insert(c, (p, ordinal + r));
-                }
-            } else {
-                links.push(g);
-            }
+    for c in &scan.chunks {
+        let Some(rows) = &c.links else { continue };
+        for (info, v) in infos.iter().zip(&mut values) {
+            let a = level.link_attribute(info, 0, c.key(), rows.len() as u64)?;
+            v.extend(values_or_nulls(a, info, rows.len())?);
         }
     }
-    if skeleton {
+    if let Some(records) = source.records() {
+        for (info, v) in infos.iter().zip(&mut values) {
+            let a = level.cross_chunk_link_attribute(&info.name, 0)?;
+            v.extend(values_or_nulls(a, info, records)?);
+        }
+    }
+    let links = if *level.geometry() == Geometry::Skeleton {
         // implicit parents inside each fragment, overridden by the stored links
-        let mut parent: BTreeMap<u64, (u64, Option<usize>)> = BTreeMap::new();
-        for c in chunks {
-            let off = offsets[&c.key];
-            for f in c.fragments.iter() {
-                let mut prev = None;
-                for r in f.iter() {
-                    if let Some(p) = prev {
-                        parent.insert(off + r, (off + p, None));
-                    }
-                    prev = Some(r);
-                }
-            }
-        }
-        for (c, (p, o)) in explicit_parent {
-            parent.insert(c, (p, Some(o)));
-        }
-        links = parent.iter().map(|(c, (p, _))| vec![*c, *p]).collect();
+        let fragments = scan.chunks.iter().flat_map(|c| {
+            c.chunk
+                .fragments
+                .iter()
+                .map(move |f| f.iter().map(|r| c.offset + r).collect::<Vec<u64>>())
+        });
+        let parents = fragment_parents(scan.total(), fragments, &links);
         for v in &mut values {
-            *v = parent
-                .values()
-                .map(|(_, o)| o.and_then(|o| v.get(o).cloned()).unwrap_or(Value::Null))
+            *v = parents
+                .iter()
+                .map(|(_, _, o)| o.and_then(|o| v.get(o).cloned()).unwrap_or(Value::Null))
                 .collect();
         }
-    }
-    let mut out = BTreeMap::new();
-    for (info, v) in infos.into_iter().zip(values) {
-        out.insert(info.name.clone(), (info, v));
-    }
+        parents.iter().map(|&(c, p, _)| vec![c, p]).collect()
+    } else {
+        links.into_iter().map(|l| l.ends).collect()
+    };
+    let out = infos
+        .into_iter()
+        .zip(values)
+        .map(|(info, v)| (info.name.clone(), (info, v)))
+        .collect();
     Ok((links, out))
 }
 
+/// How a dense attribute is typed, as an [`AttributeInfo`] (with its `channel_names` when
+/// `channels`).
+fn dense_info(name: &str, a: &DenseAttribute, channels: bool) -> AttributeInfo {
+    let channel_names = channels
+        .then(|| a.attributes.get("channel_names").and_then(Value::as_array))
+        .flatten()
+        .map(|l| {
+            l.iter()
+                .filter_map(|x| x.as_str().map(str::to_owned))
+                .collect()
+        });
+    AttributeInfo {
+        name: name.to_owned(),
+        data_type: a.data_type,
+        channel_names,
+        dictionary: a.dictionary.clone(),
+        attributes: a.attributes.clone(),
+    }
+}
+
+/// Adds `num_objects`, the object attributes, the fragment attributes (each object's value
+/// from its first fragment), the groups and the group attributes.
 fn object_level_attributes(
     level: &Level,
     doc: &mut Map<String, Value>,
-    chunks: &[crate::reader::Chunk],
-    chunk_pos: &HashMap<&ChunkKey, usize>,
-    num_objects: u64,
+    scan: &LevelScan,
+    index: &ObjectIndex,
 ) -> Result<()> {
-    doc.insert("num_objects".into(), json!(num_objects));
+    doc.insert("num_objects".into(), json!(index.num_objects));
     let mut oa = Map::new();
     for (name, a) in level.object_attributes()? {
-        let info = AttributeInfo {
-            name: name.clone(),
-            data_type: a.data_type,
-            channel_names: a
-                .attributes
-                .get("channel_names")
-                .and_then(Value::as_array)
-                .map(|l| {
-                    l.iter()
-                        .filter_map(|x| x.as_str().map(str::to_owned))
-                        .collect()
-                }),
-            dictionary: a.dictionary.clone(),
-            attributes: a.attributes.clone(),
-        };
-        let mut values = rows_json(&a.values.rows, Some(&info), 0..a.values.rows.num_rows())?;
+        let info = dense_info(&name, &a, true);
+        let mut values = rows_json(&a.values.rows, &info, 0..a.values.rows.num_rows())?;
         if let Some(mask) = &a.present_mask {
             for (v, present) in values.iter_mut().zip(mask) {
                 if !present {
@@ -375,40 +305,12 @@ fn object_level_attributes(
         oa.insert(name, attr_doc(&info, values));
     }
     doc.insert("object_attributes".into(), Value::Object(oa));
-    // fragment attributes: each object's value, from its first fragment
-    let names = level.fragment_attribute_names()?;
-    if !names.is_empty() {
-        let index = level.object_index()?;
+    let fragment_attributes = level.fragment_attribute_names()?;
+    if !fragment_attributes.is_empty() {
         let mut fa = Map::new();
-        for name in names {
+        for name in fragment_attributes {
             let info = level.fragment_attribute_info(&name)?;
-            let mut values = vec![Value::Null; num_objects as usize];
-            // each chunk's fragment attribute rows, read once
-            let mut per_chunk: HashMap<usize, Option<AttributeRows>> = HashMap::new();
-            if let Some(index) = &index {
-                for (oid, m) in index.manifests.iter().enumerate() {
-                    let Some((coords, f)) = m.refs().next() else {
-                        continue;
-                    };
-                    let key = ChunkKey(coords.to_vec());
-                    let Some(&ci) = chunk_pos.get(&key) else {
-                        continue;
-                    };
-                    let rows = match per_chunk.get(&ci) {
-                        Some(r) => r,
-                        None => {
-                            let nfrag = chunks[ci].fragments.len() as u64;
-                            let r = level.fragment_attribute(&info, &key, nfrag)?;
-                            per_chunk.entry(ci).or_insert(r)
-                        }
-                    };
-                    if let (Some(a), Some(slot)) = (rows, values.get_mut(oid)) {
-                        *slot = rows_json(a, Some(&info), std::iter::once(f as usize))?
-                            .pop()
-                            .unwrap_or(Value::Null);
-                    }
-                }
-            }
+            let values = fragment_attribute_values(level, scan, index, &info)?;
             fa.insert(name, attr_doc(&info, values));
         }
         doc.insert("fragment_attributes".into(), Value::Object(fa));
@@ -422,21 +324,45 @@ fn object_level_attributes(
     }
     let mut ga = Map::new();
     for (name, a) in level.group_attributes()? {
-        let info = AttributeInfo {
-            name: name.clone(),
-            data_type: a.data_type,
-            channel_names: None,
-            dictionary: a.dictionary.clone(),
-            attributes: a.attributes.clone(),
-        };
-        ga.insert(
-            name,
-            attr_doc(
-                &info,
-                rows_json(&a.values.rows, Some(&info), 0..a.values.rows.num_rows())?,
-            ),
-        );
+        let info = dense_info(&name, &a, false);
+        let values = rows_json(&a.values.rows, &info, 0..a.values.rows.num_rows())?;
+        ga.insert(name, attr_doc(&info, values));
     }
     doc.insert("group_attributes".into(), Value::Object(ga));
     Ok(())
+}
+
+/// Each object's value of fragment attribute `info`: the row of its first fragment (null
+/// for an empty object or a chunk without the attribute).
+fn fragment_attribute_values(
+    level: &Level,
+    scan: &LevelScan,
+    index: &ObjectIndex,
+    info: &AttributeInfo,
+) -> Result<Vec<Value>> {
+    let mut values = vec![Value::Null; index.num_objects as usize];
+    // each chunk's fragment attribute rows, read once
+    let mut per_chunk: HashMap<&ChunkKey, Option<AttributeRows>> = HashMap::new();
+    for (oid, m) in index.manifests.iter().enumerate() {
+        let Some((coords, f)) = m.refs().next() else {
+            continue;
+        };
+        let Some(c) = scan.get(&ChunkKey(coords.to_vec())) else {
+            continue;
+        };
+        let rows = match per_chunk.get(c.key()) {
+            Some(r) => r,
+            None => {
+                let nfrag = c.chunk.fragments.len() as u64;
+                let r = level.fragment_attribute(info, c.key(), nfrag)?;
+                per_chunk.entry(c.key()).or_insert(r)
+            }
+        };
+        if let (Some(a), Some(slot)) = (rows, values.get_mut(oid)) {
+            *slot = rows_json(a, info, std::iter::once(f as usize))?
+                .pop()
+                .unwrap_or(Value::Null);
+        }
+    }
+    Ok(values)
 }

@@ -10,14 +10,26 @@
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/zv-0.7/points_basic.zarr");
-//! let store = zv_format::ZvStore::open_url(path.to_str().unwrap())?;
+//! use std::collections::BTreeMap;
+//! use std::sync::Arc;
+//! use zv_format::writer::{WriterOptions, ZvWriter};
+//! use zv_format::{Geometry, ZvStore};
+//! // a point cloud in memory: objects 0 and 1, object 1 alone in group 1
+//! let store: Arc<dyn zv_core::store::Store> = Arc::new(zv_store_mem::MemoryStore::new());
+//! let options = WriterOptions::new(Geometry::PointCloud, vec![50.0, 50.0, 50.0]);
+//! let mut w = ZvWriter::create(store.clone(), options)?;
+//! let points = vec![vec![1.0, 2.0, 3.0], vec![20.0, 5.0, 8.0], vec![70.0, 60.0, 10.0]];
+//! w.add_vertices(&points, Some(&[0, 0, 1]), &Default::default())?;
+//! w.set_groups(BTreeMap::from([(0, vec![0]), (1, vec![1])]), BTreeMap::new());
+//! w.finish()?;
+//!
+//! let store = ZvStore::open(store)?;
 //! let level = store.level(0)?;
 //! let cell = level.object(0)?;                  // one object: its vertices and attributes
 //! println!("object 0 has {} points", cell.vertices.len());
 //! let group = level.group_objects(1)?;          // the objects of group 1
 //! let near_origin = level.query_box(&[0.0; 3], &[30.0; 3])?;
-//! assert!(!group.is_empty() && !near_origin.positions.is_empty());
+//! assert_eq!((group.len(), near_origin.positions.len()), (1, 2));
 //! # Ok(()) }
 //! ```
 //!

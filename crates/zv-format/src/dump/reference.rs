@@ -1,0 +1,272 @@
+//! The logical sections of the dump, as the reference's reader sees the store: its links
+//! (with its level-global skeleton parent rule), each object's vertices, attributes and the
+//! links that belong to it alone, the canonical (sorted) view and the high-level reader output.
+
+use std::collections::HashMap;
+
+use serde_json::{json, Map, Value};
+
+use super::json::{cmp_rows, row_json, rows_json};
+use crate::error::{Error, Result};
+use crate::geometry::Geometry;
+use crate::names;
+use crate::reader::level_scan::LevelScan;
+use crate::reader::links::Endpoints;
+use crate::reader::skeleton::reference_parents;
+use crate::reader::{Level, ObjectIndex};
+
+/// The links of the reference's high-level reader, as level-global vertex indices (`None`
+/// for geometries without links): the stored links, every endpoint required; skeletons take
+/// the reference's level-global parent rule.
+pub(super) fn reader_links(level: &Level, scan: &LevelScan) -> Result<Option<Vec<Vec<u64>>>> {
+    let geometry = level.geometry();
+    if !geometry.has_explicit_links() {
+        return Ok(None);
+    }
+    let links =
+        level
+            .link_source()?
+            .number(&scan.chunks, |k, r| scan.global(k, r), Endpoints::All)?;
+    if *geometry == Geometry::Skeleton {
+        let parents = reference_parents(scan.total(), &links);
+        return Ok(Some(parents.iter().map(|&(c, p, _)| vec![c, p]).collect()));
+    }
+    Ok(Some(links.into_iter().map(|l| l.ends).collect()))
+}
+
+/// Level-global vertex → the objects that hold it, with its first local index in each.
+type Owners = HashMap<u64, Vec<(usize, u64)>>;
+
+/// The `objects` section (`null` without an object index) and the `unassigned_links`: the
+/// reader's links that do not belong to exactly one object.
+pub(super) fn objects_json(
+    index: Option<&ObjectIndex>,
+    scan: &LevelScan,
+    reader_links: Option<&[Vec<u64>]>,
+    level: &Level,
+) -> Result<(Value, Value)> {
+    let Some(index) = index else {
+        let unassigned = reader_links.map_or(json!([]), |l| json!(l));
+        return Ok((Value::Null, unassigned));
+    };
+    let okey = level.p(&[names::OBJECT_INDEX]);
+    let mut owners: Owners = HashMap::new();
+    let mut objects = Vec::with_capacity(index.manifests.len());
+    let mut counts = Vec::with_capacity(index.manifests.len());
+    for (id, m) in index.manifests.iter().enumerate() {
+        let mut verts = Vec::new();
+        let mut attrs: Vec<Vec<Value>> = vec![Vec::new(); scan.infos.len()];
+        for (c, _, frag) in scan.fragments(m, id as u64, &okey)? {
+            for r in frag.iter() {
+                let v = c.chunk.vertices.row(r as usize).ok_or_else(|| {
+                    Error::inconsistent(&okey, format!("row {r} of chunk {}", c.key()))
+                })?;
+                let local = verts.len() as u64;
+                verts.push(row_json(&v));
+                let entry = owners.entry(c.offset + r).or_default();
+                if !entry.iter().any(|(o, _)| *o == id) {
+                    entry.push((id, local));
+                }
+            }
+            for (values, rows) in attrs.iter_mut().zip(&c.attributes) {
+                if let Some(rows) = rows {
+                    values.extend(frag.iter().filter_map(|r| rows.row_json(r as usize)));
+                }
+            }
+        }
+        let mut o = Map::new();
+        o.insert("id".into(), json!(id));
+        o.insert("vertex_count".into(), json!(verts.len()));
+        counts.push(verts.len() as u64);
+        o.insert("vertices".into(), Value::Array(verts));
+        if !scan.infos.is_empty() {
+            let mut va = Map::new();
+            for (info, values) in scan.infos.iter().zip(attrs) {
+                va.insert(info.name.clone(), Value::Array(values));
+            }
+            o.insert("vertex_attributes".into(), Value::Object(va));
+        }
+        objects.push(o);
+    }
+    let geometry = level.geometry();
+    let mut unassigned = Vec::new();
+    if geometry.is_sequential() {
+        for (o, &n) in objects.iter_mut().zip(&counts) {
+            o.insert(
+                "links".into(),
+                json!((1..n).map(|i| [i - 1, i]).collect::<Vec<_>>()),
+            );
+        }
+    } else if let Some(links) = reader_links {
+        let per_object = assign_links(links, &owners, geometry, objects.len(), &mut unassigned);
+        for (o, mut ls) in objects.iter_mut().zip(per_object) {
+            ls.sort();
+            o.insert("links".into(), json!(ls));
+        }
+    }
+    Ok((
+        Value::Array(objects.into_iter().map(Value::Object).collect()),
+        json!(unassigned),
+    ))
+}
+
+/// Each object's links in its local indices: a link belongs to an object when that object
+/// alone holds every endpoint (mesh faces start at their smallest index); the others go to
+/// `unassigned`.
+fn assign_links(
+    links: &[Vec<u64>],
+    owners: &Owners,
+    geometry: &Geometry,
+    num_objects: usize,
+    unassigned: &mut Vec<Vec<u64>>,
+) -> Vec<Vec<Vec<u64>>> {
+    let mut per_object: Vec<Vec<Vec<u64>>> = vec![Vec::new(); num_objects];
+    for l in links {
+        // the objects that own every endpoint
+        let mut candidates: Option<Vec<usize>> = None;
+        for g in l {
+            let owners_here: Vec<usize> = owners
+                .get(g)
+                .map(|v| v.iter().map(|(o, _)| *o).collect())
+                .unwrap_or_default();
+            candidates = Some(match candidates {
+                None => owners_here,
+                Some(c) => c.into_iter().filter(|o| owners_here.contains(o)).collect(),
+            });
+        }
+        let Some([o]) = candidates.as_deref() else {
+            unassigned.push(l.clone());
+            continue;
+        };
+        let mut local: Vec<u64> = l
+            .iter()
+            .filter_map(|g| {
+                owners
+                    .get(g)
+                    .and_then(|v| v.iter().find(|(oo, _)| oo == o))
+                    .map(|(_, li)| *li)
+            })
+            .collect();
+        if *geometry == Geometry::Mesh {
+            if let Some(pos) = local
+                .iter()
+                .enumerate()
+                .min_by_key(|(_, v)| **v)
+                .map(|(i, _)| i)
+            {
+                local.rotate_left(pos);
+            }
+        }
+        per_object[*o].push(local);
+    }
+    per_object
+}
+
+/// The `canonical` section: sorted vertices, and edges or faces as sorted coordinates.
+pub(super) fn canonical(
+    scan: &LevelScan,
+    geometry: &Geometry,
+    links: Option<&[Vec<u64>]>,
+) -> Value {
+    let positions = scan.positions();
+    let mut sorted = positions.clone();
+    sorted.sort_by(|a, b| cmp_rows(a, b));
+    let mut out = Map::new();
+    out.insert("vertex_count".into(), json!(positions.len()));
+    out.insert("vertices_sorted".into(), rows_json(&sorted));
+    let links = links.unwrap_or(&[]);
+    let xyz = |l: &Vec<u64>| -> Vec<Vec<f64>> {
+        l.iter()
+            .map(|&g| positions.get(g as usize).cloned().unwrap_or_default())
+            .collect()
+    };
+    let (name, mut items): (&str, Vec<Vec<Vec<f64>>>) = match geometry {
+        Geometry::Graph | Geometry::Skeleton | Geometry::Other(_) => {
+            ("edges_xyz_sorted", links.iter().map(xyz).collect())
+        }
+        Geometry::Mesh => {
+            let faces = links.iter().map(|l| {
+                let mut f = xyz(l);
+                if let Some(pos) = (0..f.len()).min_by(|&a, &b| cmp_rows(&f[a], &f[b])) {
+                    f.rotate_left(pos);
+                }
+                f
+            });
+            ("faces_xyz_sorted", faces.collect())
+        }
+        _ => return Value::Object(out),
+    };
+    items.sort_by(|a, b| cmp_rows(&a.concat(), &b.concat()));
+    out.insert(
+        name.into(),
+        Value::Array(items.iter().map(|e| rows_json(e)).collect()),
+    );
+    Value::Object(out)
+}
+
+/// The `reader` section: what the reference's high-level reader function returns.
+pub(super) fn reader_json(
+    scan: &LevelScan,
+    level: &Level,
+    links: Option<&[Vec<u64>]>,
+    index: Option<&ObjectIndex>,
+) -> Result<Value> {
+    let geometry = level.geometry();
+    let positions = rows_json(&scan.positions());
+    let n = positions.as_array().map_or(0, Vec::len);
+    Ok(match geometry {
+        Geometry::PointCloud => {
+            let mut va = Map::new();
+            for (ai, info) in scan.infos.iter().enumerate() {
+                let mut vals = Vec::new();
+                for rows in scan.chunks.iter().filter_map(|c| c.attributes[ai].as_ref()) {
+                    vals.extend((0..rows.num_rows()).filter_map(|r| rows.row_json(r)));
+                }
+                va.insert(info.name.clone(), Value::Array(vals));
+            }
+            json!({"function": "read_points", "geometry_type": geometry.name(), "positions": positions,
+                   "vertex_count": n, "vertex_attributes": va})
+        }
+        Geometry::Line | Geometry::Polyline | Geometry::Streamline => {
+            let polylines = polylines(scan, level, index)?;
+            let total: usize = polylines.iter().map(Vec::len).sum();
+            let polylines: Vec<Value> = polylines.into_iter().map(Value::Array).collect();
+            json!({"function": "read_polylines", "geometry_type": geometry.name(), "polyline_count": polylines.len(),
+                   "polylines": polylines, "vertex_count": total})
+        }
+        Geometry::Mesh => {
+            let faces = links.unwrap_or(&[]);
+            json!({"function": "read_mesh", "geometry_type": geometry.name(), "vertices": positions,
+                   "vertex_count": n, "faces": faces, "face_count": faces.len()})
+        }
+        Geometry::Graph | Geometry::Skeleton | Geometry::Other(_) => {
+            let edges = links.unwrap_or(&[]);
+            json!({"function": "read_graph", "geometry_type": geometry.name(), "positions": positions,
+                   "node_count": n, "edges": edges, "edge_count": edges.len()})
+        }
+    })
+}
+
+/// The reference's polylines: each object's vertices in manifest order, empty ones left out.
+fn polylines(
+    scan: &LevelScan,
+    level: &Level,
+    index: Option<&ObjectIndex>,
+) -> Result<Vec<Vec<Value>>> {
+    let okey = level.p(&[names::OBJECT_INDEX]);
+    let mut out = Vec::new();
+    for (id, m) in index.map_or(&[][..], |i| &i.manifests).iter().enumerate() {
+        let mut pl = Vec::new();
+        for (c, _, frag) in scan.fragments(m, id as u64, &okey)? {
+            pl.extend(
+                frag.iter()
+                    .filter_map(|r| c.chunk.vertices.row(r as usize))
+                    .map(|r| row_json(&r)),
+            );
+        }
+        if !pl.is_empty() {
+            out.push(pl);
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,182 @@
+//! The per-chunk arrays of a level: their chunk keys, and the blobs of one chunk — vertices,
+//! vertex fragments, link rows, link fragments and cross-level links.
+
+use super::{blob_err, delta_name, group_metadata, Level, Vertices};
+use crate::blob::join;
+use crate::error::{Error, Result};
+use crate::layout::fragment_index::FragmentIndex;
+use crate::layout::links::{LinkRows, RaggedLinks};
+use crate::metadata::{ChunkKey, JsonObject};
+use crate::names;
+
+/// The data of one chunk.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chunk {
+    /// The chunk key.
+    pub key: ChunkKey,
+    /// The vertex rows.
+    pub vertices: Vertices,
+    /// The vertex fragments (a single range over all rows when the blob is absent).
+    pub fragments: FragmentIndex,
+}
+
+impl Level {
+    /// The chunk keys of a per-chunk array (`"vertices"`, `"links/0"`, …), numeric order.
+    pub fn keys_of(&self, array: &str) -> Result<Vec<ChunkKey>> {
+        let mut keys: Vec<ChunkKey> = self
+            .blobs
+            .blob_names(&self.p(&[array]))?
+            .iter()
+            .filter_map(|n| n.parse::<ChunkKey>().ok())
+            .filter(|k| k.arity() == self.key_arity)
+            .collect();
+        keys.sort();
+        keys.dedup();
+        Ok(keys)
+    }
+
+    /// The occupied chunks (keys of `vertices`), numeric order.
+    pub fn chunk_keys(&self) -> Result<Vec<ChunkKey>> {
+        self.keys_of(names::VERTICES)
+    }
+
+    /// The path of the blob of chunk `key` in the per-chunk array `array` (`links/0` is
+    /// `[LINKS, "0"]`).
+    pub(crate) fn chunk_blob(&self, array: &[&str], key: &ChunkKey) -> String {
+        let key = key.to_string();
+        let mut parts = array.to_vec();
+        parts.push(&key);
+        self.p(&parts)
+    }
+
+    /// The vertices of chunk `key` (`None` if the chunk has no vertices blob).
+    pub fn vertices(&self, key: &ChunkKey) -> Result<Option<Vertices>> {
+        let path = self.chunk_blob(&[names::VERTICES], key);
+        match self.blobs.read_bytes(&path)? {
+            None => Ok(None),
+            Some(b) => Vertices::decode(
+                b,
+                self.root.ndim(),
+                self.vertex_type,
+                &join(&[&path, "c/0"]),
+            )
+            .map(Some),
+        }
+    }
+
+    /// The fragment index of a chunk, checked against its `rows`. A level without a
+    /// `vertex_fragments` array has one range over all rows per chunk; in a level that has the
+    /// array, a chunk without its blob is an error.
+    pub fn fragments(&self, key: &ChunkKey, rows: u64) -> Result<FragmentIndex> {
+        let path = self.chunk_blob(&[names::VERTEX_FRAGMENTS], key);
+        match self.blobs.read_bytes(&path)? {
+            None if self.has_fragment_array => Err(Error::Missing {
+                key: join(&[&path, "zarr.json"]),
+                what: format!(
+                    "the fragment index of chunk {key} (the level's other chunks have one)"
+                ),
+            }),
+            None => FragmentIndex::consecutive(&[rows]).map_err(blob_err(path)),
+            Some(b) => FragmentIndex::decode(&b, Some(rows)).map_err(|source| Error::Blob {
+                key: format!(
+                    "{} (chunk `{}` has {rows} vertex rows)",
+                    join(&[&path, "c/0"]),
+                    self.chunk_blob(&[names::VERTICES], key)
+                ),
+                source,
+            }),
+        }
+    }
+
+    /// Vertices and fragments of chunk `key`.
+    pub fn chunk(&self, key: &ChunkKey) -> Result<Option<Chunk>> {
+        let Some(vertices) = self.vertices(key)? else {
+            return Ok(None);
+        };
+        let fragments = self.fragments(key, vertices.len() as u64)?;
+        Ok(Some(Chunk {
+            key: key.clone(),
+            vertices,
+            fragments,
+        }))
+    }
+
+    /// The link deltas present (`links/<d>` folders), ascending.
+    pub fn link_deltas(&self) -> Result<Vec<i32>> {
+        self.deltas_of(names::LINKS)
+    }
+
+    /// `(link_width, dtype, attributes)` of `links/<delta>`.
+    pub fn links_info(&self, delta: i32) -> Result<(usize, String, JsonObject)> {
+        let group = self.p(&[names::LINKS, &delta_name(delta)]);
+        let attrs = self.blobs.group_attributes(&group)?.unwrap_or_default();
+        let width = group_metadata::link_width(&attrs, &join(&[&group, "zarr.json"]))?;
+        let dtype = attrs
+            .get("dtype")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("int64")
+            .to_owned();
+        Ok((width, dtype, attrs))
+    }
+
+    /// The `link_width` of `links/0` (2 without the group).
+    pub fn link_width(&self) -> Result<usize> {
+        Ok(self.links_info(0)?.0)
+    }
+
+    /// The intra-chunk link rows of chunk `key` (delta 0), checked against the chunk's rows.
+    /// A chunk may have no links; but a missing blob whose link fragment index exists is an
+    /// error.
+    pub fn links(&self, key: &ChunkKey, width: usize, rows: u64) -> Result<Option<LinkRows>> {
+        let path = self.chunk_blob(&[names::LINKS, "0"], key);
+        match self.blobs.read_bytes(&path)? {
+            None => {
+                let lf = self.chunk_blob(&[names::LINK_FRAGMENTS], key);
+                if self.blobs.node(&lf)?.is_some() {
+                    return Err(Error::Missing {
+                        key: join(&[&path, "zarr.json"]),
+                        what: format!("the link rows of chunk {key} (`{lf}` exists)"),
+                    });
+                }
+                Ok(None)
+            }
+            Some(b) => LinkRows::decode(&b, width, Some(rows))
+                .map(Some)
+                .map_err(blob_err(join(&[&path, "c/0"]))),
+        }
+    }
+
+    /// The link fragment index of chunk `key` over `link_rows` rows (`None` if the level has
+    /// no `link_fragments` array; a chunk missing from an existing array is an error).
+    pub fn link_fragments(&self, key: &ChunkKey, link_rows: u64) -> Result<Option<FragmentIndex>> {
+        let path = self.chunk_blob(&[names::LINK_FRAGMENTS], key);
+        match self.blobs.read_bytes(&path)? {
+            None if link_rows > 0 && self.blobs.exists(&self.p(&[names::LINK_FRAGMENTS]))? => {
+                Err(Error::Missing {
+                    key: join(&[&path, "zarr.json"]),
+                    what: format!("the link fragment index of chunk {key} ({link_rows} link rows)"),
+                })
+            }
+            None => Ok(None),
+            Some(b) => FragmentIndex::decode(&b, Some(link_rows))
+                .map(Some)
+                .map_err(blob_err(join(&[&path, "c/0"]))),
+        }
+    }
+
+    /// The cross-level ragged blob `links/<delta>/<key>` (delta ≠ 0).
+    pub fn cross_level_links(
+        &self,
+        delta: i32,
+        key: &ChunkKey,
+        width: usize,
+    ) -> Result<Option<RaggedLinks>> {
+        let path = self.chunk_blob(&[names::LINKS, &delta_name(delta)], key);
+        match self.blobs.read_bytes(&path)? {
+            None => Ok(None),
+            Some(b) => RaggedLinks::decode(&b, width)
+                .map(Some)
+                .map_err(blob_err(join(&[&path, "c/0"]))),
+        }
+    }
+}

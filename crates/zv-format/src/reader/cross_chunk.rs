@@ -1,0 +1,103 @@
+//! Cross-chunk links ([`CrossChunk`]): the level-global records of links whose endpoints lie
+//! in different chunks (`cross_chunk_links/<delta>/data`), and their attributes
+//! (`cross_chunk_link_attributes/<name>/<delta>/data`, one row per record).
+
+use super::{blob_err, delta_name, group_metadata, AttributeInfo, Level};
+use crate::blob::join;
+use crate::error::{Error, Result};
+use crate::layout::attributes::AttributeRows;
+use crate::layout::cross_chunk::CrossChunkLinks;
+use crate::metadata::JsonObject;
+use crate::names;
+
+/// The cross-chunk links of one delta.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CrossChunk {
+    /// The level delta.
+    pub delta: i32,
+    /// The records.
+    pub links: CrossChunkLinks,
+    /// The group's attributes, verbatim.
+    pub attributes: JsonObject,
+}
+
+impl Level {
+    /// The cross-chunk link deltas present, ascending.
+    pub fn cross_chunk_deltas(&self) -> Result<Vec<i32>> {
+        self.deltas_of(names::CROSS_CHUNK_LINKS)
+    }
+
+    /// The cross-chunk link records of `delta` (`None` if there is no such group).
+    pub fn cross_chunk_links(&self, delta: i32) -> Result<Option<CrossChunk>> {
+        let group = self.p(&[names::CROSS_CHUNK_LINKS, &delta_name(delta)]);
+        let key = join(&[&group, "zarr.json"]);
+        let attributes = match self.blobs.group_attributes(&group)? {
+            Some(a) => a,
+            None if self.blobs.exists(&group)? => JsonObject::new(),
+            None => return Ok(None),
+        };
+        let width = group_metadata::link_width(&attributes, &key)?;
+        let sid = group_metadata::sid_ndim(&attributes, &key, self.key_arity)?;
+        let data_path = join(&[&group, names::DATA]);
+        let data = self.blobs.read_bytes(&data_path)?;
+        let num_links = match attributes.get("num_links") {
+            Some(v) => v
+                .as_u64()
+                .ok_or_else(|| Error::metadata(&key, format!("num_links {v} is invalid")))?,
+            // num_links is optional: derive it from the data length
+            None => {
+                let rec = (width * (sid + 1) * 8) as u64;
+                data.as_ref().map_or(0, |d| d.len() as u64 / rec)
+            }
+        };
+        let links = match data {
+            Some(d) => CrossChunkLinks::decode(&d, num_links, width, sid)
+                .map_err(blob_err(join(&[&data_path, "c/0"])))?,
+            None if num_links == 0 => CrossChunkLinks::new(width, sid),
+            None => {
+                return Err(Error::Missing {
+                    key: join(&[&data_path, "zarr.json"]),
+                    what: format!("cross-chunk link data for {num_links} links"),
+                })
+            }
+        };
+        Ok(Some(CrossChunk {
+            delta,
+            links,
+            attributes,
+        }))
+    }
+
+    /// The cross-chunk link attribute names (folders of `cross_chunk_link_attributes/`).
+    pub fn cross_chunk_link_attribute_names(&self) -> Result<Vec<String>> {
+        self.children_of(names::CROSS_CHUNK_LINK_ATTRIBUTES)
+    }
+
+    /// How cross-chunk link attribute `name` of `delta` is stored.
+    pub fn cross_chunk_link_attribute_info(&self, name: &str, delta: i32) -> Result<AttributeInfo> {
+        let group = self.p(&[names::CROSS_CHUNK_LINK_ATTRIBUTES, name, &delta_name(delta)]);
+        self.attribute_info(&group, name)
+    }
+
+    /// The values of cross-chunk link attribute `name` for the records of `delta`, one row
+    /// per record (as many rows as `cross_chunk_links/<delta>` has records, none without that
+    /// group). An attribute without its group (`cross_chunk_link_attributes/<name>/<delta>`)
+    /// is absent (`None`); a group without its `data` is an error.
+    pub fn cross_chunk_link_attribute(
+        &self,
+        name: &str,
+        delta: i32,
+    ) -> Result<Option<AttributeRows>> {
+        let group = self.p(&[names::CROSS_CHUNK_LINK_ATTRIBUTES, name, &delta_name(delta)]);
+        let info = self.attribute_info(&group, name)?;
+        let records = self
+            .cross_chunk_links(delta)?
+            .map_or(0, |c| c.links.len() as u64);
+        let required = self.blobs.exists(&group)?.then(|| {
+            format!(
+                "cross-chunk link attribute data (`{group}` holds attribute `{name}` of {records} records)"
+            )
+        });
+        self.attribute_blob(&join(&[&group, names::DATA]), &info, records, required)
+    }
+}

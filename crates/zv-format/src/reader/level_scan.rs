@@ -1,0 +1,187 @@
+//! A level's chunks read once ([`LevelScan`]): vertices, fragments, vertex attribute rows and
+//! (optionally) delta-0 link rows of every chunk — or of the chunks some objects need — in
+//! parallel, in key order, with a level-global vertex numbering (the chunks' rows back to
+//! back). The dump, the export and object reads work from a scan.
+
+use std::collections::HashMap;
+
+use rayon::prelude::*;
+
+use super::{AttributeInfo, Chunk, Level};
+use crate::error::{Error, Result};
+use crate::geometry::Geometry;
+use crate::layout::attributes::AttributeRows;
+use crate::layout::fragment_index::FragmentRows;
+use crate::layout::links::LinkRows;
+use crate::layout::manifest::Manifest;
+use crate::metadata::ChunkKey;
+use crate::names;
+
+/// One chunk of a [`LevelScan`].
+#[derive(Debug)]
+pub(crate) struct ScannedChunk {
+    /// Vertices and fragments.
+    pub chunk: Chunk,
+    /// The rows of each vertex attribute of [`LevelScan::infos`] (`None`: no blob).
+    pub attributes: Vec<Option<AttributeRows>>,
+    /// The delta-0 link rows, when the scan reads links (`None`: the chunk has none).
+    pub links: Option<LinkRows>,
+    /// Skeletons: the `(child row, parent row, link row)` triples read from `links`.
+    pub parents: Vec<(u64, u64, u64)>,
+    /// The level-global number of the chunk's first vertex.
+    pub offset: u64,
+}
+
+impl ScannedChunk {
+    /// The chunk key.
+    pub(crate) fn key(&self) -> &ChunkKey {
+        &self.chunk.key
+    }
+
+    /// The number of vertex rows.
+    pub(crate) fn rows(&self) -> u64 {
+        self.chunk.vertices.len() as u64
+    }
+}
+
+/// Chunks of a level read once, in key order.
+#[derive(Debug)]
+pub(crate) struct LevelScan {
+    /// How the vertex attributes are stored, in name order.
+    pub infos: Vec<AttributeInfo>,
+    /// The chunks, in key order.
+    pub chunks: Vec<ScannedChunk>,
+    index_of: HashMap<ChunkKey, usize>,
+}
+
+/// The chunk and fragment rows of one `(chunk, fragment)` reference of a manifest.
+pub(crate) type FragmentRef<'a> = (&'a ScannedChunk, u64, FragmentRows<'a>);
+
+impl LevelScan {
+    /// The chunk `key`, if scanned.
+    pub(crate) fn get(&self, key: &ChunkKey) -> Option<&ScannedChunk> {
+        self.index_of.get(key).map(|&i| &self.chunks[i])
+    }
+
+    /// The level-global number of row `row` of chunk `key`, if the chunk has that row.
+    pub(crate) fn global(&self, key: &ChunkKey, row: u64) -> Option<u64> {
+        let c = self.get(key)?;
+        (row < c.rows()).then(|| c.offset + row)
+    }
+
+    /// The number of vertices scanned.
+    pub(crate) fn total(&self) -> u64 {
+        self.chunks.iter().map(ScannedChunk::rows).sum()
+    }
+
+    /// Every vertex position, in level-global order.
+    pub(crate) fn positions(&self) -> Vec<Vec<f64>> {
+        self.chunks
+            .iter()
+            .flat_map(|c| c.chunk.vertices.rows())
+            .collect()
+    }
+
+    /// The fragment count of the chunk at `coords` (`None`: not scanned), as
+    /// [`super::ObjectIndex::check_fragments`] takes it.
+    pub(crate) fn fragments_of(&self, coords: &[i64]) -> Option<u64> {
+        self.get(&ChunkKey(coords.to_vec()))
+            .map(|c| c.chunk.fragments.len() as u64)
+    }
+
+    /// The chunk and fragment rows of every reference of `manifest` (object `id`), in manifest
+    /// order; a reference the scan does not hold is an inconsistency of `key`. Check the
+    /// manifest first ([`super::ObjectIndex::check_object`]): this expands its ranges.
+    pub(crate) fn fragments(
+        &self,
+        manifest: &Manifest,
+        id: u64,
+        key: &str,
+    ) -> Result<Vec<FragmentRef<'_>>> {
+        manifest
+            .refs()
+            .map(|(coords, f)| {
+                let chunk_key = ChunkKey(coords.to_vec());
+                let c = self.get(&chunk_key).ok_or_else(|| {
+                    Error::inconsistent(
+                        key,
+                        format!("object {id} names chunk {chunk_key}, which has no vertices"),
+                    )
+                })?;
+                let rows = c.chunk.fragments.get(f as usize).ok_or_else(|| {
+                    Error::inconsistent(
+                        key,
+                        format!(
+                            "object {id} names fragment {f} of chunk {chunk_key}, which has {}",
+                            c.chunk.fragments.len()
+                        ),
+                    )
+                })?;
+                Ok((c, f, rows))
+            })
+            .collect()
+    }
+}
+
+impl Level {
+    /// Reads every chunk of the level (see [`LevelScan`]), with its delta-0 link rows when
+    /// `links`. A listed chunk without vertices is an error.
+    pub(crate) fn scan(&self, links: bool) -> Result<LevelScan> {
+        let keys = self.chunk_keys()?;
+        self.scan_chunks(keys, links, |k| Error::Missing {
+            key: self.p(&[names::VERTICES, &k.to_string(), "zarr.json"]),
+            what: "vertices".into(),
+        })
+    }
+
+    /// Reads the chunks `keys` (sorted, distinct), with their delta-0 link rows (and skeleton
+    /// parents) when `links`; `missing` is the error of a chunk without vertices.
+    pub(crate) fn scan_chunks(
+        &self,
+        keys: Vec<ChunkKey>,
+        links: bool,
+        missing: impl Fn(&ChunkKey) -> Error + Sync,
+    ) -> Result<LevelScan> {
+        let infos = self.vertex_attribute_infos()?;
+        let width = if links { self.link_width()? } else { 2 };
+        let skeleton = self.geometry == Geometry::Skeleton;
+        let mut chunks: Vec<ScannedChunk> = keys
+            .par_iter()
+            .map(|k| -> Result<ScannedChunk> {
+                let chunk = self.chunk(k)?.ok_or_else(|| missing(k))?;
+                let rows = chunk.vertices.len() as u64;
+                let attributes = infos
+                    .iter()
+                    .map(|i| self.vertex_attribute(i, k, rows))
+                    .collect::<Result<Vec<_>>>()?;
+                let links = if links {
+                    self.links(k, width, rows)?
+                } else {
+                    None
+                };
+                let parents = match &links {
+                    Some(l) if skeleton => self.skeleton_parents(k, &chunk.fragments, l)?,
+                    _ => Vec::new(),
+                };
+                Ok(ScannedChunk {
+                    chunk,
+                    attributes,
+                    links,
+                    parents,
+                    offset: 0,
+                })
+            })
+            .collect::<Result<_>>()?;
+        let mut total = 0;
+        for c in &mut chunks {
+            c.offset = total;
+            total += c.rows();
+        }
+        let index_of = keys.into_iter().enumerate().map(|(i, k)| (k, i)).collect();
+        Ok(LevelScan {
+            infos,
+            chunks,
+            index_of,
+        })
+    }
+}

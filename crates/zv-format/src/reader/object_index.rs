@@ -1,0 +1,171 @@
+//! The object index of a level ([`ObjectIndex`]): one manifest per object, read from any of
+//! the three containers — the reference's vlen-bytes `manifests` array, `data` + `offsets`,
+//! or a `data` stream alone — or built by the identity convention (a single-chunk store
+//! without `object_index/`, where object `i` is fragment `i`).
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::{blob_err, group_metadata, Level};
+use crate::blob::{join, BlobData};
+use crate::error::{Error, Result};
+use crate::layout::manifest::{decode_stream, decode_vlen_items, decode_with_offsets, Manifest};
+use crate::metadata::JsonObject;
+use crate::names;
+
+/// The object index of a level.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ObjectIndex {
+    /// The number of objects.
+    pub num_objects: u64,
+    /// Chunk-coordinate arity of the manifests.
+    pub sid_ndim: usize,
+    /// The `layout` attribute (`vlen_manifests_v1` for the reference's container).
+    pub layout: Option<String>,
+    /// One manifest per object id.
+    pub manifests: Vec<Manifest>,
+    /// The group's attributes, verbatim.
+    pub attributes: JsonObject,
+}
+
+impl ObjectIndex {
+    /// Checks every manifest block against the fragment count of its chunk, given by
+    /// `fragments_of` (`None`: the chunk has no vertices), before anything expands a range;
+    /// an error names `key` and the object.
+    pub fn check_fragments(
+        &self,
+        key: &str,
+        mut fragments_of: impl FnMut(&[i64]) -> Option<u64>,
+    ) -> Result<()> {
+        (0..self.manifests.len() as u64)
+            .try_for_each(|id| self.check_object(id, key, &mut fragments_of))
+    }
+
+    /// [`ObjectIndex::check_fragments`] for the manifest of object `id` alone (an id without
+    /// a manifest has nothing to check).
+    pub fn check_object(
+        &self,
+        id: u64,
+        key: &str,
+        fragments_of: impl FnMut(&[i64]) -> Option<u64>,
+    ) -> Result<()> {
+        let Some(m) = self.manifests.get(id as usize) else {
+            return Ok(());
+        };
+        m.check_fragments(fragments_of)
+            .map_err(|e| Error::inconsistent(key, format!("object {id}: {e}")))
+    }
+}
+
+impl Level {
+    /// The object index, or `None` if the level has none. With the identity convention (a
+    /// single-chunk store without `object_index/`), object `i` is fragment `i` of that chunk.
+    pub fn object_index(&self) -> Result<Option<ObjectIndex>> {
+        Ok(self.shared_object_index()?.map(|i| (*i).clone()))
+    }
+
+    /// The object index, decoded on first use and shared by later calls.
+    pub fn shared_object_index(&self) -> Result<Option<Arc<ObjectIndex>>> {
+        if let Some(cached) = self.object_index.get() {
+            return Ok(cached.clone());
+        }
+        let index = self.read_object_index()?.map(Arc::new);
+        let _ = self.object_index.set(index.clone());
+        Ok(index)
+    }
+
+    fn read_object_index(&self) -> Result<Option<ObjectIndex>> {
+        let group = self.p(&[names::OBJECT_INDEX]);
+        let key = join(&[&group, "zarr.json"]);
+        let Some(attributes) = self.blobs.group_attributes(&group)? else {
+            if self.root.object_index_convention == "identity" {
+                return self.identity_index().map(Some);
+            }
+            return Ok(None);
+        };
+        let num_objects = attributes
+            .get("num_objects")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| Error::metadata(&key, "object_index has no integer `num_objects`"))?;
+        let sid_ndim = group_metadata::sid_ndim(&attributes, &key, self.key_arity)?;
+        let layout = attributes
+            .get("layout")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let n = usize::try_from(num_objects)
+            .map_err(|_| Error::metadata(&key, "num_objects is too large"))?;
+        let manifests = self.read_manifests(&group, n, sid_ndim)?;
+        Ok(Some(ObjectIndex {
+            num_objects,
+            sid_ndim,
+            layout,
+            manifests,
+            attributes,
+        }))
+    }
+
+    /// The `n` manifests of the object index group `group`, from whichever container it has.
+    fn read_manifests(&self, group: &str, n: usize, sid_ndim: usize) -> Result<Vec<Manifest>> {
+        let manifests_path = join(&[group, names::MANIFESTS]);
+        let data_path = join(&[group, names::DATA]);
+        if let Some(blob) = self.blobs.read(&manifests_path)? {
+            let BlobData::Elements(items) = blob else {
+                return Err(Error::metadata(
+                    join(&[&manifests_path, "zarr.json"]),
+                    "manifests must be variable_length_bytes",
+                ));
+            };
+            return decode_vlen_items(items.iter().map(Vec::as_slice), n, sid_ndim)
+                .map_err(blob_err(manifests_path));
+        }
+        let Some(data) = self.blobs.read_bytes(&data_path)? else {
+            if n == 0 {
+                return Ok(Vec::new());
+            }
+            return Err(Error::Missing {
+                key: join(&[&manifests_path, "zarr.json"]),
+                what: format!("object manifests for {n} objects (neither `manifests` nor `data`)"),
+            });
+        };
+        match self.blobs.read_bytes(&join(&[group, names::OFFSETS]))? {
+            Some(offsets) => {
+                let ms = decode_with_offsets(&data, &offsets, sid_ndim)
+                    .map_err(blob_err(data_path.clone()))?;
+                if ms.len() != n {
+                    return Err(Error::inconsistent(
+                        &data_path,
+                        format!("{} manifests, num_objects is {n}", ms.len()),
+                    ));
+                }
+                Ok(ms)
+            }
+            None => decode_stream(&data, sid_ndim, Some(n)).map_err(blob_err(data_path)),
+        }
+    }
+
+    fn identity_index(&self) -> Result<ObjectIndex> {
+        let keys = self.chunk_keys()?;
+        let [key] = keys.as_slice() else {
+            return Err(Error::inconsistent(
+                self.p(&["zarr.json"]),
+                format!(
+                    "the identity object index needs exactly one chunk, the level has {}",
+                    keys.len()
+                ),
+            ));
+        };
+        let rows = self.vertices(key)?.map_or(0, |v| v.len() as u64);
+        let frags = self.fragments(key, rows)?;
+        let manifests = (0..frags.len() as u64)
+            .map(|f| Manifest::from_refs(&[(key.coords().to_vec(), f)]))
+            .collect();
+        Ok(ObjectIndex {
+            num_objects: frags.len() as u64,
+            sid_ndim: key.arity(),
+            layout: Some("identity".into()),
+            manifests,
+            attributes: JsonObject::new(),
+        })
+    }
+}

@@ -1,0 +1,281 @@
+//! Objects ([`Object`]): an object's vertices, vertex attributes, links and object attribute
+//! values, read through its manifest; and the groups of objects.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde_json::Value;
+
+use super::level_scan::{FragmentRef, LevelScan};
+use super::links::{Endpoints, LinkSource};
+use super::skeleton::fragment_parents;
+use super::{blob_err, DenseAttribute, Level, ObjectIndex};
+use crate::blob::join;
+use crate::error::{Error, Result};
+use crate::geometry::Geometry;
+use crate::layout::attributes::AttributeRows;
+use crate::layout::groups::Groups;
+use crate::metadata::ChunkKey;
+use crate::names;
+
+/// One object read through its manifest.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Object {
+    /// The object id.
+    pub id: u64,
+    /// `(chunk, fragment)` references in manifest order.
+    pub fragments: Vec<(ChunkKey, u64)>,
+    /// `(chunk, row)` of each vertex, in manifest order.
+    pub rows: Vec<(ChunkKey, u64)>,
+    /// The vertex positions, in manifest order.
+    pub vertices: Vec<Vec<f64>>,
+    /// Vertex attributes, row-aligned with `vertices`.
+    pub vertex_attributes: BTreeMap<String, AttributeRows>,
+    /// Links as indices into `vertices` (`None` for point clouds).
+    pub links: Option<Vec<Vec<u64>>>,
+    /// The object's row of each object attribute (`None` where `present_mask` is 0).
+    pub attributes: BTreeMap<String, Option<Value>>,
+}
+
+impl Level {
+    /// Reads object `id`: its vertices in manifest order, its attributes, and (except for
+    /// point clouds) its links as indices into its vertices, including links that cross
+    /// chunks. Skeleton parents are rebuilt per object: sequential within each fragment,
+    /// overridden by the stored `[child, parent]` rows and cross-chunk records.
+    pub fn object(&self, id: u64) -> Result<Object> {
+        let mut objects = self.objects(&[id])?;
+        objects
+            .pop()
+            .ok_or_else(|| Error::InvalidInput(format!("object {id} does not exist")))
+    }
+
+    /// Reads several objects (see [`Level::object`]).
+    pub fn objects(&self, ids: &[u64]) -> Result<Vec<Object>> {
+        let index = self.shared_object_index()?.ok_or_else(|| Error::Missing {
+            key: self.p(&[names::OBJECT_INDEX, "zarr.json"]),
+            what: "object index (the level has no objects)".into(),
+        })?;
+        self.read_objects(&index, ids)
+    }
+
+    /// Reads the objects of group `gid`.
+    pub fn group_objects(&self, gid: usize) -> Result<Vec<Object>> {
+        let members = self.group_members(gid)?;
+        self.objects(&members)
+    }
+
+    /// The groups (`None` if the level has none).
+    pub fn groups(&self) -> Result<Option<Groups>> {
+        let group = self.p(&[names::GROUPS]);
+        if self.blobs.group_attributes(&group)?.is_none() && !self.blobs.exists(&group)? {
+            return Ok(None);
+        }
+        let data_path = join(&[&group, names::DATA]);
+        let data = self.blobs.read_bytes(&data_path)?;
+        let offsets = self.blobs.read_bytes(&join(&[&group, names::OFFSETS]))?;
+        match (data, offsets) {
+            (Some(d), Some(o)) => Groups::decode(&d, &o)
+                .map(Some)
+                .map_err(blob_err(data_path)),
+            (None, None) => Ok(Some(Groups::default())),
+            (Some(_), None) => Err(Error::Missing {
+                key: join(&[&group, names::OFFSETS, "zarr.json"]),
+                what: "groups offsets".into(),
+            }),
+            (None, Some(_)) => Err(Error::Missing {
+                key: join(&[&data_path, "zarr.json"]),
+                what: "groups data".into(),
+            }),
+        }
+    }
+
+    /// The object ids of group `gid`.
+    pub fn group_members(&self, gid: usize) -> Result<Vec<u64>> {
+        let groups = self.groups()?.ok_or_else(|| Error::Missing {
+            key: self.p(&[names::GROUPS, "zarr.json"]),
+            what: "groups".into(),
+        })?;
+        groups.members.get(gid).cloned().ok_or_else(|| {
+            Error::InvalidInput(format!(
+                "group {gid} does not exist ({} groups)",
+                groups.len()
+            ))
+        })
+    }
+
+    fn read_objects(&self, index: &ObjectIndex, ids: &[u64]) -> Result<Vec<Object>> {
+        let okey = self.p(&[names::OBJECT_INDEX, "zarr.json"]);
+        if let Some(&id) = ids.iter().find(|&&id| id >= index.num_objects) {
+            return Err(Error::InvalidInput(format!(
+                "object {id} does not exist ({} objects)",
+                index.num_objects
+            )));
+        }
+        // The chunks the objects need, read once each, in parallel (blocks are not expanded
+        // before they are checked against the chunks' fragment counts).
+        let mut needed: Vec<ChunkKey> = ids
+            .iter()
+            .flat_map(|&id| {
+                index.manifests[id as usize]
+                    .blocks
+                    .iter()
+                    .map(|b| ChunkKey(b.chunk.clone()))
+            })
+            .collect();
+        needed.sort();
+        needed.dedup();
+        let explicit = self.geometry.has_explicit_links();
+        let scan = self.scan_chunks(needed, explicit, |k| {
+            Error::inconsistent(
+                &okey,
+                format!("a manifest names chunk {k}, which has no vertices"),
+            )
+        })?;
+        let links = if explicit {
+            Some(self.link_source()?)
+        } else {
+            None
+        };
+        let object_attrs = self.object_attributes()?;
+        let mut out = Vec::with_capacity(ids.len());
+        for &id in ids {
+            index.check_object(id, &okey, |c| scan.fragments_of(c))?;
+            let refs = scan.fragments(&index.manifests[id as usize], id, &okey)?;
+            let (mut obj, spans) = self.object_vertices(id, &scan, &refs)?;
+            obj.links = self.object_links(&obj, &spans, &scan, links.as_ref())?;
+            obj.attributes = object_attribute_values(self, id, index, &object_attrs)?;
+            out.push(obj);
+        }
+        Ok(out)
+    }
+
+    /// The vertices, rows, fragments and vertex attributes of object `id`, whose manifest
+    /// references are `refs`; with the span of object-local indices of each reference.
+    fn object_vertices(
+        &self,
+        id: u64,
+        scan: &LevelScan,
+        refs: &[FragmentRef<'_>],
+    ) -> Result<(Object, Vec<(u64, u64)>)> {
+        let okey = self.p(&[names::OBJECT_INDEX, "zarr.json"]);
+        let mut obj = Object {
+            id,
+            fragments: Vec::new(),
+            rows: Vec::new(),
+            vertices: Vec::new(),
+            vertex_attributes: BTreeMap::new(),
+            links: None,
+            attributes: BTreeMap::new(),
+        };
+        let mut spans = Vec::with_capacity(refs.len());
+        for (c, f, rows) in refs {
+            let key = c.key();
+            let start = obj.rows.len() as u64;
+            for r in rows.iter() {
+                let v =
+                    c.chunk.vertices.row(r as usize).ok_or_else(|| {
+                        Error::inconsistent(&okey, format!("row {r} of chunk {key}"))
+                    })?;
+                obj.vertices.push(v);
+                obj.rows.push((key.clone(), r));
+            }
+            spans.push((start, obj.rows.len() as u64));
+            obj.fragments.push((key.clone(), *f));
+            for (info, rows_of) in scan.infos.iter().zip(&c.attributes) {
+                if let Some(a) = rows_of {
+                    let picked = self.gather_vertex_rows(info, key, a, rows.iter())?;
+                    self.append_rows(&mut obj.vertex_attributes, &info.name, picked)?;
+                }
+            }
+        }
+        Ok((obj, spans))
+    }
+
+    /// Appends `rows` to the rows of vertex attribute `name` in `acc`.
+    pub(crate) fn append_rows(
+        &self,
+        acc: &mut BTreeMap<String, AttributeRows>,
+        name: &str,
+        rows: AttributeRows,
+    ) -> Result<()> {
+        match acc.get_mut(name) {
+            Some(a) => a
+                .extend(&rows)
+                .map_err(blob_err(self.p(&[names::VERTEX_ATTRIBUTES, name]))),
+            None => {
+                acc.insert(name.to_owned(), rows);
+                Ok(())
+            }
+        }
+    }
+
+    /// The links of `obj` as indices into its vertices (`None` for point clouds): polylines
+    /// link consecutive vertices; other geometries keep the stored links whose endpoints all
+    /// belong to the object; skeletons then take zv's parent rule over the object's
+    /// fragments (`spans`).
+    fn object_links(
+        &self,
+        obj: &Object,
+        spans: &[(u64, u64)],
+        scan: &LevelScan,
+        source: Option<&LinkSource>,
+    ) -> Result<Option<Vec<Vec<u64>>>> {
+        let n = obj.rows.len() as u64;
+        if self.geometry.is_sequential() {
+            return Ok(Some((1..n).map(|i| vec![i - 1, i]).collect()));
+        }
+        let Some(source) = source else {
+            return Ok(None);
+        };
+        let mut local: HashMap<(&ChunkKey, u64), u64> = HashMap::new();
+        for (i, (k, r)) in obj.rows.iter().enumerate() {
+            local.entry((k, *r)).or_insert(i as u64);
+        }
+        let mut chunks: Vec<&ChunkKey> = obj.rows.iter().map(|(k, _)| k).collect();
+        chunks.sort();
+        chunks.dedup();
+        let links = source.number(
+            chunks.into_iter().filter_map(|k| scan.get(k)),
+            |k, r| local.get(&(k, r)).copied(),
+            Endpoints::Inside,
+        )?;
+        if self.geometry == Geometry::Skeleton {
+            let parents = fragment_parents(n, spans.iter().map(|&(a, b)| a..b), &links);
+            return Ok(Some(parents.iter().map(|&(c, p, _)| vec![c, p]).collect()));
+        }
+        Ok(Some(links.into_iter().map(|l| l.ends).collect()))
+    }
+}
+
+/// Object `id`'s row of each object attribute (`None` where `present_mask` is 0); an
+/// attribute with no row for the object is an error.
+fn object_attribute_values(
+    level: &Level,
+    id: u64,
+    index: &ObjectIndex,
+    attributes: &BTreeMap<String, DenseAttribute>,
+) -> Result<BTreeMap<String, Option<Value>>> {
+    let mut out = BTreeMap::new();
+    for (name, attr) in attributes {
+        if id as usize >= attr.values.rows.num_rows() {
+            return Err(Error::inconsistent(
+                level.p(&[names::OBJECT_ATTRIBUTES, name, names::DATA]),
+                format!(
+                    "{} rows, none for object {id} ({} objects)",
+                    attr.values.rows.num_rows(),
+                    index.num_objects
+                ),
+            ));
+        }
+        let present = attr
+            .present_mask
+            .as_ref()
+            .is_none_or(|m| m.get(id as usize).copied().unwrap_or(false));
+        let value = if present {
+            attr.values.rows.row_json(id as usize)
+        } else {
+            None
+        };
+        out.insert(name.clone(), value);
+    }
+    Ok(out)
+}
