@@ -21,13 +21,14 @@ use crate::key::{segment_problem, KeyError, StoreKey, StorePrefix};
 /// The name of the metadata document of every node.
 pub const METADATA_NAME: &str = "zarr.json";
 
-fn name_problem(text: &str) -> Option<&'static str> {
+/// Checks a node name; `reserved_ok` lets names starting with `__` through.
+fn name_problem(text: &str, reserved_ok: bool) -> Option<&'static str> {
     if let Some(reason) = segment_problem(text) {
         return Some(reason);
     }
     if text.contains('/') {
         Some("`/` is not allowed in a node name")
-    } else if text.starts_with("__") {
+    } else if !reserved_ok && text.starts_with("__") {
         Some("names starting with `__` are reserved")
     } else {
         None
@@ -42,7 +43,7 @@ impl NodeName {
     /// Parses and validates a node name.
     pub fn new(text: impl Into<String>) -> Result<Self, KeyError> {
         let text = text.into();
-        match name_problem(&text) {
+        match name_problem(&text, false) {
             Some(reason) => Err(KeyError::new("node name", &text, reason)),
             None => Ok(Self(text)),
         }
@@ -73,14 +74,25 @@ impl NodePath {
     /// Parses and validates a node path. A missing leading `/` is added (`"a/b"` = `"/a/b"`);
     /// a trailing `/` is ignored.
     pub fn new(text: impl AsRef<str>) -> Result<Self, KeyError> {
-        let text = text.as_ref();
+        Self::parse(text.as_ref(), false)
+    }
+
+    /// Like [`NodePath::new`], but names reserved by the Zarr specification (starting with
+    /// `__`) are accepted: other implementations write such nodes (the ZV reference's
+    /// `__shard_*` packs), and a reader must be able to address them. Every rule that keeps a
+    /// key inside the store still holds.
+    pub fn new_lenient(text: impl AsRef<str>) -> Result<Self, KeyError> {
+        Self::parse(text.as_ref(), true)
+    }
+
+    fn parse(text: &str, reserved_ok: bool) -> Result<Self, KeyError> {
         let trimmed = text.strip_prefix('/').unwrap_or(text);
         let trimmed = trimmed.strip_suffix('/').unwrap_or(trimmed);
         if trimmed.is_empty() {
             return Ok(Self::root());
         }
         for segment in trimmed.split('/') {
-            if let Some(reason) = name_problem(segment) {
+            if let Some(reason) = name_problem(segment, reserved_ok) {
                 return Err(KeyError::new("node path", text, reason));
             }
         }
@@ -192,6 +204,13 @@ mod tests {
         assert_eq!(p.join("c/d").unwrap().as_str(), "/a/b/c/d");
         for bad in ["/a//b", "/a/../b", "/..", "/a/__x", "/a/./b", "/a\\b"] {
             assert!(NodePath::new(bad).is_err(), "{bad:?}");
+        }
+        // the lenient form only lets reserved names through
+        let packed = NodePath::new_lenient("a/__shard_000001").unwrap();
+        assert_eq!(packed.metadata_key().as_str(), "a/__shard_000001/zarr.json");
+        assert_eq!(packed.name().unwrap().as_str(), "__shard_000001");
+        for bad in ["/a//b", "/a/../b", "/..", "/a/./b", "/a\\b"] {
+            assert!(NodePath::new_lenient(bad).is_err(), "{bad:?}");
         }
     }
 
