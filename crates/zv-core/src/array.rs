@@ -201,7 +201,7 @@ impl Array {
     }
 
     fn check_coords(&self, coords: &[u64]) -> Result<()> {
-        if self.grid.chunk_region(coords).is_none() {
+        if !self.grid.contains_chunk(coords) {
             return Err(Error::InvalidInput {
                 path: self.path.to_string(),
                 reason: format!(
@@ -280,7 +280,7 @@ impl Array {
             .filter_map(|key| {
                 let relative = key.as_str().get(prefix.as_str().len()..)?;
                 let coords = self.metadata.chunk_key_encoding.decode(relative, ndim)?;
-                self.grid.chunk_region(&coords).map(|_| coords)
+                self.grid.contains_chunk(&coords).then_some(coords)
             })
             .collect();
         out.sort_unstable();

@@ -16,7 +16,7 @@
 
 use std::fmt;
 
-use crate::key::{segment_problem, KeyError, StoreKey, StorePrefix};
+use crate::key::{key_problem, segment_problem, KeyError, StoreKey, StorePrefix};
 
 /// The name of the metadata document of every node.
 pub const METADATA_NAME: &str = "zarr.json";
@@ -96,7 +96,10 @@ impl NodePath {
                 return Err(KeyError::new("node path", text, reason));
             }
         }
-        Ok(Self(format!("/{trimmed}")))
+        let mut path = String::with_capacity(trimmed.len() + 1);
+        path.push('/');
+        path.push_str(trimmed);
+        Ok(Self(path))
     }
 
     /// The path text (`/` or `/a/b`).
@@ -160,22 +163,33 @@ impl NodePath {
 
     /// The store prefix of the node's keys (`""` for the root, `"a/b/"` for `/a/b`).
     pub fn prefix(&self) -> StorePrefix {
-        if self.is_root() {
-            StorePrefix::root()
-        } else {
-            // The names were validated by the constructor.
-            StorePrefix(format!("{}/", &self.0[1..]))
+        // The names were validated by the constructor.
+        StorePrefix(self.prefixed(""))
+    }
+
+    /// `prefix + name` as text, in one allocation (paths are built on every node access).
+    fn prefixed(&self, name: &str) -> String {
+        let names = self.0.get(1..).unwrap_or_default();
+        let mut text = String::with_capacity(names.len() + 1 + name.len());
+        if !names.is_empty() {
+            text.push_str(names);
+            text.push('/');
         }
+        text.push_str(name);
+        text
     }
 
     /// The key of the node's `zarr.json`.
     pub fn metadata_key(&self) -> StoreKey {
-        StoreKey(format!("{}{}", self.prefix().as_str(), METADATA_NAME))
+        StoreKey(self.prefixed(METADATA_NAME))
     }
 
     /// The key `prefix + relative` for a key below this node (`relative` is validated).
     pub fn key(&self, relative: &str) -> Result<StoreKey, KeyError> {
-        self.prefix().key(relative)
+        match key_problem(relative) {
+            Some(reason) => Err(KeyError::new("store key", &self.prefixed(relative), reason)),
+            None => Ok(StoreKey(self.prefixed(relative))),
+        }
     }
 }
 
@@ -202,6 +216,13 @@ mod tests {
         assert_eq!(NodePath::root().metadata_key().as_str(), "zarr.json");
         assert_eq!(p.names().count(), 2);
         assert_eq!(p.join("c/d").unwrap().as_str(), "/a/b/c/d");
+        assert_eq!(p.key("c/0").unwrap().as_str(), "a/b/c/0");
+        assert_eq!(NodePath::root().key("c/0").unwrap().as_str(), "c/0");
+        assert_eq!(NodePath::root().prefix().as_str(), "");
+        for bad in ["", "/c", "c/", "c//0", "../x", "c/./0"] {
+            assert!(p.key(bad).is_err(), "{bad:?}");
+            assert!(NodePath::root().key(bad).is_err(), "{bad:?}");
+        }
         for bad in ["/a//b", "/a/../b", "/..", "/a/__x", "/a/./b", "/a\\b"] {
             assert!(NodePath::new(bad).is_err(), "{bad:?}");
         }

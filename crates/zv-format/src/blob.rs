@@ -177,10 +177,10 @@ impl Blobs {
     /// The blob array at `path` from its metadata (no I/O): a 1-D array with no storage
     /// transformer it must understand, and a codec chain that builds.
     fn open_array(&self, path: &NodePath, meta: ArrayMetadata) -> Result<Array> {
-        let meta_key = path.metadata_key();
+        // keys are only built for errors
         if meta.shape.len() != 1 {
             return Err(Error::metadata(
-                meta_key.as_str(),
+                path.metadata_key().as_str(),
                 format!(
                     "a blob must be a 1-D array, this one has shape {:?}",
                     meta.shape
@@ -189,11 +189,12 @@ impl Blobs {
         }
         if let Some(t) = meta.storage_transformers.iter().find(|t| !t.may_ignore()) {
             return Err(Error::Unsupported {
-                key: meta_key.to_string(),
+                key: path.metadata_key().to_string(),
                 what: format!("storage transformer `{}`", t.name),
             });
         }
-        Array::from_metadata(self.store.clone(), path, meta).map_err(|e| zarr_error(e, &meta_key))
+        Array::from_metadata(self.store.clone(), path, meta)
+            .map_err(|e| zarr_error(e, &path.metadata_key()))
     }
 
     /// Reads the byte blob at `path`; `None` if absent.

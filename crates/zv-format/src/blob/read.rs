@@ -38,8 +38,8 @@ impl BlobData {
 
 /// Reads every element of the 1-D `array`.
 pub(super) fn read_whole(array: &Array) -> Result<BlobData> {
-    let meta_key = array.path().metadata_key();
-    let err = |e| zarr_error(e, &meta_key);
+    // the key is only built for an error
+    let err = |e| zarr_error(e, &array.path().metadata_key());
     let n = array.shape().first().copied().unwrap_or(0);
     let nchunks = array.grid().grid_shape().first().copied().unwrap_or(0);
     if nchunks == 1 {
@@ -50,7 +50,7 @@ pub(super) fn read_whole(array: &Array) -> Result<BlobData> {
             return Ok(out.finish());
         }
     }
-    let mut out = Assembler::reserve(array, n, &meta_key)?;
+    let mut out = Assembler::reserve(array, n)?;
     let stored = if nchunks > 1 {
         array.stored_chunks().map_err(err)?
     } else {
@@ -96,11 +96,9 @@ impl Assembler {
                 bytes.truncate(count.saturating_mul(es));
                 (bytes, Vec::new())
             }
-            variable @ ArrayBytes::Variable { .. } => {
-                let elements = (0..count)
-                    .map_while(|j| variable.element(j).map(<[u8]>::to_vec))
-                    .collect();
-                (Vec::new(), elements)
+            ArrayBytes::Variable { data, offsets } => {
+                let bounds = offsets.get(..=count).unwrap_or(&offsets);
+                (Vec::new(), elements_of(&data, bounds).collect())
             }
         };
         Self {
@@ -113,9 +111,9 @@ impl Assembler {
     }
 
     /// Room for the `n` elements of `array`, reserved before anything is read: the size is
-    /// dictated by the metadata, so a shape too large for memory is an error naming
-    /// `meta_key`.
-    fn reserve(array: &Array, n: u64, meta_key: &StoreKey) -> Result<Self> {
+    /// dictated by the metadata, so a shape too large for memory is an error naming the
+    /// array's `zarr.json`.
+    fn reserve(array: &Array, n: u64) -> Result<Self> {
         let data_type = array.data_type();
         let es = data_type.size();
         let mut bytes = Vec::new();
@@ -128,7 +126,7 @@ impl Assembler {
         };
         if !reserved {
             return Err(Error::inconsistent(
-                meta_key.as_str(),
+                array.path().metadata_key().as_str(),
                 format!("shape [{n}] is too large to read into memory"),
             ));
         }
@@ -166,13 +164,11 @@ impl Assembler {
                 })?;
                 self.bytes.extend_from_slice(part);
             }
-            (ArrayBytes::Variable { .. }, None) => {
-                for j in 0..count {
-                    let element = chunk.element(j).ok_or_else(|| {
-                        Error::inconsistent(key.as_str(), "chunk shorter than its shape")
-                    })?;
-                    self.elements.push(element.to_vec());
-                }
+            (ArrayBytes::Variable { data, offsets }, None) => {
+                let bounds = offsets.get(..=count).ok_or_else(|| {
+                    Error::inconsistent(key.as_str(), "chunk shorter than its shape")
+                })?;
+                self.elements.extend(elements_of(data, bounds));
             }
             _ => {
                 return Err(Error::inconsistent(
@@ -202,4 +198,12 @@ impl Assembler {
             BlobData::Bytes(self.bytes)
         }
     }
+}
+
+/// The elements of variable-length bytes between consecutive `bounds` (offsets into `data`,
+/// checked by the codec chain: non-decreasing and within `data`).
+fn elements_of<'a>(data: &'a [u8], bounds: &'a [usize]) -> impl Iterator<Item = Vec<u8>> + 'a {
+    bounds
+        .windows(2)
+        .map(|w| data.get(w[0]..w[1]).unwrap_or_default().to_vec())
 }
