@@ -32,8 +32,10 @@ fn stored_chunks_lists_only_chunks_of_the_grid() {
     let a = Array::create(s.clone(), &path, vlen(40_000, 16_384)).unwrap();
     assert!(a.stored_chunks().unwrap().is_empty());
     let full: Vec<Vec<u8>> = (0..16_384u32).map(|i| i.to_le_bytes().to_vec()).collect();
-    a.store_chunk(&[2], ArrayBytes::from_elements(&full)).unwrap();
-    a.store_chunk(&[0], ArrayBytes::from_elements(&full)).unwrap();
+    a.store_chunk(&[2], ArrayBytes::from_elements(&full))
+        .unwrap();
+    a.store_chunk(&[0], ArrayBytes::from_elements(&full))
+        .unwrap();
     // keys that are not chunks of this grid are ignored
     for stray in ["m/c/3", "m/c/x", "m/c/1/0", "m/notes", "m2/c/1"] {
         s.set(&StoreKey::new(stray).unwrap(), vec![1u8].into())
@@ -45,7 +47,10 @@ fn stored_chunks_lists_only_chunks_of_the_grid() {
     assert_eq!(c2.element(5), Some(&5u32.to_le_bytes()[..]));
     // a missing chunk still reads as the fill value through retrieve_chunk
     assert_eq!(a.retrieve_chunk(&[1]).unwrap().element(0), Some(&b""[..]));
-    assert!(a.retrieve_chunk_if_exists(&[3]).is_err(), "outside the grid");
+    assert!(
+        a.retrieve_chunk_if_exists(&[3]).is_err(),
+        "outside the grid"
+    );
 }
 
 #[test]

@@ -232,16 +232,16 @@ impl Blobs {
         let array = Array::from_metadata(self.store.clone(), &path, meta)
             .map_err(|e| zarr_error(e, &meta_key))?;
         if n == 0 {
-            let chunk_key = array.chunk_key(&[0]).map_err(|e| zarr_error(e, &meta_key))?;
+            let chunk_key = array
+                .chunk_key(&[0])
+                .map_err(|e| zarr_error(e, &meta_key))?;
             self.store.delete(&chunk_key)?;
         } else {
             array
                 .store_chunk(&[0], ArrayBytes::Fixed(Cow::Borrowed(bytes)))
                 .map_err(|e| zarr_error(e, &meta_key))?;
         }
-        array
-            .store_metadata()
-            .map_err(|e| zarr_error(e, &meta_key))
+        array.store_metadata().map_err(|e| zarr_error(e, &meta_key))
     }
 
     /// Writes a group `zarr.json` with `attributes` at `path` (`""` for the root).

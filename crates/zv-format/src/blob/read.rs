@@ -46,7 +46,7 @@ pub(super) fn read_whole(array: &Array) -> Result<BlobData> {
         // the usual blob: its one chunk, decoded, is the blob
         if let Some(chunk) = array.retrieve_chunk_if_exists(&[0]).map_err(err)? {
             let mut out = Assembler::whole(array.data_type(), chunk, n);
-            out.to_little_endian();
+            out.make_little_endian();
             return Ok(out.finish());
         }
     }
@@ -68,14 +68,14 @@ pub(super) fn read_whole(array: &Array) -> Result<BlobData> {
         }
     }
     out.fill_to(n);
-    out.to_little_endian();
+    out.make_little_endian();
     Ok(out.finish())
 }
 
 /// The elements read so far, with the fill element for gaps.
 struct Assembler {
     data_type: DataType,
-    /// Bytes of fixed-size elements (native order until [`Assembler::to_little_endian`]).
+    /// Bytes of fixed-size elements (native order until [`Assembler::make_little_endian`]).
     bytes: Vec<u8>,
     /// Variable-length elements.
     elements: Vec<Vec<u8>>,
@@ -182,7 +182,7 @@ impl Assembler {
     }
 
     /// Puts fixed-size elements in little-endian order (decoded chunks are in native order).
-    fn to_little_endian(&mut self) {
+    fn make_little_endian(&mut self) {
         if cfg!(target_endian = "big") {
             let w = self.data_type.component_size().unwrap_or(1);
             if w > 1 {

@@ -107,7 +107,11 @@ impl Blobs {
         let bytes = read_whole(pack)?.into_bytes(&pack_key)?;
         let span = usize::try_from(*offset)
             .ok()
-            .zip(offset.checked_add(*len).and_then(|e| usize::try_from(e).ok()))
+            .zip(
+                offset
+                    .checked_add(*len)
+                    .and_then(|e| usize::try_from(e).ok()),
+            )
             .and_then(|(start, end)| bytes.get(start..end));
         let slice = span.ok_or_else(|| {
             Error::inconsistent(

@@ -36,7 +36,9 @@ fn get(store: &Arc<dyn Store>, key: &str) -> Option<Vec<u8>> {
 #[test]
 fn a_written_blob_is_one_chunk_and_the_document_of_zv_core() {
     let (store, blobs) = blobs();
-    blobs.write_bytes("0/vertices/0.0", b"abcdef", &raw()).unwrap();
+    blobs
+        .write_bytes("0/vertices/0.0", b"abcdef", &raw())
+        .unwrap();
     assert_eq!(get(&store, "0/vertices/0.0/c/0").unwrap(), b"abcdef");
     let meta = ArrayMetadata::new(vec![6], vec![6], DataType::UInt8, raw()).unwrap();
     assert_eq!(
@@ -59,7 +61,10 @@ fn an_empty_blob_has_shape_zero_chunk_one_and_no_chunk_file() {
     let doc: serde_json::Value =
         serde_json::from_slice(&get(&store, "a/b/zarr.json").unwrap()).unwrap();
     assert_eq!(doc["shape"], json!([0]));
-    assert_eq!(doc["chunk_grid"]["configuration"]["chunk_shape"], json!([1]));
+    assert_eq!(
+        doc["chunk_grid"]["configuration"]["chunk_shape"],
+        json!([1])
+    );
     assert_eq!(blobs.read_bytes("a/b").unwrap(), Some(Vec::new()));
 }
 
@@ -70,9 +75,13 @@ fn variable_length_arrays_of_several_sparse_chunks_read_in_order() {
         serde_json::from_value(json!([{"name": "vlen-bytes", "configuration": {}},
             {"name": "zstd", "configuration": {"level": 0, "checksum": false}}]))
         .unwrap();
-    let meta =
-        ArrayMetadata::new(vec![40_000], vec![16_384], DataType::VariableLengthBytes, codecs)
-            .unwrap();
+    let meta = ArrayMetadata::new(
+        vec![40_000],
+        vec![16_384],
+        DataType::VariableLengthBytes,
+        codecs,
+    )
+    .unwrap();
     let path = NodePath::new("0/object_index/manifests").unwrap();
     let array = Array::create(store.clone(), &path, meta).unwrap();
     let chunk = |base: u32| -> Vec<Vec<u8>> {
@@ -114,7 +123,10 @@ fn a_corrupt_chunk_is_an_error_naming_the_chunk_key() {
     let err = blobs.read_bytes("g/k").unwrap_err().to_string();
     assert!(err.contains("`g/k/c/0`"), "{err}");
     store
-        .set(&StoreKey::new("g/k/zarr.json").unwrap(), b"{".to_vec().into())
+        .set(
+            &StoreKey::new("g/k/zarr.json").unwrap(),
+            b"{".to_vec().into(),
+        )
         .unwrap();
     let err = blobs.read_bytes("g/k").unwrap_err().to_string();
     assert!(err.contains("`g/k/zarr.json`"), "{err}");
@@ -137,7 +149,10 @@ fn packed_blobs_are_sliced_out_of_their_pack() {
         .set(&key, serde_json::to_vec(&doc).unwrap().into())
         .unwrap();
     assert_eq!(blobs.read_bytes("0/vertices/0.0").unwrap().unwrap(), b"aaa");
-    assert_eq!(blobs.read_bytes("0/vertices/1.0").unwrap().unwrap(), b"bbbb");
+    assert_eq!(
+        blobs.read_bytes("0/vertices/1.0").unwrap().unwrap(),
+        b"bbbb"
+    );
     assert_eq!(blobs.read_bytes("0/vertices/2.0").unwrap().unwrap(), b"cc");
     assert_eq!(blobs.read_bytes("0/vertices/3.0").unwrap(), None);
     assert_eq!(
