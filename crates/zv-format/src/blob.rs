@@ -1,5 +1,5 @@
-//! ZV blobs through the Zarr layer of `zv-core` (spec §2.2–§2.8; `docs/format-decisions.md`,
-//! "Zarr v3 layer").
+//! ZV blobs through the Zarr layer of `zv-core` (`docs/format-decisions.md`, "Zarr v3 layer":
+//! per-chunk blobs, codecs, `__shard_*` packing).
 //!
 //! Every ZV blob is a 1-D Zarr v3 array node (`<level>/<array>/<key>/zarr.json` plus its chunk
 //! files). Nothing here decodes or encodes bytes itself: a blob is read and written as a

@@ -1,5 +1,5 @@
 //! ZV metadata: the root (`zarr_vectors` + NGFF `multiscales`), levels (`zarr_vectors_level`),
-//! chunk keys and the per-array group attributes (spec §4).
+//! chunk keys and the per-array group attributes.
 //!
 //! Parsing follows "read liberally" (`docs/format-decisions.md`): optional fields take the
 //! reference's defaults, integer and float JSON numbers are both accepted, unknown keys are

@@ -1,6 +1,6 @@
-//! The reference's `__shard_*` packs (spec §2.8): per-chunk blobs of one array group packed
-//! into 1-D `uint8` arrays named `__shard_%06d`, each with a `shard_index` attribute
-//! `{"<blob name>": [offset, nbytes], …}`.
+//! The reference's `__shard_*` packs (`docs/format-decisions.md`, "`__shard_*` packing"):
+//! per-chunk blobs of one array group packed into 1-D `uint8` arrays named `__shard_%06d`,
+//! each with a `shard_index` attribute `{"<blob name>": [offset, nbytes], …}`.
 //!
 //! A group's packs are listed and their documents read once, on the first miss in that group;
 //! the index keeps each pack's array handle, so reading a packed blob is one chunk read of

@@ -1,4 +1,5 @@
-//! Cross-chunk link records (`cross_chunk_links/<d>/data`; §3.7).
+//! Cross-chunk link records (`cross_chunk_links/<d>/data`; `docs/format-decisions.md`,
+//! "Polyline / line cross-chunk records").
 //!
 //! Records back to back, all int64, no header:
 //!

@@ -1,4 +1,5 @@
-//! The fragment index, version 1 (`vertex_fragments/<key>`, `link_fragments/<key>`; §3.3).
+//! The fragment index, version 1 (`vertex_fragments/<key>`, `link_fragments/<key>`;
+//! `docs/format-decisions.md`, "Fragment index").
 //!
 //! A chunk's rows are split into fragments `0..F`; each is a **range** `[start, start+count)`
 //! or an **explicit** list of row indices (lists may overlap). Layout, all little-endian:

@@ -1,4 +1,5 @@
-//! Link rows (`links/0/<key>`; §3.4) and the cross-level ragged blob (`links/±N/<key>`; §3.5).
+//! Link rows (`links/0/<key>`) and the cross-level ragged blob (`links/±N/<key>`;
+//! `docs/format-decisions.md`, "Cross-level links").
 //!
 //! Intra-level links are flat rows of `link_width` int64 chunk-local row indices into
 //! `vertices/<key>`, with no header:

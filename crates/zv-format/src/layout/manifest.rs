@@ -1,4 +1,5 @@
-//! Object manifests and their containers (§3.8, §2.5).
+//! Object manifests and their containers (`docs/format-decisions.md`, "Manifest blocks",
+//! "Object index container").
 //!
 //! An object's manifest is an ordered list of blocks; each block names a chunk and one or more
 //! fragments of it. Layout of one manifest (no alignment anywhere):

@@ -1,4 +1,5 @@
-//! Chunk keys (`"1.-2.3"`, spec §1.2) and the chunk of a position.
+//! Chunk keys (`"1.-2.3"`) and the chunk of a position (`docs/format-decisions.md`, "Chunk
+//! coordinates": `floor(p / chunk_shape)`, absolute origin, negative allowed).
 
 use std::fmt;
 use std::str::FromStr;

@@ -1,5 +1,5 @@
 //! Level metadata: the `zarr_vectors_level` attributes of a level group, with the bin grid
-//! taken from the root's NGFF block (spec §4.3).
+//! taken from the root's NGFF block (`docs/format-decisions.md`, "`bin_shape` / `bin_ratio`").
 
 use serde_json::Value;
 

@@ -1,5 +1,5 @@
 //! Root metadata: the `zarr_vectors` attributes and the NGFF `multiscales` block of the root
-//! group (spec §4.1, §4.2).
+//! group (`docs/format-decisions.md`, "`zv_version`", "Axis order", "Capabilities").
 
 use serde_json::{Map, Value};
 

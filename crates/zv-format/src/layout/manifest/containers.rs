@@ -1,4 +1,5 @@
-//! The three containers of a level's manifests (spec §3.8, §2.5): the manifest-block stream
+//! The three containers of a level's manifests (`docs/format-decisions.md`, "Object index
+//! container"): the manifest-block stream
 //! (`object_index/data`), the stream with its offset table (`object_index/offsets`) and the
 //! reference's vlen items (`object_index/manifests`).
 
