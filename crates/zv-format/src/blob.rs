@@ -45,7 +45,7 @@ use zv_core::codec::ArrayBytes;
 use zv_core::data_type::DataType;
 use zv_core::key::{StoreKey, StorePrefix};
 use zv_core::metadata::{ArrayMetadata, ExtensionMetadata, GroupMetadata, NodeMetadata};
-use zv_core::node::NodePath;
+use zv_core::node::{NodePath, METADATA_NAME};
 use zv_core::store::Store;
 
 use crate::error::{Error, Result};
@@ -209,7 +209,7 @@ impl Blobs {
     /// Reads the byte blob at `path`; a missing blob is an error naming `what`.
     pub fn require_bytes(&self, path: &str, what: &str) -> Result<Vec<u8>> {
         self.read_bytes(path)?.ok_or_else(|| Error::Missing {
-            key: join(&[path, "zarr.json"]),
+            key: join(&[path, METADATA_NAME]),
             what: what.to_owned(),
         })
     }

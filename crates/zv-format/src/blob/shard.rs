@@ -17,10 +17,7 @@ use zv_core::node::NodePath;
 use super::read::{read_whole, BlobData};
 use super::{last_name, Blobs};
 use crate::error::{Error, Result};
-use crate::names::SHARD_PREFIX;
-
-/// The name of the pack attribute that locates the packed blobs.
-const SHARD_INDEX: &str = "shard_index";
+use crate::names::{SHARD_INDEX, SHARD_PREFIX};
 
 /// Where one packed blob lies.
 #[derive(Debug)]

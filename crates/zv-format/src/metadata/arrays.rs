@@ -52,7 +52,7 @@ use serde_json::Value;
 
 use super::JsonObject;
 use crate::error::{Error, Result};
-use crate::names::{ZVF_ARRAY, ZV_ARRAY};
+use crate::names::{self, ZVF_ARRAY, ZV_ARRAY};
 
 pub use attributes::{
     parse_dtype, DenseAttributeArray, DenseAttributeKind, RowAttributeArray, RowAttributeKind,
@@ -97,21 +97,21 @@ pub enum ZvArray {
 
 /// Every known discriminator with its spelling, as written.
 const SPELLINGS: &[(ZvArray, &str)] = &[
-    (ZvArray::Vertices, "vertices"),
-    (ZvArray::VertexFragments, "vertex_fragments"),
-    (ZvArray::LinkFragments, "link_fragments"),
-    (ZvArray::Links, "links"),
+    (ZvArray::Vertices, names::VERTICES),
+    (ZvArray::VertexFragments, names::VERTEX_FRAGMENTS),
+    (ZvArray::LinkFragments, names::LINK_FRAGMENTS),
+    (ZvArray::Links, names::LINKS),
     (ZvArray::VertexAttribute, "attribute"),
     (ZvArray::FragmentAttribute, "fragment_attribute"),
     (ZvArray::LinkAttribute, "link_attribute"),
-    (ZvArray::CrossChunkLinks, "cross_chunk_links"),
+    (ZvArray::CrossChunkLinks, names::CROSS_CHUNK_LINKS),
     (
         ZvArray::CrossChunkLinkAttribute,
         "cross_chunk_link_attribute",
     ),
-    (ZvArray::ObjectIndex, "object_index"),
+    (ZvArray::ObjectIndex, names::OBJECT_INDEX),
     (ZvArray::ObjectAttribute, "object_attribute"),
-    (ZvArray::Groups, "groups"),
+    (ZvArray::Groups, names::GROUPS),
     (ZvArray::GroupAttribute, "groupings_attribute"),
 ];
 

@@ -6,6 +6,7 @@ use serde_json::Value;
 use super::json::{f64_list, opt_str, string_list};
 use super::{JsonObject, RootMetadata};
 use crate::error::{Error, Result};
+use crate::names::LEVEL_ATTRIBUTE;
 
 /// Parsed level metadata (`zarr_vectors_level`), with the bin grid taken from the NGFF block.
 #[derive(Debug, Clone, PartialEq)]
@@ -74,7 +75,7 @@ impl LevelMetadata {
     ) -> Result<Self> {
         let err = |reason: String| Error::metadata(key, reason);
         let empty = JsonObject::new();
-        let lv = match attrs.get("zarr_vectors_level") {
+        let lv = match attrs.get(LEVEL_ATTRIBUTE) {
             Some(Value::Object(o)) => o,
             Some(other) => {
                 return Err(err(format!(

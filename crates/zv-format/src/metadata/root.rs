@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 use super::json::{f64_list, opt_i64, opt_str, string_list};
 use super::JsonObject;
 use crate::error::{Error, Result};
+use crate::names::ROOT_ATTRIBUTE;
 
 /// An NGFF axis.
 #[derive(Debug, Clone, PartialEq)]
@@ -121,7 +122,7 @@ impl RootMetadata {
     pub fn from_attributes(attrs: &JsonObject, key: &str) -> Result<Self> {
         let err = |reason: String| Error::metadata(key, reason);
         let zv = attrs
-            .get("zarr_vectors")
+            .get(ROOT_ATTRIBUTE)
             .and_then(Value::as_object)
             .ok_or_else(|| {
                 err("no `zarr_vectors` object in the root attributes (not a ZV store)".into())
