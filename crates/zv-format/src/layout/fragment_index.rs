@@ -159,15 +159,26 @@ impl FragmentIndex {
                 }
             }
         }
+        Ok(Self::from_parts(len, bitmap, ranges, offsets, indices))
+    }
+
+    /// The index of these sections (the per-word ranks are computed here).
+    fn from_parts(
+        len: u32,
+        bitmap: Vec<u64>,
+        ranges: Vec<(u64, u64)>,
+        offsets: Vec<u32>,
+        indices: Vec<u64>,
+    ) -> Self {
         let rank = build_rank(&bitmap);
-        Ok(Self {
+        Self {
             len,
             bitmap,
             rank,
             ranges,
             offsets,
             indices,
-        })
+        }
     }
 
     /// Consecutive ranges of the given sizes: fragment `k` covers the `counts[k]` rows after

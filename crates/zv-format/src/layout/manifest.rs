@@ -353,7 +353,8 @@ impl Manifest {
 mod tests {
     use super::*;
 
-    fn single(chunk: &[i64], f: u64) -> ManifestBlock {
+    /// A mode-0 block (shared with the container tests).
+    pub(super) fn single(chunk: &[i64], f: u64) -> ManifestBlock {
         ManifestBlock {
             chunk: chunk.to_vec(),
             fragments: BlockFragments::Single(f),

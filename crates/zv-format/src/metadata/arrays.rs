@@ -50,6 +50,7 @@ mod tests;
 
 use serde_json::Value;
 
+use super::json::as_int;
 use super::JsonObject;
 use crate::error::{Error, Result};
 use crate::names::{self, ZVF_ARRAY, ZV_ARRAY};
@@ -209,6 +210,16 @@ fn finish(mut m: JsonObject, extra: &JsonObject) -> JsonObject {
         m.insert(k.clone(), v.clone());
     }
     m
+}
+
+/// A string value, or `None` for anything else.
+fn string(v: &Value) -> Option<String> {
+    v.as_str().map(str::to_owned)
+}
+
+/// A level delta (`i32`; integral floats accepted).
+fn delta(v: &Value) -> Option<i32> {
+    as_int(v).and_then(|d| i32::try_from(d).ok())
 }
 
 /// Maps a description to a metadata error naming `key`.

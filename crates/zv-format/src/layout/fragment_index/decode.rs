@@ -1,7 +1,7 @@
 //! Decoding and validating a fragment index: every section length is checked before it is
 //! read, so allocations are bounded by the blob size.
 
-use super::{build_rank, FragmentIndex, MAGIC, VERSION, WHAT};
+use super::{FragmentIndex, MAGIC, VERSION, WHAT};
 use crate::layout::{invalid, Cursor, LayoutError};
 
 impl FragmentIndex {
@@ -109,15 +109,7 @@ impl FragmentIndex {
             }
             indices.push(i);
         }
-        let rank = build_rank(&bitmap);
-        Ok(Self {
-            len,
-            bitmap,
-            rank,
-            ranges,
-            offsets,
-            indices,
-        })
+        Ok(Self::from_parts(len, bitmap, ranges, offsets, indices))
     }
 
     /// Checks every range and index against the chunk's `row_count`.

@@ -143,15 +143,8 @@ pub fn decode_vlen_items<'a>(
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::single;
     use super::*;
-    use crate::layout::manifest::{BlockFragments, ManifestBlock};
-
-    fn single(chunk: &[i64], f: u64) -> ManifestBlock {
-        ManifestBlock {
-            chunk: chunk.to_vec(),
-            fragments: BlockFragments::Single(f),
-        }
-    }
 
     #[test]
     fn containers() {

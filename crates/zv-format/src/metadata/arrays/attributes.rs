@@ -5,8 +5,8 @@
 use serde_json::Value;
 use zv_core::data_type::DataType;
 
-use super::super::json::{as_int, as_uint, opt_value, uint_list, unknown_keys};
-use super::{accepted_kind, at, document, finish, is_discriminator, put, ZvArray};
+use super::super::json::{as_uint, opt_value, uint_list, unknown_keys};
+use super::{accepted_kind, at, delta, document, finish, is_discriminator, put, string, ZvArray};
 use crate::error::{Error, Result};
 use crate::layout::attributes::Dictionary;
 use crate::metadata::JsonObject;
@@ -58,8 +58,7 @@ struct Common {
 
 impl Common {
     fn read(attributes: &JsonObject, key: &str, default: DataType) -> Result<Self> {
-        let name =
-            opt_value(attributes, "name", |v| v.as_str().map(str::to_owned)).map_err(at(key))?;
+        let name = opt_value(attributes, "name", string).map_err(at(key))?;
         let channel_names = match attributes.get("channel_names") {
             None | Some(Value::Null) => None,
             // read liberally: non-string names are kept as their JSON text
@@ -87,10 +86,15 @@ impl Common {
         })
     }
 
-    /// Whether `k` is read by [`Common::read`] (dictionary keys only with a dictionary).
-    fn knows(&self, k: &str) -> bool {
-        matches!(k, "name" | "dtype" | "channel_names")
-            || (self.dictionary.is_some() && DICTIONARY_KEYS.contains(&k))
+    /// The keys of `attributes` that are neither read by [`Common::read`] (dictionary keys
+    /// only with a dictionary) nor in `own`, nor a known discriminator.
+    fn extra(&self, attributes: &JsonObject, known_kind: bool, own: &[&str]) -> JsonObject {
+        unknown_keys(attributes, |k| {
+            is_discriminator(k, known_kind)
+                || matches!(k, "name" | "dtype" | "channel_names")
+                || (self.dictionary.is_some() && DICTIONARY_KEYS.contains(&k))
+                || own.contains(&k)
+        })
     }
 }
 
@@ -192,23 +196,19 @@ impl RowAttributeArray {
         let zv = accepted_kind(attributes, key, &accepted)?;
         let common = Common::read(attributes, key, DataType::Float32)?;
         let err = at(key);
-        let level_delta = opt_value(attributes, "level_delta", |v| {
-            as_int(v).and_then(|d| i32::try_from(d).ok())
-        })
-        .map_err(&err)?;
         Ok(Self {
             kind: ROW_KINDS
                 .iter()
                 .find(|(_, z)| Some(z) == zv.as_ref())
                 .map(|(k, _)| *k),
-            level_delta,
+            level_delta: opt_value(attributes, "level_delta", delta).map_err(&err)?,
             num_links: opt_value(attributes, "num_links", as_uint).map_err(&err)?,
             shape: opt_value(attributes, "shape", uint_list).map_err(&err)?,
-            extra: unknown_keys(attributes, |k| {
-                is_discriminator(k, zv.is_some())
-                    || common.knows(k)
-                    || matches!(k, "level_delta" | "num_links" | "shape")
-            }),
+            extra: common.extra(
+                attributes,
+                zv.is_some(),
+                &["level_delta", "num_links", "shape"],
+            ),
             name: common.name,
             dtype: common.dtype,
             channel_names: common.channel_names,
@@ -325,11 +325,11 @@ impl DenseAttributeArray {
             shape: opt_value(attributes, "shape", uint_list).map_err(&err)?,
             has_present_mask: opt_value(attributes, "has_present_mask", Value::as_bool)
                 .map_err(&err)?,
-            extra: unknown_keys(attributes, |k| {
-                is_discriminator(k, zv.is_some())
-                    || common.knows(k)
-                    || matches!(k, "num_channels" | "shape" | "has_present_mask")
-            }),
+            extra: common.extra(
+                attributes,
+                zv.is_some(),
+                &["num_channels", "shape", "has_present_mask"],
+            ),
             name: common.name,
             dtype: common.dtype,
             dictionary: common.dictionary,

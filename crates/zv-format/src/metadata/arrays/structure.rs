@@ -4,8 +4,10 @@
 use serde_json::Value;
 use zv_core::data_type::DataType;
 
-use super::super::json::{as_int, as_uint, opt_value, unknown_keys};
-use super::{accepted_kind, at, document, finish, is_discriminator, parse_dtype, put, ZvArray};
+use super::super::json::{as_uint, opt_value, unknown_keys};
+use super::{
+    accepted_kind, at, delta, document, finish, is_discriminator, parse_dtype, put, string, ZvArray,
+};
 use crate::error::{Error, Result};
 use crate::metadata::JsonObject;
 
@@ -18,16 +20,6 @@ const RAW: &str = "raw";
 
 /// The largest `link_width` and `sid_ndim` accepted (a sanity bound on stored values).
 const MAX_WIDTH: u64 = 64;
-
-/// A string value, or `None` for anything else.
-fn string(v: &Value) -> Option<String> {
-    v.as_str().map(str::to_owned)
-}
-
-/// A level delta (`i32`).
-fn delta(v: &Value) -> Option<i32> {
-    as_int(v).and_then(|d| i32::try_from(d).ok())
-}
 
 /// A `link_width` or `sid_ndim` in `lo..=MAX_WIDTH`.
 fn width(lo: u64) -> impl Fn(&Value) -> Option<usize> {
