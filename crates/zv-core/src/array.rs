@@ -45,6 +45,30 @@ pub struct Array {
     store_empty_chunks: bool,
 }
 
+/// Where `part` (the piece of chunk `coords` inside `region`) starts within the chunk and
+/// within the region.
+fn part_offsets(
+    part: &Region,
+    coords: &[u64],
+    chunk_shape: &[u64],
+    region: &Region,
+) -> (Vec<u64>, Vec<u64>) {
+    let in_chunk = part
+        .start()
+        .iter()
+        .zip(coords)
+        .zip(chunk_shape)
+        .map(|((s, c), cs)| s - c * cs)
+        .collect();
+    let in_region = part
+        .start()
+        .iter()
+        .zip(region.start())
+        .map(|(s, r)| s - r)
+        .collect();
+    (in_chunk, in_region)
+}
+
 /// Reads and parses the `zarr.json` of the node at `path`; `Ok(None)` if there is none.
 pub fn read_node_metadata(store: &dyn Store, path: &NodePath) -> Result<Option<NodeMetadata>> {
     let key = path.metadata_key();
@@ -401,19 +425,7 @@ impl Array {
         else {
             return Ok(());
         };
-        let in_chunk: Vec<u64> = part
-            .start()
-            .iter()
-            .zip(coords)
-            .zip(chunk_shape)
-            .map(|((s, c), cs)| s - c * cs)
-            .collect();
-        let in_region: Vec<u64> = part
-            .start()
-            .iter()
-            .zip(region.start())
-            .map(|(s, r)| s - r)
-            .collect();
+        let (in_chunk, in_region) = part_offsets(&part, coords, chunk_shape, region);
         for (so, doff, len) in box_runs(
             chunk_shape,
             &in_chunk,
@@ -487,19 +499,7 @@ impl Array {
         let Some(part) = part(coords) else {
             return Ok(());
         };
-        let in_chunk: Vec<u64> = part
-            .start()
-            .iter()
-            .zip(coords)
-            .zip(&chunk_shape)
-            .map(|((s, c), cs)| s - c * cs)
-            .collect();
-        let in_region: Vec<u64> = part
-            .start()
-            .iter()
-            .zip(region.start())
-            .map(|(s, r)| s - r)
-            .collect();
+        let (in_chunk, in_region) = part_offsets(&part, coords, &chunk_shape, region);
         let runs = box_runs(
             region.shape(),
             &in_region,

@@ -166,6 +166,13 @@ pub(crate) fn put_i64s(out: &mut Vec<u8>, values: impl IntoIterator<Item = i64>)
     }
 }
 
+/// Int64 values as little-endian bytes.
+pub(crate) fn encode_i64s(values: &[i64]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(8 * values.len());
+    put_i64s(&mut out, values.iter().copied());
+    out
+}
+
 /// A `u64` that must fit an int64 field.
 pub(crate) fn to_i64(v: u64, what: &'static str) -> Result<i64, LayoutError> {
     i64::try_from(v).map_err(|_| invalid(what, format!("{v} does not fit an int64")))

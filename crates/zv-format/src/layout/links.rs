@@ -26,7 +26,7 @@
 //! # Ok::<(), zv_format::layout::LayoutError>(())
 //! ```
 
-use super::{i64s, invalid, put_i64s, LayoutError};
+use super::{encode_i64s, i64s, invalid, put_i64s, LayoutError};
 
 /// Rows of `link_width` row indices.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,9 +83,7 @@ impl LinkRows {
 
     /// The encoding.
     pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(8 * self.values.len());
-        put_i64s(&mut out, self.values.iter().copied());
-        out
+        encode_i64s(&self.values)
     }
 
     /// Decodes rows of `link_width`; with `row_count`, every index must be in `0..row_count`
