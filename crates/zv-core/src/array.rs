@@ -45,6 +45,30 @@ pub struct Array {
     store_empty_chunks: bool,
 }
 
+/// Where `part` (the piece of chunk `coords` inside `region`) starts within the chunk and
+/// within the region.
+fn part_offsets(
+    part: &Region,
+    coords: &[u64],
+    chunk_shape: &[u64],
+    region: &Region,
+) -> (Vec<u64>, Vec<u64>) {
+    let in_chunk = part
+        .start()
+        .iter()
+        .zip(coords)
+        .zip(chunk_shape)
+        .map(|((s, c), cs)| s - c * cs)
+        .collect();
+    let in_region = part
+        .start()
+        .iter()
+        .zip(region.start())
+        .map(|(s, r)| s - r)
+        .collect();
+    (in_chunk, in_region)
+}
+
 /// Reads and parses the `zarr.json` of the node at `path`; `Ok(None)` if there is none.
 pub fn read_node_metadata(store: &dyn Store, path: &NodePath) -> Result<Option<NodeMetadata>> {
     let key = path.metadata_key();
@@ -116,7 +140,7 @@ impl Array {
             });
         }
         let array = Self::from_metadata(store, path, metadata)?;
-        array.write_metadata()?;
+        array.store_metadata()?;
         Ok(array)
     }
 
@@ -136,7 +160,10 @@ impl Array {
         }
     }
 
-    fn write_metadata(&self) -> Result<()> {
+    /// Writes the array's `zarr.json` (pretty-printed, atomically). [`Array::create`] does this
+    /// first; a caller that built the handle with [`Array::from_metadata`] can store its
+    /// chunks first and the document last, so that no reader sees metadata without data.
+    pub fn store_metadata(&self) -> Result<()> {
         let doc = self.metadata.to_json_pretty();
         self.store
             .set(&self.path.metadata_key(), Bytes::from(doc))?;
@@ -187,7 +214,7 @@ impl Array {
     /// Replaces the user attributes and rewrites `zarr.json` atomically.
     pub fn set_attributes(&mut self, attributes: JsonObject) -> Result<()> {
         self.metadata.attributes = attributes;
-        self.write_metadata()
+        self.store_metadata()
     }
 
     /// The store key of chunk `coords`.
@@ -198,7 +225,7 @@ impl Array {
     }
 
     fn check_coords(&self, coords: &[u64]) -> Result<()> {
-        if self.grid.chunk_region(coords).is_none() {
+        if !self.grid.contains_chunk(coords) {
             return Err(Error::InvalidInput {
                 path: self.path.to_string(),
                 reason: format!(
@@ -235,20 +262,54 @@ impl Array {
             })
     }
 
-    /// The decoded elements of chunk `coords` (the whole chunk, edge padding included); a
-    /// missing chunk reads as the fill value.
-    pub fn retrieve_chunk(&self, coords: &[u64]) -> Result<ArrayBytes<'static>> {
+    /// The decoded elements of chunk `coords` (the whole chunk, edge padding included), or
+    /// `None` if the chunk is not stored. One store read.
+    pub fn retrieve_chunk_if_exists(&self, coords: &[u64]) -> Result<Option<ArrayBytes<'static>>> {
         self.check_coords(coords)?;
         let key = self.chunk_key(coords)?;
         match self.store.get(&key)? {
-            Some(bytes) => self.decode_chunk(&key, bytes),
-            None => ArrayBytes::fill(self.chain.decoded_representation()).map_err(|source| {
-                Error::Chunk {
-                    key: key.to_string(),
-                    source,
-                }
-            }),
+            Some(bytes) => self.decode_chunk(&key, bytes).map(Some),
+            None => Ok(None),
         }
+    }
+
+    /// The decoded elements of chunk `coords` (the whole chunk, edge padding included); a
+    /// missing chunk reads as the fill value.
+    pub fn retrieve_chunk(&self, coords: &[u64]) -> Result<ArrayBytes<'static>> {
+        match self.retrieve_chunk_if_exists(coords)? {
+            Some(chunk) => Ok(chunk),
+            None => {
+                let key = self.chunk_key(coords)?;
+                ArrayBytes::fill(self.chain.decoded_representation()).map_err(|source| {
+                    Error::Chunk {
+                        key: key.to_string(),
+                        source,
+                    }
+                })
+            }
+        }
+    }
+
+    /// The grid coordinates of the chunks stored in the store, in C order, found with one
+    /// listing of the array's prefix (keys that are not chunk keys of this array, or lie
+    /// outside its grid, are ignored). For a large, sparse array this is far cheaper than a
+    /// read per chunk of the grid.
+    pub fn stored_chunks(&self) -> Result<Vec<Vec<u64>>> {
+        let prefix = self.path.prefix();
+        let ndim = self.metadata.shape.len();
+        let mut out: Vec<Vec<u64>> = self
+            .store
+            .list_prefix(&prefix)?
+            .iter()
+            .filter_map(|key| {
+                let relative = key.as_str().get(prefix.as_str().len()..)?;
+                let coords = self.metadata.chunk_key_encoding.decode(relative, ndim)?;
+                self.grid.contains_chunk(&coords).then_some(coords)
+            })
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        Ok(out)
     }
 
     /// Encodes and stores chunk `coords` (the whole chunk, edge padding included). If empty
@@ -385,19 +446,7 @@ impl Array {
         else {
             return Ok(());
         };
-        let in_chunk: Vec<u64> = part
-            .start()
-            .iter()
-            .zip(coords)
-            .zip(chunk_shape)
-            .map(|((s, c), cs)| s - c * cs)
-            .collect();
-        let in_region: Vec<u64> = part
-            .start()
-            .iter()
-            .zip(region.start())
-            .map(|(s, r)| s - r)
-            .collect();
+        let (in_chunk, in_region) = part_offsets(&part, coords, chunk_shape, region);
         for (so, doff, len) in box_runs(
             chunk_shape,
             &in_chunk,
@@ -471,19 +520,7 @@ impl Array {
         let Some(part) = part(coords) else {
             return Ok(());
         };
-        let in_chunk: Vec<u64> = part
-            .start()
-            .iter()
-            .zip(coords)
-            .zip(&chunk_shape)
-            .map(|((s, c), cs)| s - c * cs)
-            .collect();
-        let in_region: Vec<u64> = part
-            .start()
-            .iter()
-            .zip(region.start())
-            .map(|(s, r)| s - r)
-            .collect();
+        let (in_chunk, in_region) = part_offsets(&part, coords, &chunk_shape, region);
         let runs = box_runs(
             region.shape(),
             &in_region,

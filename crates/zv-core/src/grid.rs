@@ -222,6 +222,17 @@ impl RegularGrid {
             .collect()
     }
 
+    /// Whether chunk `coords` lies in the grid (no allocation; the same test as
+    /// [`RegularGrid::chunk_region`] returning `Some`).
+    pub fn contains_chunk(&self, coords: &[u64]) -> bool {
+        coords.len() == self.chunk_shape.len()
+            && coords
+                .iter()
+                .zip(&self.chunk_shape)
+                .zip(&self.array_shape)
+                .all(|((&c, &cs), &n)| c.checked_mul(cs).is_some_and(|s| s < n))
+    }
+
     /// The elements of chunk `coords` that lie inside the array (edge chunks are clipped).
     pub fn chunk_region(&self, coords: &[u64]) -> Option<Region> {
         if coords.len() != self.chunk_shape.len() {
@@ -383,6 +394,15 @@ mod tests {
         let edge = g.chunk_region(&[2, 1]).unwrap();
         assert_eq!((edge.start(), edge.shape()), (&[8, 4][..], &[2, 3][..]));
         assert!(g.chunk_region(&[3, 0]).is_none());
+        for coords in [[0, 0], [2, 1], [3, 0], [0, 2], [u64::MAX, 0]] {
+            assert_eq!(
+                g.contains_chunk(&coords),
+                g.chunk_region(&coords).is_some(),
+                "{coords:?}"
+            );
+        }
+        assert!(!g.contains_chunk(&[0]));
+        assert!(RegularGrid::new(vec![], vec![]).contains_chunk(&[]));
         let r = Region::new(vec![3, 3], vec![2, 2]).unwrap();
         assert_eq!(
             g.chunks_in(&r).collect::<Vec<_>>(),

@@ -57,7 +57,9 @@ pub(crate) fn segment_problem(segment: &str) -> Option<&'static str> {
     }
 }
 
-fn key_problem(text: &str) -> Option<&'static str> {
+/// Checks a whole key. Returns the reason it is refused, if any. A valid prefix followed by a
+/// text that passes this check is a valid key, so keys below a prefix check only their tail.
+pub(crate) fn key_problem(text: &str) -> Option<&'static str> {
     if text.is_empty() {
         return Some("empty key");
     }
@@ -188,7 +190,12 @@ impl StorePrefix {
 
     /// The key `prefix + name`, where `name` may itself contain `/`.
     pub fn key(&self, name: &str) -> Result<StoreKey, KeyError> {
-        StoreKey::new(format!("{}{}", self.0, name))
+        let text = format!("{}{}", self.0, name);
+        // the prefix is valid: checking `name` checks the whole key
+        match key_problem(name) {
+            Some(reason) => Err(KeyError::new("store key", &text, reason)),
+            None => Ok(StoreKey(text)),
+        }
     }
 
     /// The prefix `prefix + name + "/"`.

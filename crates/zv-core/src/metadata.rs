@@ -18,6 +18,7 @@
 //! ```
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -158,10 +159,12 @@ impl ChunkKeyEncoding {
     pub fn encode(&self, coords: &[u64]) -> String {
         match *self {
             ChunkKeyEncoding::Default { separator } => {
-                let mut key = String::from("c");
+                let mut key = String::with_capacity(1 + 4 * coords.len());
+                key.push('c');
                 for c in coords {
                     key.push(separator);
-                    key.push_str(&c.to_string());
+                    // writing to a String cannot fail
+                    let _ = write!(key, "{c}");
                 }
                 key
             }

@@ -16,18 +16,19 @@
 
 use std::fmt;
 
-use crate::key::{segment_problem, KeyError, StoreKey, StorePrefix};
+use crate::key::{key_problem, segment_problem, KeyError, StoreKey, StorePrefix};
 
 /// The name of the metadata document of every node.
 pub const METADATA_NAME: &str = "zarr.json";
 
-fn name_problem(text: &str) -> Option<&'static str> {
+/// Checks a node name; `reserved_ok` lets names starting with `__` through.
+fn name_problem(text: &str, reserved_ok: bool) -> Option<&'static str> {
     if let Some(reason) = segment_problem(text) {
         return Some(reason);
     }
     if text.contains('/') {
         Some("`/` is not allowed in a node name")
-    } else if text.starts_with("__") {
+    } else if !reserved_ok && text.starts_with("__") {
         Some("names starting with `__` are reserved")
     } else {
         None
@@ -42,7 +43,7 @@ impl NodeName {
     /// Parses and validates a node name.
     pub fn new(text: impl Into<String>) -> Result<Self, KeyError> {
         let text = text.into();
-        match name_problem(&text) {
+        match name_problem(&text, false) {
             Some(reason) => Err(KeyError::new("node name", &text, reason)),
             None => Ok(Self(text)),
         }
@@ -73,18 +74,32 @@ impl NodePath {
     /// Parses and validates a node path. A missing leading `/` is added (`"a/b"` = `"/a/b"`);
     /// a trailing `/` is ignored.
     pub fn new(text: impl AsRef<str>) -> Result<Self, KeyError> {
-        let text = text.as_ref();
+        Self::parse(text.as_ref(), false)
+    }
+
+    /// Like [`NodePath::new`], but names reserved by the Zarr specification (starting with
+    /// `__`) are accepted: other implementations write such nodes (the ZV reference's
+    /// `__shard_*` packs), and a reader must be able to address them. Every rule that keeps a
+    /// key inside the store still holds.
+    pub fn new_lenient(text: impl AsRef<str>) -> Result<Self, KeyError> {
+        Self::parse(text.as_ref(), true)
+    }
+
+    fn parse(text: &str, reserved_ok: bool) -> Result<Self, KeyError> {
         let trimmed = text.strip_prefix('/').unwrap_or(text);
         let trimmed = trimmed.strip_suffix('/').unwrap_or(trimmed);
         if trimmed.is_empty() {
             return Ok(Self::root());
         }
         for segment in trimmed.split('/') {
-            if let Some(reason) = name_problem(segment) {
+            if let Some(reason) = name_problem(segment, reserved_ok) {
                 return Err(KeyError::new("node path", text, reason));
             }
         }
-        Ok(Self(format!("/{trimmed}")))
+        let mut path = String::with_capacity(trimmed.len() + 1);
+        path.push('/');
+        path.push_str(trimmed);
+        Ok(Self(path))
     }
 
     /// The path text (`/` or `/a/b`).
@@ -148,22 +163,33 @@ impl NodePath {
 
     /// The store prefix of the node's keys (`""` for the root, `"a/b/"` for `/a/b`).
     pub fn prefix(&self) -> StorePrefix {
-        if self.is_root() {
-            StorePrefix::root()
-        } else {
-            // The names were validated by the constructor.
-            StorePrefix(format!("{}/", &self.0[1..]))
+        // The names were validated by the constructor.
+        StorePrefix(self.prefixed(""))
+    }
+
+    /// `prefix + name` as text, in one allocation (paths are built on every node access).
+    fn prefixed(&self, name: &str) -> String {
+        let names = self.0.get(1..).unwrap_or_default();
+        let mut text = String::with_capacity(names.len() + 1 + name.len());
+        if !names.is_empty() {
+            text.push_str(names);
+            text.push('/');
         }
+        text.push_str(name);
+        text
     }
 
     /// The key of the node's `zarr.json`.
     pub fn metadata_key(&self) -> StoreKey {
-        StoreKey(format!("{}{}", self.prefix().as_str(), METADATA_NAME))
+        StoreKey(self.prefixed(METADATA_NAME))
     }
 
     /// The key `prefix + relative` for a key below this node (`relative` is validated).
     pub fn key(&self, relative: &str) -> Result<StoreKey, KeyError> {
-        self.prefix().key(relative)
+        match key_problem(relative) {
+            Some(reason) => Err(KeyError::new("store key", &self.prefixed(relative), reason)),
+            None => Ok(StoreKey(self.prefixed(relative))),
+        }
     }
 }
 
@@ -190,8 +216,22 @@ mod tests {
         assert_eq!(NodePath::root().metadata_key().as_str(), "zarr.json");
         assert_eq!(p.names().count(), 2);
         assert_eq!(p.join("c/d").unwrap().as_str(), "/a/b/c/d");
+        assert_eq!(p.key("c/0").unwrap().as_str(), "a/b/c/0");
+        assert_eq!(NodePath::root().key("c/0").unwrap().as_str(), "c/0");
+        assert_eq!(NodePath::root().prefix().as_str(), "");
+        for bad in ["", "/c", "c/", "c//0", "../x", "c/./0"] {
+            assert!(p.key(bad).is_err(), "{bad:?}");
+            assert!(NodePath::root().key(bad).is_err(), "{bad:?}");
+        }
         for bad in ["/a//b", "/a/../b", "/..", "/a/__x", "/a/./b", "/a\\b"] {
             assert!(NodePath::new(bad).is_err(), "{bad:?}");
+        }
+        // the lenient form only lets reserved names through
+        let packed = NodePath::new_lenient("a/__shard_000001").unwrap();
+        assert_eq!(packed.metadata_key().as_str(), "a/__shard_000001/zarr.json");
+        assert_eq!(packed.name().unwrap().as_str(), "__shard_000001");
+        for bad in ["/a//b", "/a/../b", "/..", "/a/./b", "/a\\b"] {
+            assert!(NodePath::new_lenient(bad).is_err(), "{bad:?}");
         }
     }
 

@@ -1,56 +1,64 @@
-//! Reading ZV blobs through the Zarr layer (§2.2–§2.8).
+//! ZV blobs through the Zarr layer of `zv-core` (`docs/format-decisions.md`, "Zarr v3 layer":
+//! per-chunk blobs, codecs, `__shard_*` packing).
 //!
 //! Every ZV blob is a 1-D Zarr v3 array node (`<level>/<array>/<key>/zarr.json` plus its chunk
-//! files); its bytes are decoded with whatever codecs its own `zarr.json` lists, so stores with
-//! mixed codecs read fine. A blob of shape `[0]` is empty. When a blob's node is missing but its
-//! array group holds the reference's `__shard_*` packs, the blob is sliced out of the pack named
-//! by the pack's `shard_index` attribute.
+//! files). Nothing here decodes or encodes bytes itself: a blob is read and written as a
+//! `zv_core` [`Array`], so there is one codec path and one place that checks sizes (the codec
+//! chain checks every decoded chunk against the chunk shape).
+//!
+//! - **Reading** opens the node's `zarr.json` ([`read_node_metadata`], one store read), builds
+//!   the array handle without further I/O ([`Array::from_metadata`]) and reads its chunk
+//!   ([`Array::retrieve_chunk_if_exists`], one store read). The usual blob has one chunk
+//!   covering it, and its decoded chunk *is* the blob: it is returned without a copy. Arrays
+//!   of several chunks (the reference's `object_index/manifests`, `variable_length_bytes` in
+//!   16384-element chunks) are assembled from the chunks that one listing finds
+//!   ([`Array::stored_chunks`]); missing chunks hold the fill value, so a large sparse shape
+//!   costs one listing rather than a read per chunk, and the output is reserved fallibly from
+//!   the shape before anything is read. Blobs are decoded with whatever codecs their own
+//!   `zarr.json` lists, so stores with mixed codecs read fine. A blob of shape `[0]` is empty
+//!   and reads no chunk.
+//! - **Writing** builds the array handle from new metadata ([`Array::from_metadata`]), stores
+//!   its single chunk ([`Array::store_chunk`]) and then its `zarr.json`
+//!   ([`Array::store_metadata`]), so a reader never sees metadata without its data. An empty
+//!   blob has shape `[0]`, chunk shape `[1]` and no chunk file. The documents are the
+//!   pretty-printed `zv_core` documents, byte for byte what [`Array::create`] writes.
+//! - **`__shard_*` packs**: when a blob's node is missing but its array group holds the
+//!   reference's `__shard_*` packs, the blob is sliced out of the pack named by the pack's
+//!   `shard_index` attribute (see [`shard`]).
+//!
+//! Paths are given as `/`-separated text (`"0/vertices/0.0.0"`, `""` for the root) and turned
+//! into `zv_core` [`NodePath`]s at once (with [`NodePath::new_lenient`], since the reference's
+//! packs are named `__shard_*`, a name Zarr reserves); store keys come from the node paths.
+//! Errors name the real store key: the node's `zarr.json`, or the chunk that failed.
+
+mod read;
+mod shard;
+#[cfg(test)]
+mod tests;
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use serde_json::Value;
-use zv_core::codec::{ArrayBytes, ChunkRepresentation, CodecChain};
+use zv_core::array::{read_node_metadata, Array};
+use zv_core::codec::ArrayBytes;
 use zv_core::data_type::DataType;
 use zv_core::key::{StoreKey, StorePrefix};
-use zv_core::metadata::{ArrayMetadata, ExtensionMetadata, NodeMetadata};
+use zv_core::metadata::{ArrayMetadata, ExtensionMetadata, GroupMetadata, NodeMetadata};
+use zv_core::node::{NodePath, METADATA_NAME};
 use zv_core::store::Store;
 
 use crate::error::{Error, Result};
 use crate::metadata::JsonObject;
+use crate::names::SHARD_PREFIX;
 
-/// A decoded blob array: bytes (fixed-size elements, little-endian) or byte strings
-/// (`variable_length_bytes`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum BlobData {
-    /// The bytes of a fixed-size array (for ZV's `uint8` blobs, the payload).
-    Bytes(Vec<u8>),
-    /// The elements of a `variable_length_bytes` array.
-    Elements(Vec<Vec<u8>>),
-}
-
-/// The packs of one array group: blob key → (pack path, offset, length).
-type ShardIndex = HashMap<String, (String, u64, u64)>;
+pub use read::BlobData;
 
 /// Blob access for one store, with a cache of `__shard_*` indices.
 #[derive(Debug)]
 pub struct Blobs {
     store: Arc<dyn Store>,
-    shards: Mutex<HashMap<String, Arc<ShardIndex>>>,
-}
-
-fn key_of(path: &str) -> Result<StoreKey> {
-    StoreKey::new(path).map_err(|e| Error::InvalidInput(e.to_string()))
-}
-
-fn prefix_of(path: &str) -> Result<StorePrefix> {
-    if path.is_empty() {
-        Ok(StorePrefix::root())
-    } else {
-        StorePrefix::new(format!("{}/", path.trim_end_matches('/')))
-            .map_err(|e| Error::InvalidInput(e.to_string()))
-    }
+    shards: Mutex<HashMap<NodePath, Arc<shard::ShardIndex>>>,
 }
 
 /// Joins path parts with `/`, skipping empty parts.
@@ -61,6 +69,33 @@ pub fn join(parts: &[&str]) -> String {
         .copied()
         .collect::<Vec<_>>()
         .join("/")
+}
+
+/// The node path of `path` (`""` is the root); names reserved by Zarr (`__shard_*`) are
+/// accepted, anything that could leave the store is refused.
+fn node_path(path: &str) -> Result<NodePath> {
+    NodePath::new_lenient(path).map_err(|e| Error::InvalidInput(e.to_string()))
+}
+
+/// The last name of a listed prefix (`"a/b/"` → `"b"`).
+fn last_name(prefix: &StorePrefix) -> Option<&str> {
+    prefix.as_str().trim_end_matches('/').rsplit('/').next()
+}
+
+/// The ZV error for a Zarr-layer error of the blob at `meta_key`, keeping the key the failure
+/// concerns: the document for metadata and pipeline errors, the chunk for codec errors.
+fn zarr_error(e: zv_core::Error, meta_key: &StoreKey) -> Error {
+    match e {
+        zv_core::Error::Store(source) => Error::Store(source),
+        zv_core::Error::Key(source) => Error::InvalidInput(source.to_string()),
+        zv_core::Error::Metadata { key, source } => Error::metadata(key, source.to_string()),
+        zv_core::Error::Pipeline { source, .. } => Error::Codec {
+            key: meta_key.to_string(),
+            source,
+        },
+        zv_core::Error::Chunk { key, source } => Error::Codec { key, source },
+        other => Error::Zarr(other),
+    }
 }
 
 impl Blobs {
@@ -79,23 +114,23 @@ impl Blobs {
 
     /// The parsed `zarr.json` at `path` (`""` for the root), or `None`.
     pub fn node(&self, path: &str) -> Result<Option<NodeMetadata>> {
-        let key = key_of(&join(&[path, "zarr.json"]))?;
-        match self.store.get(&key)? {
-            None => Ok(None),
-            Some(bytes) => NodeMetadata::from_json(&bytes)
-                .map(Some)
-                .map_err(|e| Error::metadata(key.as_str(), e.to_string())),
-        }
+        self.node_at(&node_path(path)?)
+    }
+
+    fn node_at(&self, path: &NodePath) -> Result<Option<NodeMetadata>> {
+        read_node_metadata(self.store.as_ref(), path)
+            .map_err(|e| zarr_error(e, &path.metadata_key()))
     }
 
     /// The attributes of the group at `path`; `None` if it has no `zarr.json`. An array there
     /// is an error.
     pub fn group_attributes(&self, path: &str) -> Result<Option<JsonObject>> {
-        match self.node(path)? {
+        let path = node_path(path)?;
+        match self.node_at(&path)? {
             None => Ok(None),
             Some(NodeMetadata::Group(g)) => Ok(Some(g.attributes)),
             Some(NodeMetadata::Array(_)) => Err(Error::metadata(
-                join(&[path, "zarr.json"]),
+                path.metadata_key().as_str(),
                 "expected a group, found an array",
             )),
         }
@@ -103,275 +138,80 @@ impl Blobs {
 
     /// The names of the child prefixes of `path` (directories, with or without `zarr.json`).
     pub fn children(&self, path: &str) -> Result<Vec<String>> {
-        let listing = self.store.list_dir(&prefix_of(path)?)?;
+        self.children_at(&node_path(path)?)
+    }
+
+    fn children_at(&self, path: &NodePath) -> Result<Vec<String>> {
+        let listing = self.store.list_dir(&path.prefix())?;
         Ok(listing
             .prefixes
             .iter()
-            .filter_map(|p| {
-                p.as_str()
-                    .trim_end_matches('/')
-                    .rsplit('/')
-                    .next()
-                    .map(str::to_owned)
-            })
+            .filter_map(|p| last_name(p).map(str::to_owned))
             .collect())
     }
 
     /// Whether anything exists below `path`.
     pub fn exists(&self, path: &str) -> Result<bool> {
-        let listing = self.store.list_dir(&prefix_of(path)?)?;
+        let listing = self.store.list_dir(&node_path(path)?.prefix())?;
         Ok(!listing.keys.is_empty() || !listing.prefixes.is_empty())
     }
 
     /// Reads the array node at `path`, or `None` if there is no node there (and no pack entry).
     pub fn read(&self, path: &str) -> Result<Option<BlobData>> {
-        match self.node(path)? {
-            Some(NodeMetadata::Array(meta)) => self.read_array(path, &meta).map(Some),
+        self.read_at(&node_path(path)?)
+    }
+
+    fn read_at(&self, path: &NodePath) -> Result<Option<BlobData>> {
+        match self.node_at(path)? {
+            Some(NodeMetadata::Array(meta)) => {
+                read::read_whole(&self.open_array(path, meta)?).map(Some)
+            }
             Some(NodeMetadata::Group(_)) => Err(Error::metadata(
-                join(&[path, "zarr.json"]),
+                path.metadata_key().as_str(),
                 "expected a blob array, found a group",
             )),
             None => self.read_from_shard(path),
         }
     }
 
-    /// Reads the byte blob at `path`; `None` if absent.
-    pub fn read_bytes(&self, path: &str) -> Result<Option<Vec<u8>>> {
-        match self.read(path)? {
-            None => Ok(None),
-            Some(BlobData::Bytes(b)) => Ok(Some(b)),
-            Some(BlobData::Elements(_)) => Err(Error::metadata(
-                join(&[path, "zarr.json"]),
-                "expected a byte blob, found variable-length elements",
-            )),
-        }
-    }
-
-    /// Reads the byte blob at `path`; a missing blob is an error naming `what`.
-    pub fn require_bytes(&self, path: &str, what: &str) -> Result<Vec<u8>> {
-        self.read_bytes(path)?.ok_or_else(|| Error::Missing {
-            key: join(&[path, "zarr.json"]),
-            what: what.to_owned(),
-        })
-    }
-
-    fn read_array(&self, path: &str, meta: &ArrayMetadata) -> Result<BlobData> {
-        let meta_key = join(&[path, "zarr.json"]);
+    /// The blob array at `path` from its metadata (no I/O): a 1-D array with no storage
+    /// transformer it must understand, and a codec chain that builds.
+    fn open_array(&self, path: &NodePath, meta: ArrayMetadata) -> Result<Array> {
+        // keys are only built for errors
         if meta.shape.len() != 1 {
             return Err(Error::metadata(
-                &meta_key,
+                path.metadata_key().as_str(),
                 format!(
                     "a blob must be a 1-D array, this one has shape {:?}",
                     meta.shape
                 ),
             ));
         }
-        let n = meta.shape[0];
-        let cs = meta.chunk_shape()[0];
-        let repr = ChunkRepresentation::new(vec![cs], meta.data_type, meta.fill_value.clone())
-            .map_err(|source| Error::Codec {
-                key: meta_key.clone(),
-                source,
-            })?;
         if let Some(t) = meta.storage_transformers.iter().find(|t| !t.may_ignore()) {
             return Err(Error::Unsupported {
-                key: meta_key,
+                key: path.metadata_key().to_string(),
                 what: format!("storage transformer `{}`", t.name),
             });
         }
-        let chain =
-            CodecChain::from_metadata(&meta.codecs, &repr).map_err(|source| Error::Codec {
-                key: meta_key.clone(),
-                source,
-            })?;
-        let es = meta.data_type.size();
-        let nchunks = n.div_ceil(cs);
-        // the decoded size is dictated by the metadata: allocate it fallibly, so that a
-        // hostile shape is an error rather than an abort
-        let total = es.map_or(Some(n), |es| n.checked_mul(es as u64));
-        let mut bytes = Vec::new();
-        let mut elements: Vec<Vec<u8>> = Vec::new();
-        let reserved = match (total.and_then(|t| usize::try_from(t).ok()), es) {
-            (Some(t), Some(_)) => bytes.try_reserve_exact(t).is_ok(),
-            (Some(t), None) => elements.try_reserve_exact(t).is_ok(),
-            (None, _) => false,
-        };
-        if !reserved {
-            return Err(Error::inconsistent(
-                &meta_key,
-                format!("shape [{n}] is too large to read into memory"),
-            ));
+        Array::from_metadata(self.store.clone(), path, meta)
+            .map_err(|e| zarr_error(e, &path.metadata_key()))
+    }
+
+    /// Reads the byte blob at `path`; `None` if absent.
+    pub fn read_bytes(&self, path: &str) -> Result<Option<Vec<u8>>> {
+        let path = node_path(path)?;
+        match self.read_at(&path)? {
+            None => Ok(None),
+            Some(data) => data.into_bytes(&path.metadata_key()).map(Some),
         }
-        let fill = ArrayBytes::fill(&repr).map_err(|source| Error::Codec {
-            key: meta_key.clone(),
-            source,
-        })?;
-        // the element of the fill value
-        let fill_element: Vec<u8> = match (&fill, es) {
-            (ArrayBytes::Fixed(b), Some(es)) => b.get(..es).unwrap_or_default().to_vec(),
-            (f, _) => f.element(0).unwrap_or_default().to_vec(),
-        };
-        let chunk_name = |i: u64| join(&[path, &meta.chunk_key_encoding.encode(&[i])]);
-        // The chunks to read: with several, only those the store lists (missing chunks hold
-        // the fill value, zarr-python skips writing them), so that a large sparse shape costs
-        // one listing rather than a lookup per chunk.
-        let stored: Vec<u64> = if nchunks > 1 {
-            let mut found: Vec<u64> = self
-                .store
-                .list_prefix(&prefix_of(path)?)?
-                .iter()
-                .filter_map(|k| {
-                    let digits = k.as_str().rsplit(|c: char| !c.is_ascii_digit()).next()?;
-                    let i: u64 = digits.parse().ok()?;
-                    (i < nchunks && chunk_name(i) == k.as_str()).then_some(i)
-                })
-                .collect();
-            found.sort_unstable();
-            found.dedup();
-            found
-        } else {
-            (0..nchunks).collect()
-        };
-        let push_fill = |count: u64, bytes: &mut Vec<u8>, elements: &mut Vec<Vec<u8>>| {
-            if es.is_some() {
-                for _ in 0..count {
-                    bytes.extend_from_slice(&fill_element);
-                }
-            } else {
-                for _ in 0..count {
-                    elements.push(fill_element.clone());
-                }
-            }
-        };
-        let mut next = 0u64; // the first chunk not yet emitted
-        for i in stored {
-            push_fill(
-                (i * cs).min(n) - (next * cs).min(n),
-                &mut bytes,
-                &mut elements,
-            );
-            next = i + 1;
-            let key = key_of(&chunk_name(i))?;
-            let take = (n - i * cs).min(cs) as usize;
-            let decoded = match self.store.get(&key)? {
-                Some(raw) => {
-                    chain
-                        .decode(Cow::Owned(raw.into()))
-                        .map_err(|source| Error::Codec {
-                            key: key.to_string(),
-                            source,
-                        })?
-                }
-                None => {
-                    push_fill(take as u64, &mut bytes, &mut elements);
-                    continue;
-                }
-            };
-            match (decoded, es) {
-                (ArrayBytes::Fixed(b), Some(es)) => {
-                    let part = b.get(..take * es).ok_or_else(|| {
-                        Error::inconsistent(key.as_str(), "chunk shorter than its shape")
-                    })?;
-                    if cfg!(target_endian = "big") {
-                        let w = meta.data_type.component_size().unwrap_or(1);
-                        let mut le = part.to_vec();
-                        if w > 1 {
-                            le.chunks_exact_mut(w).for_each(<[u8]>::reverse);
-                        }
-                        bytes.extend_from_slice(&le);
-                    } else {
-                        bytes.extend_from_slice(part);
-                    }
-                }
-                (data @ ArrayBytes::Variable { .. }, None) => {
-                    for j in 0..take {
-                        elements.push(data.element(j).unwrap_or_default().to_vec());
-                    }
-                }
-                _ => {
-                    return Err(Error::inconsistent(
-                        key.as_str(),
-                        "decoded elements do not match the data type",
-                    ))
-                }
-            }
-        }
-        push_fill(n - (next * cs).min(n), &mut bytes, &mut elements);
-        Ok(if meta.data_type == DataType::VariableLengthBytes {
-            BlobData::Elements(elements)
-        } else {
-            BlobData::Bytes(bytes)
+    }
+
+    /// Reads the byte blob at `path`; a missing blob is an error naming `what`.
+    pub fn require_bytes(&self, path: &str, what: &str) -> Result<Vec<u8>> {
+        self.read_bytes(path)?.ok_or_else(|| Error::Missing {
+            key: join(&[path, METADATA_NAME]),
+            what: what.to_owned(),
         })
-    }
-
-    /// The `__shard_*` index of the array group holding `path`, built on first use.
-    fn shard_index(&self, group: &str) -> Result<Arc<ShardIndex>> {
-        if let Ok(cache) = self.shards.lock() {
-            if let Some(idx) = cache.get(group) {
-                return Ok(idx.clone());
-            }
-        }
-        let mut index = ShardIndex::new();
-        for child in self.children(group)? {
-            if !child.starts_with("__shard_") {
-                continue;
-            }
-            let pack = join(&[group, &child]);
-            let Some(NodeMetadata::Array(meta)) = self.node(&pack)? else {
-                continue;
-            };
-            let Some(Value::Object(entries)) = meta.attributes.get("shard_index") else {
-                return Err(Error::metadata(
-                    join(&[&pack, "zarr.json"]),
-                    "a shard pack without `shard_index`",
-                ));
-            };
-            for (key, loc) in entries {
-                let pair = loc
-                    .as_array()
-                    .filter(|a| a.len() == 2)
-                    .and_then(|a| Some((a[0].as_u64()?, a[1].as_u64()?)));
-                let (offset, len) = pair.ok_or_else(|| {
-                    Error::metadata(
-                        join(&[&pack, "zarr.json"]),
-                        format!("shard_index entry {key}: {loc} is not [offset, nbytes]"),
-                    )
-                })?;
-                index.insert(key.clone(), (pack.clone(), offset, len));
-            }
-        }
-        let index = Arc::new(index);
-        if let Ok(mut cache) = self.shards.lock() {
-            cache.insert(group.to_owned(), index.clone());
-        }
-        Ok(index)
-    }
-
-    fn read_from_shard(&self, path: &str) -> Result<Option<BlobData>> {
-        let Some((group, name)) = path.rsplit_once('/') else {
-            return Ok(None);
-        };
-        // the group's packs are listed once and cached (an empty index without packs)
-        let index = self.shard_index(group)?;
-        let Some((pack, offset, len)) = index.get(name) else {
-            return Ok(None);
-        };
-        let bytes = self.require_bytes(pack, "shard pack")?;
-        let end = offset
-            .checked_add(*len)
-            .filter(|&e| e <= bytes.len() as u64)
-            .ok_or_else(|| {
-                Error::inconsistent(
-                    join(&[pack, "zarr.json"]),
-                    format!(
-                        "shard_index entry {name} [{offset}, {len}] is outside the {}-byte pack",
-                        bytes.len()
-                    ),
-                )
-            })?;
-        Ok(Some(BlobData::Bytes(
-            bytes[*offset as usize..end as usize].to_vec(),
-        )))
     }
 
     /// Writes a byte blob at `path` as a 1-D `uint8` array node with one chunk holding
@@ -384,45 +224,31 @@ impl Blobs {
         bytes: &[u8],
         codecs: &[ExtensionMetadata],
     ) -> Result<()> {
-        let meta_key = join(&[path, "zarr.json"]);
+        let path = node_path(path)?;
+        let meta_key = path.metadata_key();
         let n = bytes.len() as u64;
         let meta = ArrayMetadata::new(vec![n], vec![n.max(1)], DataType::UInt8, codecs.to_vec())
-            .map_err(|e| Error::metadata(&meta_key, e.to_string()))?;
-        let chunk_key = key_of(&join(&[path, &meta.chunk_key_encoding.encode(&[0])]))?;
+            .map_err(|e| Error::metadata(meta_key.as_str(), e.to_string()))?;
+        let array = Array::from_metadata(self.store.clone(), &path, meta)
+            .map_err(|e| zarr_error(e, &meta_key))?;
         if n == 0 {
+            let chunk_key = array
+                .chunk_key(&[0])
+                .map_err(|e| zarr_error(e, &meta_key))?;
             self.store.delete(&chunk_key)?;
         } else {
-            let repr = ChunkRepresentation::new(vec![n], DataType::UInt8, meta.fill_value.clone())
-                .map_err(|source| Error::Codec {
-                    key: meta_key.clone(),
-                    source,
-                })?;
-            let chain =
-                CodecChain::from_metadata(&meta.codecs, &repr).map_err(|source| Error::Codec {
-                    key: meta_key.clone(),
-                    source,
-                })?;
-            let encoded = chain
-                .encode(ArrayBytes::Fixed(Cow::Borrowed(bytes)))
-                .map_err(|source| Error::Codec {
-                    key: chunk_key.to_string(),
-                    source,
-                })?;
-            self.store
-                .set(&chunk_key, bytes::Bytes::from(encoded.into_owned()))?;
+            array
+                .store_chunk(&[0], ArrayBytes::Fixed(Cow::Borrowed(bytes)))
+                .map_err(|e| zarr_error(e, &meta_key))?;
         }
-        self.store.set(
-            &key_of(&meta_key)?,
-            bytes::Bytes::from(meta.to_json_pretty()),
-        )?;
-        Ok(())
+        array.store_metadata().map_err(|e| zarr_error(e, &meta_key))
     }
 
     /// Writes a group `zarr.json` with `attributes` at `path` (`""` for the root).
     pub fn write_group(&self, path: &str, attributes: JsonObject) -> Result<()> {
-        let doc = zv_core::metadata::GroupMetadata::new(attributes);
+        let doc = GroupMetadata::new(attributes);
         self.store.set(
-            &key_of(&join(&[path, "zarr.json"]))?,
+            &node_path(path)?.metadata_key(),
             bytes::Bytes::from(doc.to_json_pretty()),
         )?;
         Ok(())
@@ -430,20 +256,18 @@ impl Blobs {
 
     /// The blob names of an array group: child nodes plus the keys packed in `__shard_*`.
     pub fn blob_names(&self, group: &str) -> Result<Vec<String>> {
-        let mut names: Vec<String> = self
-            .children(group)?
+        let group = node_path(group)?;
+        let children = self.children_at(&group)?;
+        let packed = children.iter().any(|c| c.starts_with(SHARD_PREFIX));
+        let mut names: Vec<String> = children
             .into_iter()
-            .filter(|c| !c.starts_with("__shard_"))
+            .filter(|c| !c.starts_with(SHARD_PREFIX))
             .collect();
-        if self
-            .children(group)?
-            .iter()
-            .any(|c| c.starts_with("__shard_"))
-        {
-            let index = self.shard_index(group)?;
-            for k in index.keys() {
-                if !names.contains(k) {
-                    names.push(k.clone());
+        if packed {
+            let index = self.shard_index(&group)?;
+            for k in index.names() {
+                if !names.iter().any(|n| n == k) {
+                    names.push(k.to_owned());
                 }
             }
         }

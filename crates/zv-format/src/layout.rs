@@ -1,14 +1,14 @@
-//! The binary framings ZV puts inside its `uint8` blobs (spec §3), as pure encode/decode
-//! functions with no I/O.
+//! The binary framings ZV puts inside its `uint8` blobs (`docs/format-decisions.md`, "ZV
+//! layer"), as pure encode/decode functions with no I/O.
 //!
 //! | module | blob | layout |
 //! |---|---|---|
-//! | [`fragment_index`] | `vertex_fragments/<key>`, `link_fragments/<key>` | fragment index v1 (§3.3) |
-//! | [`manifest`] | `object_index/data` (+ `offsets`), `object_index/manifests` | object manifests, the manifest-block stream (§3.8, §2.5) |
-//! | [`groups`] | `groups/data` + `groups/offsets` | ragged object-id lists (§3.9) |
-//! | [`links`] | `links/0/<key>`, `links/±N/<key>` | link rows (§3.4), the cross-level ragged blob (§3.5) |
-//! | [`cross_chunk`] | `cross_chunk_links/<d>/data` | cross-chunk link records (§3.7) |
-//! | [`attributes`] | `vertex_attributes/…`, `object_attributes/…/data`, … | typed rows, dense arrays, dictionary encoding (§3.2, §3.10, §3.11) |
+//! | [`fragment_index`] | `vertex_fragments/<key>`, `link_fragments/<key>` | fragment index v1 |
+//! | [`manifest`] | `object_index/data` (+ `offsets`), `object_index/manifests` | object manifests, the manifest-block stream |
+//! | [`groups`] | `groups/data` + `groups/offsets` | ragged object-id lists |
+//! | [`links`] | `links/0/<key>`, `links/±N/<key>` | link rows, the cross-level ragged blob |
+//! | [`cross_chunk`] | `cross_chunk_links/<d>/data` | cross-chunk link records |
+//! | [`attributes`] | `vertex_attributes/…`, `object_attributes/…/data`, … | typed rows, dense arrays, dictionary encoding |
 //!
 //! Every decoder validates sizes before it allocates or indexes (allocations are bounded by a
 //! small multiple of the input size) and returns a [`LayoutError`] on bad input; the reader
@@ -164,6 +164,13 @@ pub(crate) fn put_i64s(out: &mut Vec<u8>, values: impl IntoIterator<Item = i64>)
     for v in values {
         out.extend_from_slice(&v.to_le_bytes());
     }
+}
+
+/// Int64 values as little-endian bytes.
+pub(crate) fn encode_i64s(values: &[i64]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(8 * values.len());
+    put_i64s(&mut out, values.iter().copied());
+    out
 }
 
 /// A `u64` that must fit an int64 field.

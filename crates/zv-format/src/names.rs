@@ -73,3 +73,6 @@ pub const LEVEL_ARRAYS: &[&str] = &[
 pub fn is_global_blob(name: &str) -> bool {
     matches!(name, DATA | OFFSETS | PRESENT_MASK) || name.starts_with(SHARD_PREFIX)
 }
+
+/// The attribute of a `__shard_*` pack that locates its blobs (`{"<blob>": [offset, nbytes]}`).
+pub const SHARD_INDEX: &str = "shard_index";

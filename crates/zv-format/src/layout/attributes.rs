@@ -1,4 +1,4 @@
-//! Attribute payloads (§3.2, §3.10, §3.11).
+//! Attribute payloads: row-aligned rows, dense arrays and dictionary encoding.
 //!
 //! - **Row-aligned typed rows** (`vertex_attributes/<n>/<key>`, `link_attributes/…`,
 //!   `fragment_attributes/…`): `N × C` values of the attribute's data type, little-endian, row

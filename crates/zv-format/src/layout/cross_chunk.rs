@@ -1,4 +1,5 @@
-//! Cross-chunk link records (`cross_chunk_links/<d>/data`; §3.7).
+//! Cross-chunk link records (`cross_chunk_links/<d>/data`; `docs/format-decisions.md`,
+//! "Polyline / line cross-chunk records").
 //!
 //! Records back to back, all int64, no header:
 //!
@@ -21,7 +22,7 @@
 //! # Ok::<(), zv_format::layout::LayoutError>(())
 //! ```
 
-use super::{i64s, invalid, put_i64s, LayoutError};
+use super::{encode_i64s, i64s, invalid, LayoutError};
 
 const WHAT: &str = "cross-chunk links";
 
@@ -117,9 +118,7 @@ impl CrossChunkLinks {
 
     /// The encoding.
     pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(8 * self.values.len());
-        put_i64s(&mut out, self.values.iter().copied());
-        out
+        encode_i64s(&self.values)
     }
 
     /// Decodes `num_links` records; the length must be exactly

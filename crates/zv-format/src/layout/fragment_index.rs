@@ -1,4 +1,5 @@
-//! The fragment index, version 1 (`vertex_fragments/<key>`, `link_fragments/<key>`; §3.3).
+//! The fragment index, version 1 (`vertex_fragments/<key>`, `link_fragments/<key>`;
+//! `docs/format-decisions.md`, "Fragment index").
 //!
 //! A chunk's rows are split into fragments `0..F`; each is a **range** `[start, start+count)`
 //! or an **explicit** list of row indices (lists may overlap). Layout, all little-endian:
@@ -34,7 +35,10 @@
 
 use std::ops::Range;
 
-use super::{invalid, to_i64, Cursor, LayoutError};
+mod decode;
+mod encode;
+
+use super::{invalid, to_i64, LayoutError};
 
 /// The magic number, as a little-endian `u32`.
 pub const MAGIC: u32 = 0x5A56_4647;
@@ -155,15 +159,26 @@ impl FragmentIndex {
                 }
             }
         }
+        Ok(Self::from_parts(len, bitmap, ranges, offsets, indices))
+    }
+
+    /// The index of these sections (the per-word ranks are computed here).
+    fn from_parts(
+        len: u32,
+        bitmap: Vec<u64>,
+        ranges: Vec<(u64, u64)>,
+        offsets: Vec<u32>,
+        indices: Vec<u64>,
+    ) -> Self {
         let rank = build_rank(&bitmap);
-        Ok(Self {
+        Self {
             len,
             bitmap,
             rank,
             ranges,
             offsets,
             indices,
-        })
+        }
     }
 
     /// Consecutive ranges of the given sizes: fragment `k` covers the `counts[k]` rows after
@@ -278,338 +293,11 @@ impl FragmentIndex {
         }
         true
     }
-
-    /// The size of the encoded blob.
-    pub fn encoded_len(&self) -> usize {
-        if self.len == 0 {
-            return HEADER_SIZE;
-        }
-        let p = (self.len as usize).div_ceil(8).next_multiple_of(8);
-        HEADER_SIZE + p + 16 * self.ranges.len() + 4 * self.offsets.len() + 8 * self.indices.len()
-    }
-
-    /// Encodes the index (zero padding).
-    pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.encoded_len());
-        out.extend_from_slice(&MAGIC.to_le_bytes());
-        out.extend_from_slice(&VERSION.to_le_bytes());
-        out.extend_from_slice(&0u16.to_le_bytes());
-        out.extend_from_slice(&self.len.to_le_bytes());
-        out.extend_from_slice(&(self.ranges.len() as u32).to_le_bytes());
-        if self.len == 0 {
-            return out;
-        }
-        let nbytes = (self.len as usize).div_ceil(8);
-        let p = nbytes.next_multiple_of(8);
-        for i in 0..p {
-            let byte = if i < nbytes {
-                (self.bitmap[i / 8] >> (8 * (i % 8))) as u8
-            } else {
-                0
-            };
-            out.push(byte);
-        }
-        for &(start, count) in &self.ranges {
-            out.extend_from_slice(&(start as i64).to_le_bytes());
-            out.extend_from_slice(&(count as i64).to_le_bytes());
-        }
-        for &o in &self.offsets {
-            out.extend_from_slice(&o.to_le_bytes());
-        }
-        for &i in &self.indices {
-            out.extend_from_slice(&(i as i64).to_le_bytes());
-        }
-        out
-    }
-
-    /// Decodes and validates a blob. With `row_count` (the rows of the chunk the fragments
-    /// refer to), every range and index must lie within `0..row_count`. Padding and trailing
-    /// bytes are ignored.
-    pub fn decode(bytes: &[u8], row_count: Option<u64>) -> Result<Self, LayoutError> {
-        let mut c = Cursor::new(bytes, WHAT);
-        let magic = c.u32()?;
-        if magic != MAGIC {
-            return Err(invalid(
-                WHAT,
-                format!("bad magic {magic:#010x} (expected {MAGIC:#010x}, bytes 47 46 56 5A)"),
-            ));
-        }
-        let version = c.u16()?;
-        if version != VERSION {
-            return Err(invalid(WHAT, format!("unsupported version {version}")));
-        }
-        let flags = c.u16()?;
-        if flags != 0 {
-            return Err(invalid(
-                WHAT,
-                format!("reserved flags {flags:#06x} are set"),
-            ));
-        }
-        let len = c.u32()?;
-        let num_ranges = c.u32()?;
-        if num_ranges > len {
-            return Err(invalid(
-                WHAT,
-                format!("{num_ranges} range fragments but only {len} fragments"),
-            ));
-        }
-        if len == 0 {
-            return Ok(Self::default());
-        }
-        let f = len as usize;
-        let nbytes = f.div_ceil(8);
-        let p = nbytes.next_multiple_of(8);
-        let bitmap_bytes = c.take(p)?;
-        let mut bitmap = vec![0u64; f.div_ceil(64)];
-        for (i, &b) in bitmap_bytes[..nbytes].iter().enumerate() {
-            bitmap[i / 8] |= u64::from(b) << (8 * (i % 8));
-        }
-        // Bits past F in the last byte are padding.
-        if f % 64 != 0 {
-            if let Some(last) = bitmap.last_mut() {
-                *last &= (1u64 << (f % 64)) - 1;
-            }
-        }
-        let popcount: u64 = bitmap.iter().map(|w| u64::from(w.count_ones())).sum();
-        if popcount != u64::from(num_ranges) {
-            return Err(invalid(
-                WHAT,
-                format!("header says {num_ranges} ranges, the bitmap marks {popcount}"),
-            ));
-        }
-        let r = num_ranges as usize;
-        c.need(16 * r)?;
-        let mut ranges = Vec::with_capacity(r);
-        for k in 0..r {
-            let start = c.index("range start")?;
-            let count = c.index("range count")?;
-            let end = start
-                .checked_add(count)
-                .filter(|&e| e <= i64::MAX as u64)
-                .ok_or_else(|| invalid(WHAT, format!("range {k} ({start}, {count}) overflows")))?;
-            if let Some(rows) = row_count {
-                if end > rows {
-                    return Err(invalid(
-                        WHAT,
-                        format!("range {k} ({start}, {count}) ends past the chunk's {rows} rows"),
-                    ));
-                }
-            }
-            ranges.push((start, count));
-        }
-        let e = f - r;
-        c.need(4 * (e + 1))?;
-        let mut offsets = Vec::with_capacity(e + 1);
-        for k in 0..=e {
-            let o = c.u32()?;
-            let prev = offsets.last().copied();
-            if k == 0 && o != 0 {
-                return Err(invalid(WHAT, format!("CSR offsets start at {o}, not 0")));
-            }
-            if prev.is_some_and(|p| o < p) {
-                return Err(invalid(WHAT, format!("CSR offsets decrease at entry {k}")));
-            }
-            offsets.push(o);
-        }
-        let t = offsets.last().copied().unwrap_or(0) as usize;
-        c.need(8 * t)?;
-        let mut indices = Vec::with_capacity(t);
-        for _ in 0..t {
-            let i = c.index("row index")?;
-            if let Some(rows) = row_count {
-                if i >= rows {
-                    return Err(invalid(
-                        WHAT,
-                        format!("row index {i} is past the chunk's {rows} rows"),
-                    ));
-                }
-            }
-            indices.push(i);
-        }
-        let rank = build_rank(&bitmap);
-        Ok(Self {
-            len,
-            bitmap,
-            rank,
-            ranges,
-            offsets,
-            indices,
-        })
-    }
-
-    /// Checks every range and index against the chunk's `row_count`.
-    pub fn check_rows(&self, row_count: u64) -> Result<(), LayoutError> {
-        for (k, &(start, count)) in self.ranges.iter().enumerate() {
-            if start + count > row_count {
-                return Err(invalid(
-                    WHAT,
-                    format!("range {k} ({start}, {count}) ends past the chunk's {row_count} rows"),
-                ));
-            }
-        }
-        if let Some(i) = self.indices.iter().find(|&&i| i >= row_count) {
-            return Err(invalid(
-                WHAT,
-                format!("row index {i} is past the chunk's {row_count} rows"),
-            ));
-        }
-        Ok(())
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn hex(s: &str) -> Vec<u8> {
-        s.split_whitespace()
-            .map(|b| u8::from_str_radix(b, 16).unwrap())
-            .collect()
-    }
-
-    fn i64le(v: i64) -> String {
-        v.to_le_bytes()
-            .iter()
-            .map(|b| format!("{b:02x} "))
-            .collect()
-    }
-
-    #[test]
-    fn golden_a_one_range() {
-        let idx = FragmentIndex::new(&[Fragment::Range { start: 0, count: 2 }]).unwrap();
-        let want = hex("47 46 56 5a 01 00 00 00 01 00 00 00 01 00 00 00
-             01 00 00 00 00 00 00 00
-             00 00 00 00 00 00 00 00 02 00 00 00 00 00 00 00
-             00 00 00 00");
-        assert_eq!(idx.encode(), want);
-        assert_eq!(want.len(), 44);
-        assert_eq!(FragmentIndex::decode(&want, Some(2)).unwrap(), idx);
-    }
-
-    #[test]
-    fn golden_b_mixed() {
-        let idx = FragmentIndex::new(&[
-            Fragment::Range { start: 0, count: 4 },
-            Fragment::Explicit(vec![12, 7, 19]),
-            Fragment::Range {
-                start: 20,
-                count: 8,
-            },
-        ])
-        .unwrap();
-        let want = hex(&format!(
-            "47 46 56 5a 01 00 00 00 03 00 00 00 02 00 00 00
-             05 00 00 00 00 00 00 00
-             {}{}{}{}
-             00 00 00 00 03 00 00 00
-             {}{}{}",
-            i64le(0),
-            i64le(4),
-            i64le(20),
-            i64le(8),
-            i64le(12),
-            i64le(7),
-            i64le(19)
-        ));
-        assert_eq!(want.len(), 88);
-        assert_eq!(idx.encode(), want);
-        let back = FragmentIndex::decode(&want, Some(28)).unwrap();
-        assert_eq!(back, idx);
-        assert!(back.is_range(0) && !back.is_range(1) && back.is_range(2));
-        assert_eq!(back.get(2), Some(FragmentRows::Range(20..28)));
-    }
-
-    #[test]
-    fn golden_c_empty() {
-        let idx = FragmentIndex::new(&[]).unwrap();
-        assert_eq!(
-            idx.encode(),
-            hex("47 46 56 5a 01 00 00 00 00 00 00 00 00 00 00 00")
-        );
-    }
-
-    #[test]
-    fn golden_d_one_empty_explicit() {
-        let idx = FragmentIndex::new(&[Fragment::Explicit(vec![])]).unwrap();
-        let want = hex("47 46 56 5a 01 00 00 00 01 00 00 00 00 00 00 00
-             00 00 00 00 00 00 00 00
-             00 00 00 00 00 00 00 00");
-        assert_eq!(idx.encode(), want);
-        assert_eq!(FragmentIndex::from_rows(&[vec![]]).unwrap(), idx);
-    }
-
-    #[test]
-    fn golden_e_binned_point_cloud() {
-        let idx = FragmentIndex::consecutive(&[2, 0, 0, 0, 0, 0, 0, 0]).unwrap();
-        let mut want =
-            hex("47 46 56 5a 01 00 00 00 08 00 00 00 08 00 00 00 ff 00 00 00 00 00 00 00");
-        want.extend(hex(&format!("{}{}", i64le(0), i64le(2))));
-        for _ in 0..7 {
-            want.extend(hex(&format!("{}{}", i64le(2), i64le(0))));
-        }
-        want.extend(hex("00 00 00 00"));
-        assert_eq!(want.len(), 156);
-        assert_eq!(idx.encode(), want);
-    }
-
-    #[test]
-    fn decoder_checks() {
-        let good = FragmentIndex::new(&[
-            Fragment::Range { start: 0, count: 4 },
-            Fragment::Explicit(vec![3, 1]),
-        ])
-        .unwrap()
-        .encode();
-        assert!(FragmentIndex::decode(&good, Some(4)).is_ok());
-        assert!(
-            FragmentIndex::decode(&good, Some(3)).is_err(),
-            "range past rows"
-        );
-        let mut bad = good.clone();
-        bad[0] = 0x5a;
-        assert!(FragmentIndex::decode(&bad, None).is_err(), "magic");
-        let mut bad = good.clone();
-        bad[4] = 2;
-        assert!(FragmentIndex::decode(&bad, None).is_err(), "version");
-        let mut bad = good.clone();
-        bad[6] = 1;
-        assert!(FragmentIndex::decode(&bad, None).is_err(), "flags");
-        let mut bad = good.clone();
-        bad[12] = 2;
-        assert!(FragmentIndex::decode(&bad, None).is_err(), "popcount");
-        let mut bad = good.clone();
-        bad[12] = 3;
-        assert!(FragmentIndex::decode(&bad, None).is_err(), "R > F");
-        for cut in 0..good.len() {
-            assert!(
-                FragmentIndex::decode(&good[..cut], None).is_err(),
-                "cut {cut}"
-            );
-        }
-        let mut extended = good.clone();
-        extended.extend_from_slice(&[9, 9, 9]);
-        assert!(
-            FragmentIndex::decode(&extended, None).is_ok(),
-            "trailing bytes are ignored"
-        );
-        // negative start
-        let mut bad = good.clone();
-        bad[24 + 7] = 0x80;
-        assert!(FragmentIndex::decode(&bad, None).is_err(), "negative start");
-        // CSR offsets must start at 0 and not decrease
-        let csr = 16 + 8 + 16;
-        let mut bad = good.clone();
-        bad[csr] = 1;
-        assert!(
-            FragmentIndex::decode(&bad, None).is_err(),
-            "offsets[0] != 0"
-        );
-        // a huge F with a tiny blob is refused before allocating
-        let mut bomb = good[..16].to_vec();
-        bomb[8..12].copy_from_slice(&u32::MAX.to_le_bytes());
-        bomb[12..16].copy_from_slice(&0u32.to_le_bytes());
-        assert!(FragmentIndex::decode(&bomb, None).is_err());
-    }
 
     #[test]
     fn lookup_matches_fragments_over_many_words() {

@@ -1,4 +1,4 @@
-//! Groups (`groups/data` + `groups/offsets`; §3.9).
+//! Groups (`groups/data` + `groups/offsets`; `docs/format-decisions.md`, "Groups").
 //!
 //! ```text
 //! groups/data      int64[]  object ids of group 0, then group 1, …, back to back

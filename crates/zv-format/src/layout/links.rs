@@ -1,4 +1,5 @@
-//! Link rows (`links/0/<key>`; §3.4) and the cross-level ragged blob (`links/±N/<key>`; §3.5).
+//! Link rows (`links/0/<key>`) and the cross-level ragged blob (`links/±N/<key>`;
+//! `docs/format-decisions.md`, "Cross-level links").
 //!
 //! Intra-level links are flat rows of `link_width` int64 chunk-local row indices into
 //! `vertices/<key>`, with no header:
@@ -25,7 +26,7 @@
 //! # Ok::<(), zv_format::layout::LayoutError>(())
 //! ```
 
-use super::{i64s, invalid, put_i64s, LayoutError};
+use super::{encode_i64s, i64s, invalid, put_i64s, LayoutError};
 
 /// Rows of `link_width` row indices.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,9 +83,7 @@ impl LinkRows {
 
     /// The encoding.
     pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(8 * self.values.len());
-        put_i64s(&mut out, self.values.iter().copied());
-        out
+        encode_i64s(&self.values)
     }
 
     /// Decodes rows of `link_width`; with `row_count`, every index must be in `0..row_count`

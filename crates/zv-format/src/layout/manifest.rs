@@ -1,4 +1,5 @@
-//! Object manifests and their containers (§3.8, §2.5).
+//! Object manifests and their containers (`docs/format-decisions.md`, "Manifest blocks",
+//! "Object index container").
 //!
 //! An object's manifest is an ordered list of blocks; each block names a chunk and one or more
 //! fragments of it. Layout of one manifest (no alignment anywhere):
@@ -32,7 +33,13 @@
 //! # Ok::<(), zv_format::layout::LayoutError>(())
 //! ```
 
-use super::{i64s, invalid, put_i64s, to_i64, Cursor, LayoutError};
+mod containers;
+mod plan;
+
+pub use containers::{decode_stream, decode_vlen_items, decode_with_offsets, encode_stream};
+
+use super::{invalid, put_i64s, to_i64, Cursor, LayoutError};
+use plan::plan_blocks;
 
 const WHAT: &str = "object manifest";
 
@@ -342,199 +349,12 @@ impl Manifest {
     }
 }
 
-/// Splits the fragments of one chunk (in order) into blocks of minimal encoded size.
-fn plan_blocks(frags: &[u64], sid_ndim: usize) -> Vec<BlockFragments> {
-    let m = frags.len();
-    let head = 8 * sid_ndim + 1;
-    // dp[i]: smallest size of blocks covering frags[..i]; how[i]: (start, mode) of the last block.
-    let mut dp = vec![0usize; m + 1];
-    let mut how = vec![(0usize, 0u8); m + 1];
-    let mut run_start = 0usize;
-    // best (dp[j] - 8j, j) over j < i, for mode 2 blocks frags[j..i]
-    let mut best_explicit = (0isize, 0usize);
-    for i in 1..=m {
-        if i >= 2 && frags[i - 2].checked_add(1) == Some(frags[i - 1]) {
-            // the run continues
-        } else {
-            run_start = i - 1;
-        }
-        let j = i - 1;
-        let cand = dp[j] as isize - 8 * j as isize;
-        if cand < best_explicit.0 || j == 0 {
-            best_explicit = (cand, j);
-        }
-        // mode 1 over the whole run ending here (dp is non-decreasing, so the earliest start wins)
-        let mut best = (dp[run_start] + head + 16, (run_start, 1u8));
-        let single = dp[i - 1] + head + 8;
-        if single < best.0 {
-            best = (single, (i - 1, 0));
-        }
-        let explicit = (best_explicit.0 + (head + 4) as isize + 8 * i as isize) as usize;
-        if explicit < best.0 {
-            best = (explicit, (best_explicit.1, 2));
-        }
-        dp[i] = best.0;
-        how[i] = best.1;
-    }
-    let mut out = Vec::new();
-    let mut i = m;
-    while i > 0 {
-        let (j, mode) = how[i];
-        out.push(match mode {
-            0 => BlockFragments::Single(frags[j]),
-            1 if i - j == 1 => BlockFragments::Single(frags[j]),
-            1 => BlockFragments::Range {
-                start: frags[j],
-                count: (i - j) as u64,
-            },
-            _ => BlockFragments::Explicit(frags[j..i].to_vec()),
-        });
-        i = j;
-    }
-    out.reverse();
-    out
-}
-
-/// Encodes the manifests of a level as the manifest-block stream and its offset table:
-/// `(data, offsets)` where `offsets` is `int64[B]` little-endian byte offsets.
-pub fn encode_stream(
-    manifests: &[Manifest],
-    sid_ndim: usize,
-) -> Result<(Vec<u8>, Vec<u8>), LayoutError> {
-    let mut data = Vec::with_capacity(manifests.iter().map(|m| m.encoded_len(sid_ndim)).sum());
-    let mut offsets = Vec::with_capacity(8 * manifests.len());
-    for m in manifests {
-        offsets.extend_from_slice(&(data.len() as i64).to_le_bytes());
-        m.encode_into(&mut data, sid_ndim)?;
-    }
-    Ok((data, offsets))
-}
-
-/// Decodes a manifest-block stream (manifests back to back, no offsets). With `expected`, the
-/// stream must hold exactly that many manifests. Trailing bytes are an error.
-pub fn decode_stream(
-    data: &[u8],
-    sid_ndim: usize,
-    expected: Option<usize>,
-) -> Result<Vec<Manifest>, LayoutError> {
-    // Every manifest takes at least 4 bytes.
-    if let Some(n) = expected {
-        if n.saturating_mul(4) > data.len() {
-            return Err(invalid(
-                "manifest stream",
-                format!("{} bytes cannot hold {n} manifests", data.len()),
-            ));
-        }
-    }
-    let mut out = Vec::with_capacity(expected.unwrap_or(data.len() / 4).min(data.len() / 4));
-    let mut pos = 0;
-    while pos < data.len() && expected.is_none_or(|n| out.len() < n) {
-        let (m, end) = Manifest::decode_at(data, pos, sid_ndim)?;
-        out.push(m);
-        pos = end;
-    }
-    if let Some(n) = expected {
-        if out.len() != n {
-            return Err(invalid(
-                "manifest stream",
-                format!("holds {} manifests, expected {n}", out.len()),
-            ));
-        }
-    }
-    if pos != data.len() {
-        return Err(LayoutError::TrailingBytes {
-            what: "manifest stream",
-            end: pos,
-            extra: data.len() - pos,
-        });
-    }
-    Ok(out)
-}
-
-/// Decodes a manifest-block stream with its `int64[B]` byte-offset table (no terminal entry;
-/// the last manifest runs to the end). Each manifest must fill its span exactly.
-pub fn decode_with_offsets(
-    data: &[u8],
-    offsets: &[u8],
-    sid_ndim: usize,
-) -> Result<Vec<Manifest>, LayoutError> {
-    const W: &str = "object index offsets";
-    let offs = i64s(offsets, W)?;
-    let mut out = Vec::with_capacity(offs.len().min(data.len() / 4 + 1));
-    for (i, &o) in offs.iter().enumerate() {
-        let start = usize::try_from(o)
-            .ok()
-            .filter(|&s| s <= data.len())
-            .ok_or_else(|| {
-                invalid(
-                    W,
-                    format!("offset {i} ({o}) is outside the {}-byte stream", data.len()),
-                )
-            })?;
-        let end = match offs.get(i + 1) {
-            Some(&next) => usize::try_from(next)
-                .ok()
-                .filter(|&e| e >= start && e <= data.len())
-                .ok_or_else(|| {
-                    invalid(
-                        W,
-                        format!(
-                            "offset {} ({next}) is before offset {i} or past the stream",
-                            i + 1
-                        ),
-                    )
-                })?,
-            None => data.len(),
-        };
-        if i == 0 && start != 0 {
-            return Err(invalid(W, format!("the first offset is {start}, not 0")));
-        }
-        out.push(Manifest::decode(&data[start..end], sid_ndim)?);
-    }
-    if offs.is_empty() && !data.is_empty() {
-        return Err(invalid(W, "no offsets but a non-empty stream"));
-    }
-    Ok(out)
-}
-
-/// Decodes the manifests of the reference's vlen container: `items` are the elements of
-/// `object_index/manifests` in object order, `num_objects` of them real; items past
-/// `num_objects` are padding and must be empty. A real item of length 0 reads as an empty
-/// manifest.
-pub fn decode_vlen_items<'a>(
-    items: impl IntoIterator<Item = &'a [u8]>,
-    num_objects: usize,
-    sid_ndim: usize,
-) -> Result<Vec<Manifest>, LayoutError> {
-    let mut out = Vec::new();
-    for (i, item) in items.into_iter().enumerate() {
-        if i < num_objects {
-            out.push(if item.is_empty() {
-                Manifest::default()
-            } else {
-                Manifest::decode(item, sid_ndim)?
-            });
-        } else if !item.is_empty() {
-            return Err(invalid(
-                "object index manifests",
-                format!("item {i} is past num_objects {num_objects} but not empty padding"),
-            ));
-        }
-    }
-    if out.len() != num_objects {
-        return Err(invalid(
-            "object index manifests",
-            format!("{} manifests, num_objects is {num_objects}", out.len()),
-        ));
-    }
-    Ok(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn single(chunk: &[i64], f: u64) -> ManifestBlock {
+    /// A mode-0 block (shared with the container tests).
+    pub(super) fn single(chunk: &[i64], f: u64) -> ManifestBlock {
         ManifestBlock {
             chunk: chunk.to_vec(),
             fragments: BlockFragments::Single(f),
@@ -605,40 +425,6 @@ mod tests {
     }
 
     #[test]
-    fn mode_choice() {
-        let c = vec![0i64, 0, 0];
-        let plan = |fr: &[u64]| {
-            Manifest::from_refs(&fr.iter().map(|&f| (c.clone(), f)).collect::<Vec<_>>())
-                .blocks
-                .into_iter()
-                .map(|b| b.fragments)
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(plan(&[7]), vec![BlockFragments::Single(7)]);
-        assert_eq!(
-            plan(&[3, 4, 5]),
-            vec![BlockFragments::Range { start: 3, count: 3 }]
-        );
-        assert_eq!(
-            plan(&[5, 1, 2, 7]),
-            vec![BlockFragments::Explicit(vec![5, 1, 2, 7])]
-        );
-        assert_eq!(plan(&[9, 2]), vec![BlockFragments::Explicit(vec![9, 2])]);
-        assert_eq!(
-            plan(&[0, 1, 2, 3, 4, 5, 6, 7, 9]),
-            vec![
-                BlockFragments::Range { start: 0, count: 8 },
-                BlockFragments::Single(9)
-            ]
-        );
-        // different chunks never share a block, and order is kept
-        let m = Manifest::from_refs(&[(vec![0], 1), (vec![1], 0), (vec![0], 2)]);
-        assert_eq!(m.blocks.len(), 3);
-        let refs: Vec<(Vec<i64>, u64)> = m.refs().map(|(c, f)| (c.to_vec(), f)).collect();
-        assert_eq!(refs, vec![(vec![0], 1), (vec![1], 0), (vec![0], 2)]);
-    }
-
-    #[test]
     fn decoder_errors() {
         let m = Manifest {
             blocks: vec![single(&[1, -2], 3)],
@@ -659,48 +445,5 @@ mod tests {
         assert!(m.encode(3).is_err(), "arity mismatch");
         // a huge block count with a tiny blob fails before allocating
         assert!(Manifest::decode(&[0xff, 0xff, 0xff, 0xff], 3).is_err());
-    }
-
-    #[test]
-    fn containers() {
-        let ms = vec![
-            Manifest::default(),
-            Manifest {
-                blocks: vec![single(&[0, 0, 0], 1)],
-            },
-            Manifest::from_refs(&[(vec![1, 1, 1], 0), (vec![1, 1, 1], 1)]),
-        ];
-        let (data, offsets) = encode_stream(&ms, 3).unwrap();
-        assert_eq!(decode_stream(&data, 3, Some(3)).unwrap(), ms);
-        assert_eq!(decode_stream(&data, 3, None).unwrap(), ms);
-        assert!(decode_stream(&data, 3, Some(2)).is_err());
-        assert!(decode_stream(&data, 3, Some(4)).is_err());
-        assert_eq!(decode_with_offsets(&data, &offsets, 3).unwrap(), ms);
-        let mut bad = offsets.clone();
-        bad[8] = 200;
-        assert!(decode_with_offsets(&data, &bad, 3).is_err());
-        let items: Vec<Vec<u8>> = ms
-            .iter()
-            .map(|m| m.encode(3).unwrap())
-            .chain([vec![], vec![]])
-            .collect();
-        assert_eq!(
-            decode_vlen_items(items.iter().map(Vec::as_slice), 3, 3).unwrap(),
-            ms
-        );
-        assert!(
-            decode_vlen_items(items.iter().map(Vec::as_slice), 6, 3).is_err(),
-            "too few items"
-        );
-        assert_eq!(
-            decode_vlen_items(items.iter().map(Vec::as_slice), 4, 3).unwrap()[3],
-            Manifest::default()
-        );
-        assert!(
-            decode_vlen_items(items.iter().map(Vec::as_slice), 2, 3).is_err(),
-            "non-empty padding"
-        );
-        assert_eq!(decode_stream(&[], 3, Some(0)).unwrap(), vec![]);
-        assert_eq!(encode_stream(&[], 3).unwrap(), (vec![], vec![]));
     }
 }

@@ -1,0 +1,182 @@
+//! Blob reads and writes through the Zarr layer: documents, empty blobs, several chunks, packs
+//! and the keys errors name.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Arc;
+
+use serde_json::json;
+use zv_core::array::Array;
+use zv_core::codec::ArrayBytes;
+use zv_core::data_type::DataType;
+use zv_core::key::StoreKey;
+use zv_core::metadata::{ArrayMetadata, ExtensionMetadata};
+use zv_core::node::NodePath;
+use zv_core::store::Store;
+use zv_store_mem::MemoryStore;
+
+use super::{BlobData, Blobs};
+
+fn blobs() -> (Arc<dyn Store>, Blobs) {
+    crate::link_plugins();
+    let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
+    (store.clone(), Blobs::new(store))
+}
+
+fn raw() -> Vec<ExtensionMetadata> {
+    vec![ExtensionMetadata::new("bytes")]
+}
+
+fn get(store: &Arc<dyn Store>, key: &str) -> Option<Vec<u8>> {
+    store
+        .get(&StoreKey::new(key).unwrap())
+        .unwrap()
+        .map(|b| b.to_vec())
+}
+
+#[test]
+fn a_written_blob_is_one_chunk_and_the_document_of_zv_core() {
+    let (store, blobs) = blobs();
+    blobs
+        .write_bytes("0/vertices/0.0", b"abcdef", &raw())
+        .unwrap();
+    assert_eq!(get(&store, "0/vertices/0.0/c/0").unwrap(), b"abcdef");
+    let meta = ArrayMetadata::new(vec![6], vec![6], DataType::UInt8, raw()).unwrap();
+    assert_eq!(
+        get(&store, "0/vertices/0.0/zarr.json").unwrap(),
+        meta.to_json_pretty()
+    );
+    assert_eq!(
+        blobs.read("0/vertices/0.0").unwrap(),
+        Some(BlobData::Bytes(b"abcdef".to_vec()))
+    );
+    assert_eq!(blobs.read_bytes("0/vertices/1.0").unwrap(), None);
+}
+
+#[test]
+fn an_empty_blob_has_shape_zero_chunk_one_and_no_chunk_file() {
+    let (store, blobs) = blobs();
+    blobs.write_bytes("a/b", b"xyz", &raw()).unwrap();
+    blobs.write_bytes("a/b", b"", &raw()).unwrap();
+    assert_eq!(get(&store, "a/b/c/0"), None, "the old chunk is removed");
+    let doc: serde_json::Value =
+        serde_json::from_slice(&get(&store, "a/b/zarr.json").unwrap()).unwrap();
+    assert_eq!(doc["shape"], json!([0]));
+    assert_eq!(
+        doc["chunk_grid"]["configuration"]["chunk_shape"],
+        json!([1])
+    );
+    assert_eq!(blobs.read_bytes("a/b").unwrap(), Some(Vec::new()));
+}
+
+#[test]
+fn variable_length_arrays_of_several_sparse_chunks_read_in_order() {
+    let (store, blobs) = blobs();
+    let codecs: Vec<ExtensionMetadata> =
+        serde_json::from_value(json!([{"name": "vlen-bytes", "configuration": {}},
+            {"name": "zstd", "configuration": {"level": 0, "checksum": false}}]))
+        .unwrap();
+    let meta = ArrayMetadata::new(
+        vec![40_000],
+        vec![16_384],
+        DataType::VariableLengthBytes,
+        codecs,
+    )
+    .unwrap();
+    let path = NodePath::new("0/object_index/manifests").unwrap();
+    let array = Array::create(store.clone(), &path, meta).unwrap();
+    let chunk = |base: u32| -> Vec<Vec<u8>> {
+        (0..16_384u32)
+            .map(|i| (base + i).to_le_bytes().to_vec())
+            .collect()
+    };
+    // chunk 1 is missing: its elements are the fill value (empty)
+    array
+        .store_chunk(&[0], ArrayBytes::from_elements(chunk(0)))
+        .unwrap();
+    array
+        .store_chunk(&[2], ArrayBytes::from_elements(chunk(32_768)))
+        .unwrap();
+    let Some(BlobData::Elements(items)) = blobs.read("0/object_index/manifests").unwrap() else {
+        panic!("not elements");
+    };
+    assert_eq!(items.len(), 40_000);
+    assert_eq!(items[5], 5u32.to_le_bytes());
+    assert!(items[16_384..32_768].iter().all(Vec::is_empty));
+    assert_eq!(items[39_999], 39_999u32.to_le_bytes());
+    let err = blobs
+        .read_bytes("0/object_index/manifests")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("0/object_index/manifests/zarr.json") && err.contains("variable-length"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_corrupt_chunk_is_an_error_naming_the_chunk_key() {
+    let (store, blobs) = blobs();
+    blobs.write_bytes("g/k", &[1, 2, 3, 4], &raw()).unwrap();
+    store
+        .set(&StoreKey::new("g/k/c/0").unwrap(), vec![1u8, 2].into())
+        .unwrap();
+    let err = blobs.read_bytes("g/k").unwrap_err().to_string();
+    assert!(err.contains("`g/k/c/0`"), "{err}");
+    store
+        .set(
+            &StoreKey::new("g/k/zarr.json").unwrap(),
+            b"{".to_vec().into(),
+        )
+        .unwrap();
+    let err = blobs.read_bytes("g/k").unwrap_err().to_string();
+    assert!(err.contains("`g/k/zarr.json`"), "{err}");
+    let err = blobs.read_bytes("g/../x").unwrap_err().to_string();
+    assert!(err.contains("invalid"), "{err}");
+}
+
+#[test]
+fn packed_blobs_are_sliced_out_of_their_pack() {
+    let (store, blobs) = blobs();
+    blobs
+        .write_bytes("0/vertices/__shard_000000", b"aaabbbb", &raw())
+        .unwrap();
+    blobs.write_bytes("0/vertices/2.0", b"cc", &raw()).unwrap();
+    let key = StoreKey::new("0/vertices/__shard_000000/zarr.json").unwrap();
+    let mut doc: serde_json::Value =
+        serde_json::from_slice(&store.get(&key).unwrap().unwrap()).unwrap();
+    doc["attributes"]["shard_index"] = json!({"0.0": [0, 3], "1.0": [3, 4], "9.9": [5, 9]});
+    store
+        .set(&key, serde_json::to_vec(&doc).unwrap().into())
+        .unwrap();
+    assert_eq!(blobs.read_bytes("0/vertices/0.0").unwrap().unwrap(), b"aaa");
+    assert_eq!(
+        blobs.read_bytes("0/vertices/1.0").unwrap().unwrap(),
+        b"bbbb"
+    );
+    assert_eq!(blobs.read_bytes("0/vertices/2.0").unwrap().unwrap(), b"cc");
+    assert_eq!(blobs.read_bytes("0/vertices/3.0").unwrap(), None);
+    assert_eq!(
+        blobs.blob_names("0/vertices").unwrap(),
+        vec!["0.0", "1.0", "2.0", "9.9"]
+    );
+    let err = blobs.read_bytes("0/vertices/9.9").unwrap_err().to_string();
+    assert!(
+        err.contains("0/vertices/__shard_000000/zarr.json") && err.contains("outside"),
+        "{err}"
+    );
+}
+
+#[test]
+fn groups_and_arrays_are_told_apart() {
+    let (_, blobs) = blobs();
+    let attrs = json!({"zv_array": "vertices"}).as_object().unwrap().clone();
+    blobs.write_group("0/vertices", attrs.clone()).unwrap();
+    blobs.write_bytes("0/vertices/0.0", b"x", &raw()).unwrap();
+    assert_eq!(blobs.group_attributes("0/vertices").unwrap(), Some(attrs));
+    assert!(blobs.group_attributes("0/vertices/0.0").is_err());
+    assert!(blobs.read("0/vertices").is_err());
+    assert_eq!(blobs.children("0").unwrap(), vec!["vertices"]);
+    assert!(blobs.exists("0/vertices").unwrap());
+    assert!(!blobs.exists("1").unwrap());
+    assert!(blobs.node("").unwrap().is_none());
+}
