@@ -13,8 +13,8 @@
 #      KEEP=1        keep the scratch directory
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
-ZV09_PYTHON="${ZV09_PYTHON:-/work/main/.venv-zv09/bin/python}"
-REF_PYTHON="${REF_PYTHON:-/work/main/.venv-ref/bin/python}"
+ZV09_PYTHON="${ZV09_PYTHON:-$PWD/.venv-zv09/bin/python}"
+REF_PYTHON="${REF_PYTHON:-$PWD/.venv-ref/bin/python}"
 POINTS="${POINTS:-20000}" POLYLINES="${POLYLINES:-200}" LENGTH="${LENGTH:-20}"
 SEED="${SEED:-1}" OBJECTS="${OBJECTS:-100}" BIN_CHECK="${BIN_CHECK:-1}"
 
