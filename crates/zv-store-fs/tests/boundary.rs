@@ -206,3 +206,18 @@ fn sync_and_directory_reuse_under_every_durability() {
         );
     }
 }
+
+#[test]
+fn failed_writes_leave_no_temporary_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = FilesystemStore::new(dir.path()).unwrap();
+    // the target is a non-empty directory: the rename fails after the temporary file is written
+    store.set(&key("a/b/c"), Bytes::from_static(b"x")).unwrap();
+    assert!(store.set(&key("a/b"), Bytes::from(vec![1u8; 4096])).is_err());
+    let entries: Vec<String> = std::fs::read_dir(dir.path().join("a"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(entries, vec!["b"], "temporary files left behind");
+    assert_eq!(keys(&store), vec!["a/b/c"]);
+}

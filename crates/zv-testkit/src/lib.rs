@@ -9,6 +9,7 @@
 //! - [`codec::check_codec`]: round trips over random sizes and type sizes (0 and sizes that
 //!   are not multiples of the type size included) and "arbitrary or damaged bytes never make
 //!   `decode` panic", for any registered codec;
+//! - [`fault::FaultyStore`]: a store whose k-th `set`, `get`, `list` or `sync` fails;
 //! - [`alloc`]: a counting global allocator for "decoders allocate a bounded amount" checks;
 //! - [`fixtures`]: the reference fixtures' writer arguments as zv-geometry/1 documents;
 //! - [`env`](mod@env): the workspace, fixtures and a zarr-python interpreter for integration
@@ -31,5 +32,6 @@
 pub mod alloc;
 pub mod codec;
 pub mod env;
+pub mod fault;
 pub mod fixtures;
 pub mod store;

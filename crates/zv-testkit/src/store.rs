@@ -396,6 +396,15 @@ impl zv_core::store::ReadableStore for CountingStore {
         self.inner.get_range(key, range)
     }
 
+    fn get_capped(
+        &self,
+        key: &StoreKey,
+        max: u64,
+    ) -> zv_core::store::StoreResult<Option<bytes::Bytes>> {
+        self.note(key);
+        self.inner.get_capped(key, max)
+    }
+
     fn size(&self, key: &StoreKey) -> zv_core::store::StoreResult<Option<u64>> {
         self.note(key);
         self.inner.size(key)
@@ -409,6 +418,10 @@ impl zv_core::store::WritableStore for CountingStore {
 
     fn delete(&self, key: &StoreKey) -> zv_core::store::StoreResult<()> {
         self.inner.delete(key)
+    }
+
+    fn sync(&self) -> zv_core::store::StoreResult<()> {
+        self.inner.sync()
     }
 }
 
