@@ -29,6 +29,16 @@ impl Axis {
         }
     }
 
+    /// The axis of an NGFF axis object (`name`, optional `type` and `unit`); `None` when it
+    /// has no string `name`.
+    pub(crate) fn from_object(o: &JsonObject) -> Option<Self> {
+        Some(Self {
+            name: o.get("name").and_then(Value::as_str)?.to_owned(),
+            axis_type: o.get("type").and_then(Value::as_str).map(str::to_owned),
+            unit: o.get("unit").and_then(Value::as_str).map(str::to_owned),
+        })
+    }
+
     /// The NGFF JSON form.
     pub fn to_json(&self) -> Value {
         let mut m = Map::new();
@@ -153,15 +163,9 @@ impl RootMetadata {
             .ok_or_else(|| err("`multiscales[0].axes` is missing".into()))?
             .iter()
             .map(|a| match a {
-                Value::Object(o) => Ok(Axis {
-                    name: o
-                        .get("name")
-                        .and_then(Value::as_str)
-                        .ok_or_else(|| err(format!("axis {a} has no name")))?
-                        .to_owned(),
-                    axis_type: o.get("type").and_then(Value::as_str).map(str::to_owned),
-                    unit: o.get("unit").and_then(Value::as_str).map(str::to_owned),
-                }),
+                Value::Object(o) => {
+                    Axis::from_object(o).ok_or_else(|| err(format!("axis {a} has no name")))
+                }
                 Value::String(s) => Ok(Axis {
                     name: s.clone(),
                     axis_type: None,
