@@ -19,10 +19,10 @@
 
 mod array;
 mod chunk_key;
+mod document;
 mod extension;
 mod group;
 mod node;
-mod parse;
 
 use serde_json::{Map, Value};
 

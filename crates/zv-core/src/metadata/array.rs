@@ -2,9 +2,11 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::parse::{check_header, parse_object, split_extra, take, take_opt};
+use super::document::{
+    check_header, header, parse_object, split_extra, take, take_opt, with_extra,
+};
 use super::{invalid, to_pretty, ChunkKeyEncoding, ExtensionMetadata, JsonObject, MetadataError};
 use crate::data_type::{DataType, FillValue};
 
@@ -182,9 +184,7 @@ impl ArrayMetadata {
 
     /// The document as a JSON value, keys in a stable order.
     pub fn to_value(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("zarr_format".into(), Value::from(3));
-        m.insert("node_type".into(), Value::from("array"));
+        let mut m = header("array");
         m.insert("shape".into(), Value::from(self.shape.clone()));
         m.insert("data_type".into(), Value::from(self.data_type.name()));
         m.insert(
@@ -211,10 +211,7 @@ impl ArrayMetadata {
             "storage_transformers".into(),
             serde_json::to_value(&self.storage_transformers).unwrap_or(Value::Array(Vec::new())),
         );
-        for (k, v) in &self.extra {
-            m.insert(k.clone(), v.clone());
-        }
-        Value::Object(m)
+        with_extra(m, &self.extra)
     }
 
     /// The document as pretty-printed UTF-8 JSON.

@@ -2,9 +2,9 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::parse::{check_header, parse_object, split_extra, take_opt};
+use super::document::{check_header, header, parse_object, split_extra, take_opt, with_extra};
 use super::{to_pretty, JsonObject, MetadataError};
 
 /// Keys of a group document that this crate interprets or tolerates.
@@ -43,14 +43,9 @@ impl GroupMetadata {
 
     /// The document as a JSON value, keys in a stable order.
     pub fn to_value(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("zarr_format".into(), Value::from(3));
-        m.insert("node_type".into(), Value::from("group"));
+        let mut m = header("group");
         m.insert("attributes".into(), Value::Object(self.attributes.clone()));
-        for (k, v) in &self.extra {
-            m.insert(k.clone(), v.clone());
-        }
-        Value::Object(m)
+        with_extra(m, &self.extra)
     }
 
     /// The document as pretty-printed UTF-8 JSON.

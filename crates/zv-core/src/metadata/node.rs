@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::parse::parse_object;
+use super::document::parse_object;
 use super::{invalid, ArrayMetadata, GroupMetadata, JsonObject, MetadataError};
 
 /// The metadata of any node.

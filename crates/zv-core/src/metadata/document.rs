@@ -1,9 +1,9 @@
-//! Shared steps of reading a `zarr.json` document: the header check, typed field extraction
-//! and the rule for unknown top-level keys.
+//! Shared steps of reading and writing a `zarr.json` document: the header, typed field
+//! extraction and the rule for unknown top-level keys (kept for the round trip).
 
 use std::collections::BTreeMap;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::{invalid, JsonObject, MetadataError};
 
@@ -87,4 +87,20 @@ pub(super) fn parse_object(bytes: &[u8]) -> Result<JsonObject, MetadataError> {
         Value::Object(m) => Ok(m),
         _ => Err(invalid("the document is not a JSON object")),
     }
+}
+
+/// The first keys of a written document: `zarr_format` and `node_type`.
+pub(super) fn header(node_type: &str) -> JsonObject {
+    let mut m = Map::new();
+    m.insert("zarr_format".into(), Value::from(3));
+    m.insert("node_type".into(), Value::from(node_type));
+    m
+}
+
+/// The written document `m` followed by the kept unknown keys.
+pub(super) fn with_extra(mut m: JsonObject, extra: &BTreeMap<String, Value>) -> Value {
+    for (k, v) in extra {
+        m.insert(k.clone(), v.clone());
+    }
+    Value::Object(m)
 }
