@@ -17,8 +17,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use zv_core::codec::{
-    parse_configuration, ArrayBytes, ArrayToBytesCodec, ChunkRepresentation, Codec, CodecError,
-    CodecKind, CodecTraits,
+    configuration_object, parse_configuration, ArrayBytes, ArrayToBytesCodec, ChunkRepresentation,
+    Codec, CodecError, CodecKind, CodecTraits,
 };
 use zv_core::metadata::{ExtensionMetadata, JsonObject};
 use zv_core::plugin::CodecPlugin;
@@ -100,14 +100,8 @@ impl CodecTraits for BytesCodec {
     }
 
     fn configuration(&self) -> Option<JsonObject> {
-        self.endian.map(|e| {
-            let mut m = JsonObject::new();
-            m.insert(
-                "endian".into(),
-                serde_json::to_value(e).unwrap_or(serde_json::Value::Null),
-            );
-            m
-        })
+        self.endian
+            .and_then(|e| configuration_object(&BytesConfig { endian: Some(e) }))
     }
 }
 
