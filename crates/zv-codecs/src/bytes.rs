@@ -86,6 +86,30 @@ impl BytesCodec {
         };
         Ok(Self { endian, swap })
     }
+
+    /// The chunk's bytes in the other byte order (encoded ↔ native), after checking that
+    /// they are the chunk's size; unchanged when no swap is needed.
+    fn reorder<'a>(
+        &self,
+        bytes: Cow<'a, [u8]>,
+        repr: &ChunkRepresentation,
+    ) -> Result<Cow<'a, [u8]>, CodecError> {
+        let expected = repr.fixed_size().unwrap_or(0);
+        if bytes.len() != expected {
+            return Err(CodecError::SizeMismatch {
+                codec: NAME.into(),
+                expected: expected as u64,
+                actual: bytes.len() as u64,
+            });
+        }
+        if self.swap > 1 {
+            let mut owned = bytes.into_owned();
+            swap_in_place(&mut owned, self.swap);
+            Ok(Cow::Owned(owned))
+        } else {
+            Ok(bytes)
+        }
+    }
 }
 
 fn swap_in_place(bytes: &mut [u8], width: usize) {
@@ -117,21 +141,7 @@ impl ArrayToBytesCodec for BytesCodec {
                 what: "variable-length elements".into(),
             });
         };
-        let expected = repr.fixed_size().unwrap_or(0);
-        if bytes.len() != expected {
-            return Err(CodecError::SizeMismatch {
-                codec: NAME.into(),
-                expected: expected as u64,
-                actual: bytes.len() as u64,
-            });
-        }
-        if self.swap > 1 {
-            let mut owned = bytes.into_owned();
-            swap_in_place(&mut owned, self.swap);
-            Ok(Cow::Owned(owned))
-        } else {
-            Ok(bytes)
-        }
+        self.reorder(bytes, repr)
     }
 
     fn decode<'a>(
@@ -139,21 +149,7 @@ impl ArrayToBytesCodec for BytesCodec {
         input: Cow<'a, [u8]>,
         repr: &ChunkRepresentation,
     ) -> Result<ArrayBytes<'a>, CodecError> {
-        let expected = repr.fixed_size().unwrap_or(0);
-        if input.len() != expected {
-            return Err(CodecError::SizeMismatch {
-                codec: NAME.into(),
-                expected: expected as u64,
-                actual: input.len() as u64,
-            });
-        }
-        if self.swap > 1 {
-            let mut owned = input.into_owned();
-            swap_in_place(&mut owned, self.swap);
-            Ok(ArrayBytes::Fixed(Cow::Owned(owned)))
-        } else {
-            Ok(ArrayBytes::Fixed(input))
-        }
+        self.reorder(input, repr).map(ArrayBytes::Fixed)
     }
 
     fn encoded_size(&self, repr: &ChunkRepresentation) -> Option<usize> {

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::json::{f64_list, opt_i64, opt_str, string_list};
+use super::json::{f64_list, opt_i64, opt_str, positive_extents, string_list, whole_multiples};
 use super::JsonObject;
 use crate::error::{Error, Result};
 use crate::names::ROOT_ATTRIBUTE;
@@ -189,7 +189,7 @@ impl RootMetadata {
             "chunk_shape",
         )
         .map_err(&err)?;
-        if chunk_shape.len() != ndim || chunk_shape.iter().any(|&c| !(c > 0.0 && c.is_finite())) {
+        if !positive_extents(&chunk_shape, ndim) {
             return Err(err(format!(
                 "chunk_shape {chunk_shape:?} must have {ndim} positive values (one per axis)"
             )));
@@ -214,18 +214,15 @@ impl RootMetadata {
             None | Some(Value::Null) => None,
             Some(v) => {
                 let b = f64_list(v, "base_bin_shape").map_err(&err)?;
-                if b.len() != ndim || b.iter().any(|&x| !(x > 0.0 && x.is_finite())) {
+                if !positive_extents(&b, ndim) {
                     return Err(err(format!(
                         "base_bin_shape {b:?} must have {ndim} positive values"
                     )));
                 }
-                for (c, bb) in chunk_shape.iter().zip(&b) {
-                    let r = c / bb;
-                    if (r - r.round()).abs() > 1e-9 || r.round() < 1.0 {
-                        return Err(err(format!(
-                            "base_bin_shape {b:?} does not divide chunk_shape {chunk_shape:?}"
-                        )));
-                    }
+                if !whole_multiples(&chunk_shape, &b) {
+                    return Err(err(format!(
+                        "base_bin_shape {b:?} does not divide chunk_shape {chunk_shape:?}"
+                    )));
                 }
                 Some(b)
             }
