@@ -48,9 +48,19 @@ pub(super) fn opt_i64(m: &JsonObject, key: &str, default: i64) -> std::result::R
     }
 }
 
-/// Whether `extents` has `ndim` values, each positive and finite.
-pub(super) fn positive_extents(extents: &[f64], ndim: usize) -> bool {
-    extents.len() == ndim && extents.iter().all(|&x| x > 0.0 && x.is_finite())
+/// Checks that `extents` (named `what`) has `ndim` values, each positive and finite.
+pub(super) fn positive_extents(
+    extents: &[f64],
+    ndim: usize,
+    what: &str,
+) -> std::result::Result<(), String> {
+    if extents.len() == ndim && extents.iter().all(|&x| x > 0.0 && x.is_finite()) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{what} {extents:?} must have {ndim} positive values"
+        ))
+    }
 }
 
 /// Whether each of `outer` is a whole multiple (1 or more, to within 1e-9) of the matching

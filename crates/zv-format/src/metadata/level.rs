@@ -107,11 +107,7 @@ impl LevelMetadata {
             None | Some(Value::Null) => None,
             Some(v) => {
                 let c = f64_list(v, "chunk_shape").map_err(&err)?;
-                if !positive_extents(&c, ndim) {
-                    return Err(err(format!(
-                        "level chunk_shape {c:?} must have {ndim} positive values"
-                    )));
-                }
+                positive_extents(&c, ndim, "level chunk_shape").map_err(&err)?;
                 if !whole_multiples(&c, &root.chunk_shape) {
                     return Err(err(format!(
                         "level chunk_shape {c:?} is not an integer multiple of the root chunk_shape {:?}",

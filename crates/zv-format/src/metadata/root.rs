@@ -189,11 +189,8 @@ impl RootMetadata {
             "chunk_shape",
         )
         .map_err(&err)?;
-        if !positive_extents(&chunk_shape, ndim) {
-            return Err(err(format!(
-                "chunk_shape {chunk_shape:?} must have {ndim} positive values (one per axis)"
-            )));
-        }
+        positive_extents(&chunk_shape, ndim, "chunk_shape")
+            .map_err(|e| err(format!("{e} (one per axis)")))?;
         let bounds_v = zv
             .get("bounds")
             .ok_or_else(|| err("`bounds` is missing".into()))?;
@@ -214,11 +211,7 @@ impl RootMetadata {
             None | Some(Value::Null) => None,
             Some(v) => {
                 let b = f64_list(v, "base_bin_shape").map_err(&err)?;
-                if !positive_extents(&b, ndim) {
-                    return Err(err(format!(
-                        "base_bin_shape {b:?} must have {ndim} positive values"
-                    )));
-                }
+                positive_extents(&b, ndim, "base_bin_shape").map_err(&err)?;
                 if !whole_multiples(&chunk_shape, &b) {
                     return Err(err(format!(
                         "base_bin_shape {b:?} does not divide chunk_shape {chunk_shape:?}"
