@@ -23,16 +23,13 @@
 //! # Ok::<(), zv_core::codec::CodecError>(())
 //! ```
 
-use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use zv_core::codec::{
-    parse_configuration, BytesToBytesCodec, ChunkRepresentation, Codec, CodecError, CodecKind,
-    CodecTraits,
+    configuration_object, parse_configuration, ChunkRepresentation, Codec, CodecError, CodecTraits,
 };
 use zv_core::metadata::{ExtensionMetadata, JsonObject};
-use zv_core::plugin::CodecPlugin;
 
 mod ffi;
 mod header;
@@ -243,28 +240,7 @@ impl CodecTraits for BloscCodec {
             typesize: Some(u32::from(self.typesize)),
             blocksize: self.blocksize,
         };
-        match serde_json::to_value(config) {
-            Ok(serde_json::Value::Object(m)) => Some(m),
-            _ => None,
-        }
-    }
-}
-
-impl BytesToBytesCodec for BloscCodec {
-    fn encode<'a>(&self, input: Cow<'a, [u8]>) -> Result<Cow<'a, [u8]>, CodecError> {
-        self.compress(&input).map(Cow::Owned)
-    }
-
-    fn decode<'a>(
-        &self,
-        input: Cow<'a, [u8]>,
-        expected: Option<usize>,
-    ) -> Result<Cow<'a, [u8]>, CodecError> {
-        Self::decompress(&input, expected).map(Cow::Owned)
-    }
-
-    fn encoded_size(&self, _decoded_size: usize) -> Option<usize> {
-        None
+        configuration_object(&config)
     }
 }
 
@@ -277,9 +253,7 @@ fn create(meta: &ExtensionMetadata, repr: &ChunkRepresentation) -> Result<Codec,
     )?)))
 }
 
-inventory::submit! {
-    CodecPlugin::new(NAME, CodecKind::BytesToBytes, create)
-}
+crate::compressor_codec!(BloscCodec, create);
 
 #[cfg(test)]
 mod tests {

@@ -17,8 +17,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use zv_core::codec::{
-    parse_configuration, ArrayBytes, ArrayToBytesCodec, ChunkRepresentation, Codec, CodecError,
-    CodecKind, CodecTraits,
+    configuration_object, parse_configuration, ArrayBytes, ArrayToBytesCodec, ChunkRepresentation,
+    Codec, CodecError, CodecKind, CodecTraits,
 };
 use zv_core::metadata::{ExtensionMetadata, JsonObject};
 use zv_core::plugin::CodecPlugin;
@@ -86,43 +86,14 @@ impl BytesCodec {
         };
         Ok(Self { endian, swap })
     }
-}
 
-fn swap_in_place(bytes: &mut [u8], width: usize) {
-    for c in bytes.chunks_exact_mut(width) {
-        c.reverse();
-    }
-}
-
-impl CodecTraits for BytesCodec {
-    fn name(&self) -> &str {
-        NAME
-    }
-
-    fn configuration(&self) -> Option<JsonObject> {
-        self.endian.map(|e| {
-            let mut m = JsonObject::new();
-            m.insert(
-                "endian".into(),
-                serde_json::to_value(e).unwrap_or(serde_json::Value::Null),
-            );
-            m
-        })
-    }
-}
-
-impl ArrayToBytesCodec for BytesCodec {
-    fn encode<'a>(
+    /// The chunk's bytes in the other byte order (encoded ↔ native), after checking that
+    /// they are the chunk's size; unchanged when no swap is needed.
+    fn reorder<'a>(
         &self,
-        input: ArrayBytes<'a>,
+        bytes: Cow<'a, [u8]>,
         repr: &ChunkRepresentation,
     ) -> Result<Cow<'a, [u8]>, CodecError> {
-        let ArrayBytes::Fixed(bytes) = input else {
-            return Err(CodecError::Unsupported {
-                codec: NAME.into(),
-                what: "variable-length elements".into(),
-            });
-        };
         let expected = repr.fixed_size().unwrap_or(0);
         if bytes.len() != expected {
             return Err(CodecError::SizeMismatch {
@@ -139,27 +110,46 @@ impl ArrayToBytesCodec for BytesCodec {
             Ok(bytes)
         }
     }
+}
+
+fn swap_in_place(bytes: &mut [u8], width: usize) {
+    for c in bytes.chunks_exact_mut(width) {
+        c.reverse();
+    }
+}
+
+impl CodecTraits for BytesCodec {
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn configuration(&self) -> Option<JsonObject> {
+        self.endian
+            .and_then(|e| configuration_object(&BytesConfig { endian: Some(e) }))
+    }
+}
+
+impl ArrayToBytesCodec for BytesCodec {
+    fn encode<'a>(
+        &self,
+        input: ArrayBytes<'a>,
+        repr: &ChunkRepresentation,
+    ) -> Result<Cow<'a, [u8]>, CodecError> {
+        let ArrayBytes::Fixed(bytes) = input else {
+            return Err(CodecError::Unsupported {
+                codec: NAME.into(),
+                what: "variable-length elements".into(),
+            });
+        };
+        self.reorder(bytes, repr)
+    }
 
     fn decode<'a>(
         &self,
         input: Cow<'a, [u8]>,
         repr: &ChunkRepresentation,
     ) -> Result<ArrayBytes<'a>, CodecError> {
-        let expected = repr.fixed_size().unwrap_or(0);
-        if input.len() != expected {
-            return Err(CodecError::SizeMismatch {
-                codec: NAME.into(),
-                expected: expected as u64,
-                actual: input.len() as u64,
-            });
-        }
-        if self.swap > 1 {
-            let mut owned = input.into_owned();
-            swap_in_place(&mut owned, self.swap);
-            Ok(ArrayBytes::Fixed(Cow::Owned(owned)))
-        } else {
-            Ok(ArrayBytes::Fixed(input))
-        }
+        self.reorder(input, repr).map(ArrayBytes::Fixed)
     }
 
     fn encoded_size(&self, repr: &ChunkRepresentation) -> Option<usize> {

@@ -11,17 +11,14 @@
 //! # Ok::<(), zv_core::codec::CodecError>(())
 //! ```
 
-use std::borrow::Cow;
 use std::io::Write;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use zv_core::codec::{
-    parse_configuration, BytesToBytesCodec, ChunkRepresentation, Codec, CodecError, CodecKind,
-    CodecTraits,
+    configuration_object, parse_configuration, ChunkRepresentation, Codec, CodecError, CodecTraits,
 };
 use zv_core::metadata::{ExtensionMetadata, JsonObject};
-use zv_core::plugin::CodecPlugin;
 
 /// The registered name.
 pub const NAME: &str = "gzip";
@@ -53,6 +50,23 @@ impl GzipCodec {
             level: config.level,
         })
     }
+
+    /// Compresses `input` into one gzip member.
+    pub fn compress(&self, input: &[u8]) -> Result<Vec<u8>, CodecError> {
+        let fail = |e| crate::io_failure(NAME, e);
+        let mut enc = flate2::write::GzEncoder::new(
+            Vec::with_capacity(input.len() / 2 + 64),
+            flate2::Compression::new(self.level),
+        );
+        enc.write_all(input).map_err(fail)?;
+        enc.finish().map_err(fail)
+    }
+
+    /// Decompresses one or more gzip members; with `expected`, the output must be exactly
+    /// that many bytes, and decoding stops one byte past it.
+    pub fn decompress(input: &[u8], expected: Option<usize>) -> Result<Vec<u8>, CodecError> {
+        crate::read_decoded(flate2::read::MultiGzDecoder::new(input), expected, NAME)
+    }
 }
 
 impl CodecTraits for GzipCodec {
@@ -61,38 +75,7 @@ impl CodecTraits for GzipCodec {
     }
 
     fn configuration(&self) -> Option<JsonObject> {
-        let mut m = JsonObject::new();
-        m.insert("level".into(), self.level.into());
-        Some(m)
-    }
-}
-
-impl BytesToBytesCodec for GzipCodec {
-    fn encode<'a>(&self, input: Cow<'a, [u8]>) -> Result<Cow<'a, [u8]>, CodecError> {
-        let fail = |e: std::io::Error| CodecError::Other {
-            codec: NAME.into(),
-            message: e.to_string(),
-        };
-        let mut enc = flate2::write::GzEncoder::new(
-            Vec::with_capacity(input.len() / 2 + 64),
-            flate2::Compression::new(self.level),
-        );
-        enc.write_all(&input).map_err(fail)?;
-        enc.finish().map(Cow::Owned).map_err(fail)
-    }
-
-    fn decode<'a>(
-        &self,
-        input: Cow<'a, [u8]>,
-        expected: Option<usize>,
-    ) -> Result<Cow<'a, [u8]>, CodecError> {
-        let decoder = flate2::read::MultiGzDecoder::new(&input[..]);
-        let out = crate::read_decoded(decoder, expected, NAME)?;
-        Ok(Cow::Owned(out))
-    }
-
-    fn encoded_size(&self, _decoded_size: usize) -> Option<usize> {
-        None
+        configuration_object(&GzipConfig { level: self.level })
     }
 }
 
@@ -101,6 +84,4 @@ fn create(meta: &ExtensionMetadata, _repr: &ChunkRepresentation) -> Result<Codec
     Ok(Codec::BytesToBytes(Arc::new(GzipCodec::new(&config)?)))
 }
 
-inventory::submit! {
-    CodecPlugin::new(NAME, CodecKind::BytesToBytes, create)
-}
+crate::compressor_codec!(GzipCodec, create);

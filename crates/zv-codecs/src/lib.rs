@@ -81,6 +81,51 @@ pub(crate) fn read_decoded(
     Ok(out)
 }
 
+/// The error of a compressor's failing I/O (not corrupt input: an encoder that cannot write).
+#[cfg(any(feature = "gzip", feature = "zstd"))]
+pub(crate) fn io_failure(codec: &str, e: std::io::Error) -> zv_core::codec::CodecError {
+    zv_core::codec::CodecError::Other {
+        codec: codec.into(),
+        message: e.to_string(),
+    }
+}
+
+/// Implements [`zv_core::codec::BytesToBytesCodec`] for the compressor `$codec` through its
+/// inherent `compress(&self, &[u8])` and `decompress(&[u8], Option<usize>)` (the encoded size
+/// is not known in advance), and registers it under the module's `NAME` with the factory
+/// `$create`.
+#[cfg(any(feature = "blosc", feature = "gzip", feature = "zstd"))]
+macro_rules! compressor_codec {
+    ($codec:ty, $create:path) => {
+        impl zv_core::codec::BytesToBytesCodec for $codec {
+            fn encode<'a>(
+                &self,
+                input: std::borrow::Cow<'a, [u8]>,
+            ) -> Result<std::borrow::Cow<'a, [u8]>, zv_core::codec::CodecError> {
+                self.compress(&input).map(std::borrow::Cow::Owned)
+            }
+
+            fn decode<'a>(
+                &self,
+                input: std::borrow::Cow<'a, [u8]>,
+                expected: Option<usize>,
+            ) -> Result<std::borrow::Cow<'a, [u8]>, zv_core::codec::CodecError> {
+                Self::decompress(&input, expected).map(std::borrow::Cow::Owned)
+            }
+
+            fn encoded_size(&self, _decoded_size: usize) -> Option<usize> {
+                None
+            }
+        }
+
+        inventory::submit! {
+            zv_core::plugin::CodecPlugin::new(NAME, zv_core::codec::CodecKind::BytesToBytes, $create)
+        }
+    };
+}
+#[cfg(any(feature = "blosc", feature = "gzip", feature = "zstd"))]
+pub(crate) use compressor_codec;
+
 /// Does nothing; calling it makes sure this crate (and so its registrations) is linked.
 #[inline(never)]
 pub fn link() {}

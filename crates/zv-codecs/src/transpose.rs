@@ -18,8 +18,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use zv_core::codec::{
-    parse_configuration, ArrayBytes, ArrayToArrayCodec, ChunkRepresentation, Codec, CodecError,
-    CodecKind, CodecTraits,
+    configuration_object, parse_configuration, ArrayBytes, ArrayToArrayCodec, ChunkRepresentation,
+    Codec, CodecError, CodecKind, CodecTraits,
 };
 use zv_core::metadata::{ExtensionMetadata, JsonObject};
 use zv_core::plugin::CodecPlugin;
@@ -175,9 +175,9 @@ impl CodecTraits for TransposeCodec {
     }
 
     fn configuration(&self) -> Option<JsonObject> {
-        let mut m = JsonObject::new();
-        m.insert("order".into(), serde_json::Value::from(self.order.clone()));
-        Some(m)
+        configuration_object(&TransposeConfig {
+            order: Order::Permutation(self.order.clone()),
+        })
     }
 }
 

@@ -15,16 +15,13 @@
 //! # Ok::<(), zv_core::codec::CodecError>(())
 //! ```
 
-use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use zv_core::codec::{
-    parse_configuration, BytesToBytesCodec, ChunkRepresentation, Codec, CodecError, CodecKind,
-    CodecTraits,
+    configuration_object, parse_configuration, ChunkRepresentation, Codec, CodecError, CodecTraits,
 };
 use zv_core::metadata::{ExtensionMetadata, JsonObject};
-use zv_core::plugin::CodecPlugin;
 
 /// The registered name.
 pub const NAME: &str = "zstd";
@@ -67,10 +64,7 @@ impl ZstdCodec {
     /// Compresses `input` into one frame (with its content size, and a checksum if
     /// configured).
     pub fn compress(&self, input: &[u8]) -> Result<Vec<u8>, CodecError> {
-        let fail = |e: std::io::Error| CodecError::Other {
-            codec: NAME.into(),
-            message: e.to_string(),
-        };
+        let fail = |e| crate::io_failure(NAME, e);
         let mut c = zstd::bulk::Compressor::new(self.level).map_err(fail)?;
         if self.checksum {
             c.set_parameter(zstd::zstd_safe::CParameter::ChecksumFlag(true))
@@ -122,28 +116,10 @@ impl CodecTraits for ZstdCodec {
     }
 
     fn configuration(&self) -> Option<JsonObject> {
-        let mut m = JsonObject::new();
-        m.insert("level".into(), self.level.into());
-        m.insert("checksum".into(), self.checksum.into());
-        Some(m)
-    }
-}
-
-impl BytesToBytesCodec for ZstdCodec {
-    fn encode<'a>(&self, input: Cow<'a, [u8]>) -> Result<Cow<'a, [u8]>, CodecError> {
-        self.compress(&input).map(Cow::Owned)
-    }
-
-    fn decode<'a>(
-        &self,
-        input: Cow<'a, [u8]>,
-        expected: Option<usize>,
-    ) -> Result<Cow<'a, [u8]>, CodecError> {
-        Self::decompress(&input, expected).map(Cow::Owned)
-    }
-
-    fn encoded_size(&self, _decoded_size: usize) -> Option<usize> {
-        None
+        configuration_object(&ZstdConfig {
+            level: self.level,
+            checksum: self.checksum,
+        })
     }
 }
 
@@ -152,9 +128,7 @@ fn create(meta: &ExtensionMetadata, _repr: &ChunkRepresentation) -> Result<Codec
     Ok(Codec::BytesToBytes(Arc::new(ZstdCodec::new(&config)?)))
 }
 
-inventory::submit! {
-    CodecPlugin::new(NAME, CodecKind::BytesToBytes, create)
-}
+crate::compressor_codec!(ZstdCodec, create);
 
 #[cfg(test)]
 mod tests {

@@ -508,3 +508,20 @@ pub fn parse_configuration<C: serde::de::DeserializeOwned>(
     serde_json::from_value(serde_json::Value::Object(metadata.configuration_or_empty()))
         .map_err(|e| CodecError::config(&metadata.name, e.to_string()))
 }
+
+/// The configuration object of a codec entry from its serde configuration type: the inverse
+/// of [`parse_configuration`], for [`CodecTraits::configuration`]. `None` if `config` does not
+/// serialise to a JSON object.
+///
+/// ```
+/// #[derive(serde::Serialize)]
+/// struct LevelConfig { level: u32 }
+/// let m = zv_core::codec::configuration_object(&LevelConfig { level: 3 });
+/// assert_eq!(m.and_then(|m| m.get("level").cloned()), Some(serde_json::json!(3)));
+/// ```
+pub fn configuration_object<C: serde::Serialize>(config: &C) -> Option<JsonObject> {
+    match serde_json::to_value(config) {
+        Ok(serde_json::Value::Object(m)) => Some(m),
+        _ => None,
+    }
+}

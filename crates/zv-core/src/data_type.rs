@@ -477,29 +477,24 @@ impl Element for bool {
     }
 }
 
-impl Element for [f32; 2] {
-    const DATA_TYPES: &'static [DataType] = &[DataType::Complex64];
-    fn write_ne(self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self[0].to_ne_bytes());
-        out.extend_from_slice(&self[1].to_ne_bytes());
-    }
-    fn read_ne(bytes: &[u8]) -> Self {
-        let (a, b) = bytes.split_at(bytes.len().min(4));
-        [f32::from_ne_bytes(arr(a)), f32::from_ne_bytes(arr(b))]
-    }
+/// A complex element: a `[real, imaginary]` pair of `$t`.
+macro_rules! complex_element {
+    ($t:ty, $dt:ident) => {
+        impl Element for [$t; 2] {
+            const DATA_TYPES: &'static [DataType] = &[DataType::$dt];
+            fn write_ne(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self[0].to_ne_bytes());
+                out.extend_from_slice(&self[1].to_ne_bytes());
+            }
+            fn read_ne(bytes: &[u8]) -> Self {
+                let (a, b) = bytes.split_at(bytes.len().min(std::mem::size_of::<$t>()));
+                [<$t>::from_ne_bytes(arr(a)), <$t>::from_ne_bytes(arr(b))]
+            }
+        }
+    };
 }
-
-impl Element for [f64; 2] {
-    const DATA_TYPES: &'static [DataType] = &[DataType::Complex128];
-    fn write_ne(self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self[0].to_ne_bytes());
-        out.extend_from_slice(&self[1].to_ne_bytes());
-    }
-    fn read_ne(bytes: &[u8]) -> Self {
-        let (a, b) = bytes.split_at(bytes.len().min(8));
-        [f64::from_ne_bytes(arr(a)), f64::from_ne_bytes(arr(b))]
-    }
-}
+complex_element!(f32, Complex64);
+complex_element!(f64, Complex128);
 
 #[cfg(test)]
 mod tests {

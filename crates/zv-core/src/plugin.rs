@@ -96,6 +96,13 @@ pub fn registered_codec_names() -> Vec<&'static str> {
     names
 }
 
+/// Sorted registered names for an error message, owned, each once.
+fn distinct(sorted: Vec<&str>) -> Vec<String> {
+    let mut names: Vec<String> = sorted.into_iter().map(str::to_owned).collect();
+    names.dedup();
+    names
+}
+
 /// Looks up a codec by name. An available registration wins over a disabled one.
 pub fn codec_plugin(name: &str) -> Result<&'static CodecPlugin, CodecError> {
     let mut disabled = None;
@@ -114,17 +121,10 @@ pub fn codec_plugin(name: &str) -> Result<&'static CodecPlugin, CodecError> {
             feature,
             krate,
         }),
-        _ => {
-            let mut registered: Vec<String> = registered_codec_names()
-                .into_iter()
-                .map(str::to_owned)
-                .collect();
-            registered.dedup();
-            Err(CodecError::Unknown {
-                name: name.to_owned(),
-                registered,
-            })
-        }
+        _ => Err(CodecError::Unknown {
+            name: name.to_owned(),
+            registered: distinct(registered_codec_names()),
+        }),
     }
 }
 
@@ -275,17 +275,10 @@ pub fn open_store(url: &str) -> Result<Arc<dyn Store>, StoreError> {
     let parsed = StoreUrl::parse(url)?;
     match store_plugins().find(|p| p.scheme == parsed.scheme) {
         Some(p) => (p.open)(&parsed),
-        None => {
-            let mut registered: Vec<String> = registered_store_schemes()
-                .into_iter()
-                .map(str::to_owned)
-                .collect();
-            registered.dedup();
-            Err(StoreError::UnknownScheme {
-                scheme: parsed.scheme,
-                registered,
-            })
-        }
+        None => Err(StoreError::UnknownScheme {
+            scheme: parsed.scheme,
+            registered: distinct(registered_store_schemes()),
+        }),
     }
 }
 

@@ -112,6 +112,21 @@ pub enum StoreError {
 /// Result alias of store operations.
 pub type StoreResult<T> = Result<T, StoreError>;
 
+impl StoreError {
+    /// A [`StoreError::TooLarge`] error when the value of `key` (`size` bytes) is more than
+    /// `max` bytes; for stores that override [`ReadableStore::get_capped`].
+    pub fn check_size(key: &StoreKey, size: u64, max: u64) -> StoreResult<()> {
+        if size > max {
+            return Err(StoreError::TooLarge {
+                key: key.to_string(),
+                size,
+                max,
+            });
+        }
+        Ok(())
+    }
+}
+
 /// A byte range of a stored value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ByteRange {
@@ -140,6 +155,16 @@ impl ByteRange {
             ByteRange::Suffix(n) => (n <= size).then(|| size - n..size),
         }
     }
+
+    /// The range within the value of `key` (`size` bytes); a [`StoreError::InvalidRange`]
+    /// error if it does not fit. For stores that override [`ReadableStore::get_range`].
+    pub fn within(self, key: &StoreKey, size: u64) -> StoreResult<Range<u64>> {
+        self.to_range(size).ok_or_else(|| StoreError::InvalidRange {
+            key: key.to_string(),
+            range: self,
+            size,
+        })
+    }
 }
 
 /// Keys and child prefixes directly below a prefix.
@@ -162,14 +187,7 @@ pub trait ReadableStore: Send + Sync {
         let Some(value) = self.get(key)? else {
             return Ok(None);
         };
-        let size = value.len() as u64;
-        let r = range
-            .to_range(size)
-            .ok_or_else(|| StoreError::InvalidRange {
-                key: key.to_string(),
-                range,
-                size,
-            })?;
+        let r = range.within(key, value.len() as u64)?;
         Ok(Some(value.slice(r.start as usize..r.end as usize)))
     }
 
@@ -178,23 +196,13 @@ pub trait ReadableStore: Send + Sync {
     /// metadata, an object's `HEAD`) override this to refuse before reading.
     fn get_capped(&self, key: &StoreKey, max: u64) -> StoreResult<Option<Bytes>> {
         if let Some(size) = self.size(key)? {
-            if size > max {
-                return Err(StoreError::TooLarge {
-                    key: key.to_string(),
-                    size,
-                    max,
-                });
-            }
+            StoreError::check_size(key, size, max)?;
         }
         let value = self.get(key)?;
-        match value {
-            Some(v) if v.len() as u64 > max => Err(StoreError::TooLarge {
-                key: key.to_string(),
-                size: v.len() as u64,
-                max,
-            }),
-            other => Ok(other),
+        if let Some(v) = &value {
+            StoreError::check_size(key, v.len() as u64, max)?;
         }
+        Ok(value)
     }
 
     /// The size of the value of `key`, or `None` if it does not exist.

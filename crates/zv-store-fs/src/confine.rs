@@ -15,13 +15,14 @@
 //! has neither `openat2` nor `O_NONBLOCK`; the system calls come from `rustix` (safe wrappers).
 
 use std::fs::File;
-use std::io;
 use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 
 use rustix::fs::{Mode, OFlags, ResolveFlags};
 use rustix::io::Errno;
 use zv_core::store::{StoreError, StoreResult};
+
+use crate::io_err;
 
 /// How symbolic links below the store root are treated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -43,13 +44,6 @@ fn not_a_value(key: &str, reason: &str) -> StoreError {
     StoreError::NotAValue {
         key: key.to_owned(),
         reason: reason.to_owned(),
-    }
-}
-
-fn io_error(key: &str, source: io::Error) -> StoreError {
-    StoreError::Io {
-        key: key.to_owned(),
-        source,
     }
 }
 
@@ -122,9 +116,9 @@ pub(crate) fn open_value(
             ))
         }
         Err(Errno::LOOP) => return Err(not_a_value(key, "a loop of symbolic links")),
-        Err(e) => return Err(io_error(key, e.into())),
+        Err(e) => return Err(io_err(key)(e.into())),
     };
-    let meta = file.metadata().map_err(|e| io_error(key, e))?;
+    let meta = file.metadata().map_err(io_err(key))?;
     let kind = meta.file_type();
     if kind.is_dir() {
         return Ok(None);

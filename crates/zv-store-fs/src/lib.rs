@@ -163,6 +163,21 @@ impl FilesystemStore {
         write::write_atomic(path, key.name(), value, sync, &self.counter)
     }
 
+    /// Ends a removal of `path` (a file or a directory tree): on success prunes the
+    /// directories it left empty; a `path` that was already gone is a success too.
+    fn removed(&self, path: &Path, result: io::Result<()>) -> io::Result<()> {
+        match result {
+            Ok(()) => {
+                if let Some(parent) = path.parent() {
+                    self.prune(parent);
+                }
+                Ok(())
+            }
+            Err(e) if is_not_found(&e) || e.kind() == io::ErrorKind::NotADirectory => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
     fn prune(&self, mut dir: &Path) {
         while dir != self.root && dir.starts_with(&self.root) {
             if fs::remove_dir(dir).is_err() {
@@ -187,12 +202,10 @@ impl ReadableStore for FilesystemStore {
 
     fn get_capped(&self, key: &StoreKey, max: u64) -> StoreResult<Option<Bytes>> {
         match self.open(key)? {
-            Some((_, size)) if size > max => Err(StoreError::TooLarge {
-                key: key.to_string(),
-                size,
-                max,
-            }),
-            Some((file, size)) => Self::read_all(key, file, size).map(Some),
+            Some((file, size)) => {
+                StoreError::check_size(key, size, max)?;
+                Self::read_all(key, file, size).map(Some)
+            }
             None => Ok(None),
         }
     }
@@ -201,13 +214,7 @@ impl ReadableStore for FilesystemStore {
         let Some((mut file, size)) = self.open(key)? else {
             return Ok(None);
         };
-        let r = range
-            .to_range(size)
-            .ok_or_else(|| StoreError::InvalidRange {
-                key: key.to_string(),
-                range,
-                size,
-            })?;
+        let r = range.within(key, size)?;
         file.seek(SeekFrom::Start(r.start)).map_err(io_err(key))?;
         Self::read_all(key, file, r.end - r.start).map(Some)
     }
@@ -235,14 +242,8 @@ impl WritableStore for FilesystemStore {
 
     fn delete(&self, key: &StoreKey) -> StoreResult<()> {
         let path = self.key_to_path(key);
-        match fs::remove_file(&path) {
-            Ok(()) => {
-                if let Some(parent) = path.parent() {
-                    self.prune(parent);
-                }
-                Ok(())
-            }
-            Err(e) if is_not_found(&e) || e.kind() == io::ErrorKind::NotADirectory => Ok(()),
+        match self.removed(&path, fs::remove_file(&path)) {
+            Ok(()) => Ok(()),
             Err(_) if path.is_dir() => Ok(()),
             Err(e) => Err(io_err(key)(e)),
         }
@@ -297,16 +298,8 @@ impl Store for FilesystemStore {
             return Ok(());
         }
         self.dirs.forget(&dir);
-        match fs::remove_dir_all(&dir) {
-            Ok(()) => {
-                if let Some(parent) = dir.parent() {
-                    self.prune(parent);
-                }
-                Ok(())
-            }
-            Err(e) if is_not_found(&e) || e.kind() == io::ErrorKind::NotADirectory => Ok(()),
-            Err(e) => Err(io_err(prefix)(e)),
-        }
+        self.removed(&dir, fs::remove_dir_all(&dir))
+            .map_err(io_err(prefix))
     }
 }
 

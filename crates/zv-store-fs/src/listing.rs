@@ -13,17 +13,11 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use zv_core::key::{StoreKey, StorePrefix};
-use zv_core::store::{StoreError, StoreKeysPrefixes, StoreResult};
+use zv_core::store::{StoreKeysPrefixes, StoreResult};
 
 use crate::confine::{resolves_within, SymlinkPolicy};
+use crate::io_err;
 use crate::write::TMP_MARKER;
-
-fn io_err(key: impl ToString) -> impl FnOnce(io::Error) -> StoreError {
-    move |source| StoreError::Io {
-        key: key.to_string(),
-        source,
-    }
-}
 
 fn is_absent(e: &io::Error) -> bool {
     matches!(

@@ -13,7 +13,7 @@ use bytes::Bytes;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use zv_core::key::{StoreKey, StorePrefix};
-use zv_core::store::{ByteRange, Store, StoreKeysPrefixes};
+use zv_core::store::{ByteRange, Store, StoreKeysPrefixes, StoreResult};
 
 /// One operation of the model-based test.
 #[derive(Debug, Clone)]
@@ -100,6 +100,17 @@ fn model_list_dir(model: &BTreeMap<String, Vec<u8>>, prefix: &str) -> StoreKeysP
     out
 }
 
+/// The listed keys as strings, or "`<what>` failed: `<error>`".
+fn key_names(
+    listed: StoreResult<Vec<StoreKey>>,
+    what: impl FnOnce() -> String,
+) -> Result<Vec<String>, String> {
+    match listed {
+        Ok(keys) => Ok(keys.into_iter().map(|k| k.to_string()).collect()),
+        Err(e) => Err(format!("{} failed: {e}", what())),
+    }
+}
+
 /// Applies `ops` to `store` and to a `BTreeMap` model; returns a description of the first
 /// disagreement.
 pub fn run_ops(store: &dyn Store, ops: &[StoreOp]) -> Result<(), String> {
@@ -158,12 +169,7 @@ pub fn run_ops(store: &dyn Store, ops: &[StoreOp]) -> Result<(), String> {
                 model.remove(k);
             }
             StoreOp::List => {
-                let got: Vec<String> = store
-                    .list()
-                    .map_err(|e| format!("op {i}: list failed: {e}"))?
-                    .into_iter()
-                    .map(|k| k.to_string())
-                    .collect();
+                let got = key_names(store.list(), || format!("op {i}: list"))?;
                 let want: Vec<String> = model.keys().cloned().collect();
                 if got != want {
                     return fail(format!("list returned {got:?}, model has {want:?}"));
@@ -171,12 +177,9 @@ pub fn run_ops(store: &dyn Store, ops: &[StoreOp]) -> Result<(), String> {
             }
             StoreOp::ListPrefix(p) => {
                 let prefix = StorePrefix::new(p.clone()).unwrap();
-                let got: Vec<String> = store
-                    .list_prefix(&prefix)
-                    .map_err(|e| format!("op {i}: list_prefix failed: {e}"))?
-                    .into_iter()
-                    .map(|k| k.to_string())
-                    .collect();
+                let got = key_names(store.list_prefix(&prefix), || {
+                    format!("op {i}: list_prefix")
+                })?;
                 let want: Vec<String> = model
                     .keys()
                     .filter(|k| k.starts_with(p.as_str()))
@@ -206,12 +209,7 @@ pub fn run_ops(store: &dyn Store, ops: &[StoreOp]) -> Result<(), String> {
         }
     }
     // Final state must agree too.
-    let got: Vec<String> = store
-        .list()
-        .map_err(|e| format!("final list failed: {e}"))?
-        .into_iter()
-        .map(|k| k.to_string())
-        .collect();
+    let got = key_names(store.list(), || "final list".to_owned())?;
     let want: Vec<String> = model.keys().cloned().collect();
     if got != want {
         return Err(format!("final list {got:?}, model {want:?}"));

@@ -10,7 +10,9 @@
 //!
 //! A plugin needs four things:
 //! 1. a serde configuration type with `deny_unknown_fields`;
-//! 2. a runtime codec type implementing [`CodecTraits`] and one codec kind trait;
+//! 2. a runtime codec type implementing [`CodecTraits`] (its configuration through
+//!    [`configuration_object`], the inverse of [`parse_configuration`]) and one codec kind
+//!    trait;
 //! 3. a factory `fn(&ExtensionMetadata, &ChunkRepresentation) -> Result<Codec, CodecError>` that
 //!    validates the configuration against the chunk's data type;
 //! 4. one `inventory::submit!` of a [`CodecPlugin`].
@@ -29,8 +31,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use zv_core::codec::{
-    parse_configuration, ArrayBytes, ArrayToArrayCodec, ChunkRepresentation, Codec, CodecError,
-    CodecKind, CodecTraits,
+    configuration_object, parse_configuration, ArrayBytes, ArrayToArrayCodec, ChunkRepresentation,
+    Codec, CodecError, CodecKind, CodecTraits,
 };
 use zv_core::data_type::DataType;
 use zv_core::metadata::{ExtensionMetadata, JsonObject};
@@ -154,9 +156,7 @@ impl CodecTraits for DeltaCodec {
     }
 
     fn configuration(&self) -> Option<JsonObject> {
-        let mut m = JsonObject::new();
-        m.insert("order".into(), self.order.into());
-        Some(m)
+        configuration_object(&DeltaConfig { order: self.order })
     }
 }
 

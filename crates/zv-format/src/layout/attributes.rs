@@ -28,12 +28,19 @@
 //! # Ok::<(), zv_format::layout::LayoutError>(())
 //! ```
 
+mod dense;
+mod dictionary;
+
 use half::f16;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use zv_core::data_type::{element_to_json, DataType};
 
 use super::{invalid, LayoutError};
 
+pub use dense::{decode_present_mask, encode_present_mask, DenseArray};
+pub use dictionary::Dictionary;
+
+/// What errors of attribute payloads name.
 const WHAT: &str = "attribute";
 
 fn element_size(data_type: DataType) -> Result<usize, LayoutError> {
@@ -294,226 +301,6 @@ impl AttributeRows {
     }
 }
 
-/// A dense `(B,)` or `(B, C, …)` array (object and group attributes).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DenseArray {
-    /// The shape; `shape[0]` is the number of objects or groups.
-    pub shape: Vec<u64>,
-    /// The rows (`C` = product of `shape[1..]`).
-    pub rows: AttributeRows,
-}
-
-impl DenseArray {
-    /// Decodes a dense array of `shape` (length must be exactly the product × element size).
-    pub fn decode(bytes: &[u8], data_type: DataType, shape: &[u64]) -> Result<Self, LayoutError> {
-        let Some((&n, rest)) = shape.split_first() else {
-            return Err(invalid(
-                WHAT,
-                "a dense attribute needs a shape of at least one dimension",
-            ));
-        };
-        let channels = rest
-            .iter()
-            .try_fold(1u64, |a, &d| a.checked_mul(d))
-            .unwrap_or(u64::MAX);
-        let channels = usize::try_from(channels)
-            .map_err(|_| invalid(WHAT, format!("shape {shape:?} is too large")))?;
-        if channels == 0 {
-            if !bytes.is_empty() {
-                return Err(invalid(
-                    WHAT,
-                    format!("{} bytes for shape {shape:?}", bytes.len()),
-                ));
-            }
-            return Ok(Self {
-                shape: shape.to_vec(),
-                rows: AttributeRows::empty(data_type, 1),
-            });
-        }
-        let rows = AttributeRows::decode(bytes, data_type, n, Some(channels))?;
-        Ok(Self {
-            shape: shape.to_vec(),
-            rows,
-        })
-    }
-
-    /// The encoding.
-    pub fn encode(&self) -> Vec<u8> {
-        self.rows.encode()
-    }
-}
-
-/// Decodes a `present_mask` of `n` rows (`uint8`, 0 or 1).
-pub fn decode_present_mask(bytes: &[u8], n: u64) -> Result<Vec<bool>, LayoutError> {
-    if bytes.len() as u64 != n {
-        return Err(invalid(
-            "present_mask",
-            format!("{} bytes for {n} rows", bytes.len()),
-        ));
-    }
-    bytes
-        .iter()
-        .enumerate()
-        .map(|(i, &b)| match b {
-            0 => Ok(false),
-            1 => Ok(true),
-            v => Err(invalid(
-                "present_mask",
-                format!("row {i} has value {v} (expected 0 or 1)"),
-            )),
-        })
-        .collect()
-}
-
-/// Encodes a `present_mask`.
-pub fn encode_present_mask(mask: &[bool]) -> Vec<u8> {
-    mask.iter().map(|&b| u8::from(b)).collect()
-}
-
-/// A dictionary (categorical) encoding.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Dictionary {
-    /// The categories; code `i` means `categories[i]`.
-    pub categories: Vec<Value>,
-    /// The code of a missing value (`_FillValue`, -1 when written by the reference), if any.
-    pub missing_code: Option<i64>,
-    /// Whether the categories are ordered.
-    pub ordered: bool,
-}
-
-impl Dictionary {
-    /// Encodes strings (`None` = missing) as codes: categories sorted, code type the smallest
-    /// unsigned type, or the smallest signed type with `-1` for missing values.
-    pub fn encode(values: &[Option<&str>]) -> Result<(Self, AttributeRows), LayoutError> {
-        let mut cats: Vec<&str> = values.iter().flatten().copied().collect();
-        cats.sort_unstable();
-        cats.dedup();
-        let missing = values.iter().any(Option::is_none);
-        let n = cats.len();
-        let data_type = if missing {
-            if n <= 128 {
-                DataType::Int8
-            } else if n <= 32768 {
-                DataType::Int16
-            } else {
-                DataType::Int32
-            }
-        } else if n <= 256 {
-            DataType::UInt8
-        } else if n <= 65536 {
-            DataType::UInt16
-        } else {
-            DataType::UInt32
-        };
-        let mut codes = Vec::with_capacity(values.len());
-        for v in values {
-            let code = match v {
-                None => -1.0,
-                Some(s) => cats.binary_search(s).map_or(-1.0, |i| i as f64),
-            };
-            codes.push(code);
-        }
-        let rows = AttributeRows::from_f64s(data_type, 1, &codes)?;
-        Ok((
-            Self {
-                categories: cats
-                    .into_iter()
-                    .map(|s| Value::from(s.to_owned()))
-                    .collect(),
-                missing_code: missing.then_some(-1),
-                ordered: false,
-            },
-            rows,
-        ))
-    }
-
-    /// Reads the dictionary from an array's attributes (`"encoding": "dictionary"`), or
-    /// `None` if the attribute is not dictionary-encoded.
-    pub fn from_attributes(attributes: &Map<String, Value>) -> Result<Option<Self>, LayoutError> {
-        if attributes.get("encoding").and_then(Value::as_str) != Some("dictionary") {
-            return Ok(None);
-        }
-        let categories = attributes
-            .get("categories")
-            .and_then(Value::as_array)
-            .ok_or_else(|| invalid(WHAT, "dictionary encoding without a `categories` list"))?
-            .clone();
-        let missing_code = match attributes.get("_FillValue") {
-            None | Some(Value::Null) => None,
-            Some(v) => Some(
-                v.as_i64()
-                    .ok_or_else(|| invalid(WHAT, format!("_FillValue {v} is not an integer")))?,
-            ),
-        };
-        let ordered = attributes
-            .get("ordered")
-            .and_then(Value::as_bool)
-            .unwrap_or(false);
-        Ok(Some(Self {
-            categories,
-            missing_code,
-            ordered,
-        }))
-    }
-
-    /// The attribute keys describing this dictionary.
-    pub fn to_attributes(&self, attributes: &mut Map<String, Value>) {
-        attributes.insert("encoding".into(), Value::from("dictionary"));
-        attributes.insert("categories".into(), Value::Array(self.categories.clone()));
-        attributes.insert("ordered".into(), Value::Bool(self.ordered));
-        if let Some(m) = self.missing_code {
-            attributes.insert("_FillValue".into(), Value::from(m));
-        }
-    }
-
-    /// Decodes codes into category values (`None` for the missing code). A code that is
-    /// neither a category nor the missing code is an error.
-    pub fn decode_values(&self, codes: &AttributeRows) -> Result<Vec<Option<Value>>, LayoutError> {
-        if codes.channels() != 1 || codes.data_type().is_float() {
-            return Err(invalid(
-                WHAT,
-                "dictionary codes must be one integer channel",
-            ));
-        }
-        (0..codes.num_rows())
-            .map(|r| {
-                let code = codes.get_f64(r, 0).unwrap_or(-1.0) as i64;
-                if Some(code) == self.missing_code {
-                    return Ok(None);
-                }
-                usize::try_from(code)
-                    .ok()
-                    .and_then(|i| self.categories.get(i))
-                    .cloned()
-                    .map(Some)
-                    .ok_or_else(|| {
-                        invalid(
-                            WHAT,
-                            format!(
-                                "row {r}: code {code} is not one of {} categories",
-                                self.categories.len()
-                            ),
-                        )
-                    })
-            })
-            .collect()
-    }
-
-    /// Decodes codes into strings (categories that are not strings are shown as JSON).
-    pub fn decode(&self, codes: &AttributeRows) -> Result<Vec<Option<String>>, LayoutError> {
-        Ok(self
-            .decode_values(codes)?
-            .into_iter()
-            .map(|v| {
-                v.map(|v| match v {
-                    Value::String(s) => s,
-                    other => other.to_string(),
-                })
-            })
-            .collect())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -535,51 +322,5 @@ mod tests {
         assert!(r.gather([2]).is_err());
         let f = AttributeRows::from_f64s(DataType::Float32, 1, &[f64::NAN]).unwrap();
         assert_eq!(f.row_json(0), Some(serde_json::json!("NaN")));
-    }
-
-    #[test]
-    fn dense_and_mask() {
-        let d = DenseArray::decode(&[0u8; 24], DataType::Float64, &[3]).unwrap();
-        assert_eq!(d.rows.num_rows(), 3);
-        assert!(DenseArray::decode(&[0u8; 24], DataType::Float64, &[2, 2]).is_err());
-        assert_eq!(
-            DenseArray::decode(&[0u8; 32], DataType::Float64, &[2, 2])
-                .unwrap()
-                .rows
-                .channels(),
-            2
-        );
-        assert_eq!(
-            decode_present_mask(&[1, 0, 1], 3).unwrap(),
-            vec![true, false, true]
-        );
-        assert!(decode_present_mask(&[1, 2], 2).is_err());
-        assert!(decode_present_mask(&[1], 2).is_err());
-    }
-
-    #[test]
-    fn dictionaries() {
-        let (d, codes) = Dictionary::encode(&[Some("soma"), None, Some("axon")]).unwrap();
-        assert_eq!(codes.data_type(), DataType::Int8);
-        assert_eq!(d.missing_code, Some(-1));
-        assert_eq!(d.categories, vec![Value::from("axon"), Value::from("soma")]);
-        assert_eq!(
-            d.decode(&codes).unwrap(),
-            vec![Some("soma".to_owned()), None, Some("axon".to_owned())]
-        );
-        let mut attrs = Map::new();
-        d.to_attributes(&mut attrs);
-        assert_eq!(
-            Dictionary::from_attributes(&attrs).unwrap(),
-            Some(d.clone())
-        );
-        let bad = AttributeRows::from_f64s(DataType::Int8, 1, &[5.0]).unwrap();
-        assert!(d.decode(&bad).is_err());
-        let many: Vec<String> = (0..300).map(|i| format!("c{i:03}")).collect();
-        let refs: Vec<Option<&str>> = many.iter().map(|s| Some(s.as_str())).collect();
-        assert_eq!(
-            Dictionary::encode(&refs).unwrap().1.data_type(),
-            DataType::UInt16
-        );
     }
 }

@@ -48,6 +48,30 @@ pub(super) fn opt_i64(m: &JsonObject, key: &str, default: i64) -> std::result::R
     }
 }
 
+/// Checks that `extents` (named `what`) has `ndim` values, each positive and finite.
+pub(super) fn positive_extents(
+    extents: &[f64],
+    ndim: usize,
+    what: &str,
+) -> std::result::Result<(), String> {
+    if extents.len() == ndim && extents.iter().all(|&x| x > 0.0 && x.is_finite()) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{what} {extents:?} must have {ndim} positive values"
+        ))
+    }
+}
+
+/// Whether each of `outer` is a whole multiple (1 or more, to within 1e-9) of the matching
+/// value of `inner`.
+pub(super) fn whole_multiples(outer: &[f64], inner: &[f64]) -> bool {
+    !outer.iter().zip(inner).any(|(o, i)| {
+        let r = o / i;
+        (r - r.round()).abs() > 1e-9 || r.round() < 1.0
+    })
+}
+
 /// An integer, written as an integer or as an integral float.
 pub(super) fn as_int(v: &Value) -> Option<i64> {
     v.as_i64()

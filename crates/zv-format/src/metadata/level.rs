@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::json::{f64_list, opt_str, string_list};
+use super::json::{f64_list, opt_str, positive_extents, string_list, whole_multiples};
 use super::{JsonObject, RootMetadata};
 use crate::error::{Error, Result};
 use crate::names::LEVEL_ATTRIBUTE;
@@ -107,19 +107,12 @@ impl LevelMetadata {
             None | Some(Value::Null) => None,
             Some(v) => {
                 let c = f64_list(v, "chunk_shape").map_err(&err)?;
-                if c.len() != ndim || c.iter().any(|&x| !(x > 0.0 && x.is_finite())) {
+                positive_extents(&c, ndim, "level chunk_shape").map_err(&err)?;
+                if !whole_multiples(&c, &root.chunk_shape) {
                     return Err(err(format!(
-                        "level chunk_shape {c:?} must have {ndim} positive values"
+                        "level chunk_shape {c:?} is not an integer multiple of the root chunk_shape {:?}",
+                        root.chunk_shape
                     )));
-                }
-                for (lc, rc) in c.iter().zip(&root.chunk_shape) {
-                    let r = lc / rc;
-                    if (r - r.round()).abs() > 1e-9 || r.round() < 1.0 {
-                        return Err(err(format!(
-                            "level chunk_shape {c:?} is not an integer multiple of the root chunk_shape {:?}",
-                            root.chunk_shape
-                        )));
-                    }
                 }
                 Some(c)
             }

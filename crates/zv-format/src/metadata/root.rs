@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::json::{f64_list, opt_i64, opt_str, string_list};
+use super::json::{f64_list, opt_i64, opt_str, positive_extents, string_list, whole_multiples};
 use super::JsonObject;
 use crate::error::{Error, Result};
 use crate::names::ROOT_ATTRIBUTE;
@@ -27,6 +27,16 @@ impl Axis {
             axis_type: Some("space".to_owned()),
             unit: None,
         }
+    }
+
+    /// The axis of an NGFF axis object (`name`, optional `type` and `unit`); `None` when it
+    /// has no string `name`.
+    pub(crate) fn from_object(o: &JsonObject) -> Option<Self> {
+        Some(Self {
+            name: o.get("name").and_then(Value::as_str)?.to_owned(),
+            axis_type: o.get("type").and_then(Value::as_str).map(str::to_owned),
+            unit: o.get("unit").and_then(Value::as_str).map(str::to_owned),
+        })
     }
 
     /// The NGFF JSON form.
@@ -153,15 +163,9 @@ impl RootMetadata {
             .ok_or_else(|| err("`multiscales[0].axes` is missing".into()))?
             .iter()
             .map(|a| match a {
-                Value::Object(o) => Ok(Axis {
-                    name: o
-                        .get("name")
-                        .and_then(Value::as_str)
-                        .ok_or_else(|| err(format!("axis {a} has no name")))?
-                        .to_owned(),
-                    axis_type: o.get("type").and_then(Value::as_str).map(str::to_owned),
-                    unit: o.get("unit").and_then(Value::as_str).map(str::to_owned),
-                }),
+                Value::Object(o) => {
+                    Axis::from_object(o).ok_or_else(|| err(format!("axis {a} has no name")))
+                }
                 Value::String(s) => Ok(Axis {
                     name: s.clone(),
                     axis_type: None,
@@ -185,11 +189,8 @@ impl RootMetadata {
             "chunk_shape",
         )
         .map_err(&err)?;
-        if chunk_shape.len() != ndim || chunk_shape.iter().any(|&c| !(c > 0.0 && c.is_finite())) {
-            return Err(err(format!(
-                "chunk_shape {chunk_shape:?} must have {ndim} positive values (one per axis)"
-            )));
-        }
+        positive_extents(&chunk_shape, ndim, "chunk_shape")
+            .map_err(|e| err(format!("{e} (one per axis)")))?;
         let bounds_v = zv
             .get("bounds")
             .ok_or_else(|| err("`bounds` is missing".into()))?;
@@ -210,18 +211,11 @@ impl RootMetadata {
             None | Some(Value::Null) => None,
             Some(v) => {
                 let b = f64_list(v, "base_bin_shape").map_err(&err)?;
-                if b.len() != ndim || b.iter().any(|&x| !(x > 0.0 && x.is_finite())) {
+                positive_extents(&b, ndim, "base_bin_shape").map_err(&err)?;
+                if !whole_multiples(&chunk_shape, &b) {
                     return Err(err(format!(
-                        "base_bin_shape {b:?} must have {ndim} positive values"
+                        "base_bin_shape {b:?} does not divide chunk_shape {chunk_shape:?}"
                     )));
-                }
-                for (c, bb) in chunk_shape.iter().zip(&b) {
-                    let r = c / bb;
-                    if (r - r.round()).abs() > 1e-9 || r.round() < 1.0 {
-                        return Err(err(format!(
-                            "base_bin_shape {b:?} does not divide chunk_shape {chunk_shape:?}"
-                        )));
-                    }
                 }
                 Some(b)
             }
