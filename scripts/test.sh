@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole zv test suite, on a fresh machine (Rust toolchain, gcc, Python 3.11 with pip).
-# Creates .venv with zarr-python 3 from PyPI for the interoperability tests, then runs
+# Creates .venv with zarr-python 3 from PyPI for the interoperability tests and .venv-ref with
+# the reference implementation (zarr-vectors 0.7.0, from ../shared/reference/), then runs
 # formatting and lint checks, dependency checks, every test of the workspace, and the
 # minimal-feature build.
 set -euo pipefail
@@ -16,6 +17,29 @@ if ! .venv/bin/python -c 'import zarr, sys; sys.exit(0 if zarr.__version__.start
 fi
 export ZV_PYTHON="$PWD/.venv/bin/python"
 "$ZV_PYTHON" -c 'import zarr; print("zarr-python", zarr.__version__)'
+
+# The reference implementation, zarr-vectors 0.7.0, for the tests that check it reads what zv
+# writes. It is not on the package index: the wheel is in ../shared/reference/ (ZV_SHARED
+# overrides ../shared), installed beside the versions its README pins.
+ref_wheel="${ZV_SHARED:-../shared}/reference/zarr_vectors-0.7.0-py3-none-any.whl"
+ref_pins=("numpy==2.4.4" "numcodecs==0.16.5" "zarr==3.1.6")
+ref_check='import sys
+from importlib.metadata import version
+want = {"zarr-vectors": "0.7.0", "numpy": "2.4.4", "numcodecs": "0.16.5", "zarr": "3.1.6"}
+import zarr_vectors
+sys.exit(0 if all(version(d) == v for d, v in want.items()) else 1)'
+if ! .venv-ref/bin/python -c "$ref_check" 2>/dev/null; then
+  if [ ! -f "$ref_wheel" ]; then
+    echo "error: $ref_wheel not found (set ZV_SHARED to the shared/ directory)" >&2
+    exit 1
+  fi
+  step "creating .venv-ref with the reference implementation zarr-vectors 0.7.0"
+  rm -rf .venv-ref
+  python3 -m venv .venv-ref
+  .venv-ref/bin/pip install --quiet --disable-pip-version-check "${ref_pins[@]}" "$ref_wheel"
+fi
+export ZV_REFERENCE_PYTHON="$PWD/.venv-ref/bin/python"
+"$ZV_REFERENCE_PYTHON" -c 'import zarr_vectors, zarr; print("zarr-vectors", zarr_vectors.__version__, "(reference), with zarr-python", zarr.__version__)'
 
 # The shared fixtures must be beside the checkout.
 if [ ! -d ../shared/fixtures/zv-0.7 ] && [ -z "${ZV_FIXTURES:-}" ]; then

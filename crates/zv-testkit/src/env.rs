@@ -1,5 +1,5 @@
-//! Locations the integration tests need: the workspace, the shared fixtures, and a Python
-//! interpreter with zarr-python.
+//! Locations the integration tests need: the workspace, the shared fixtures, a Python
+//! interpreter with zarr-python, and one with the 0.7.0 reference implementation.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -57,5 +57,44 @@ pub fn zarr_python() -> PathBuf {
     panic!(
         "no Python with zarr-python 3 found (tried {candidates:?}). Run the README's test \
          command (`.ci/run`), which creates .venv with zarr from PyPI, or set ZV_PYTHON."
+    );
+}
+
+/// The version of the reference implementation (`zarr-vectors`) the format rulings promise to
+/// be read by.
+pub const REFERENCE_VERSION: &str = "0.7.0";
+
+/// A Python interpreter with the reference implementation, `zarr-vectors` 0.7.0:
+/// `ZV_REFERENCE_PYTHON`, else the workspace's `.venv-ref`. Panics with instructions if there
+/// is none: the tests against the reference are part of the suite and do not skip silently.
+pub fn reference_python() -> PathBuf {
+    let candidates: Vec<PathBuf> = match std::env::var("ZV_REFERENCE_PYTHON") {
+        Ok(p) => vec![PathBuf::from(p)],
+        Err(_) => vec![
+            workspace_root().join(".venv-ref/bin/python"),
+            workspace_root().join(".venv-ref/Scripts/python.exe"),
+        ],
+    };
+    let check = format!(
+        "import sys, zarr_vectors; sys.exit(0 if zarr_vectors.__version__ == '{REFERENCE_VERSION}' else 1)"
+    );
+    for python in &candidates {
+        let ok = Command::new(python)
+            .args(["-c", &check])
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false);
+        if ok {
+            return python.clone();
+        }
+    }
+    panic!(
+        "no Python with the reference implementation zarr-vectors {REFERENCE_VERSION} found \
+         (tried {candidates:?}). Run the README's test command (`scripts/test.sh`), which \
+         creates .venv-ref, or install it by hand as ../shared/reference/README.md says:\n  \
+         python3 -m venv .venv-ref && .venv-ref/bin/pip install \"numpy==2.4.4\" \
+         \"numcodecs==0.16.5\" \"zarr==3.1.6\" \
+         ../shared/reference/zarr_vectors-0.7.0-py3-none-any.whl\n\
+         or set ZV_REFERENCE_PYTHON to a Python that has it."
     );
 }
