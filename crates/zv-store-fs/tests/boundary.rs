@@ -213,7 +213,9 @@ fn failed_writes_leave_no_temporary_files() {
     let store = FilesystemStore::new(dir.path()).unwrap();
     // the target is a non-empty directory: the rename fails after the temporary file is written
     store.set(&key("a/b/c"), Bytes::from_static(b"x")).unwrap();
-    assert!(store.set(&key("a/b"), Bytes::from(vec![1u8; 4096])).is_err());
+    assert!(store
+        .set(&key("a/b"), Bytes::from(vec![1u8; 4096]))
+        .is_err());
     let entries: Vec<String> = std::fs::read_dir(dir.path().join("a"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
