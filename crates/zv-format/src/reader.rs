@@ -45,6 +45,7 @@ use crate::blob::{join, Blobs};
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
 use crate::layout::LayoutError;
+use crate::metadata::arrays::VerticesArray;
 use crate::metadata::{JsonObject, LevelMetadata, RootMetadata};
 use crate::names;
 
@@ -54,7 +55,6 @@ mod chunk_arrays;
 mod consistency;
 mod cross_chunk;
 mod dense_attributes;
-mod group_metadata;
 pub(crate) mod level_scan;
 pub(crate) mod links;
 mod object_index;
@@ -226,16 +226,7 @@ impl Level {
         let vertices = join(&[&path, names::VERTICES]);
         let vkey = join(&[&vertices, "zarr.json"]);
         let vattrs = blobs.group_attributes(&vertices)?.unwrap_or_default();
-        let vertex_type = group_metadata::data_type(&vattrs, &vkey, DataType::Float32)?;
-        if !matches!(
-            vertex_type,
-            DataType::Float16 | DataType::Float32 | DataType::Float64
-        ) {
-            return Err(Error::metadata(
-                vkey,
-                format!("vertex dtype {vertex_type} is not a float type"),
-            ));
-        }
+        let vertex_type = VerticesArray::from_attributes(&vattrs, &vkey)?.dtype;
         let key_arity = metadata.key_arity(&root);
         let has_fragment_array = blobs.exists(&join(&[&path, names::VERTEX_FRAGMENTS]))?;
         let has_object_index = blobs.exists(&join(&[&path, names::OBJECT_INDEX]))?;

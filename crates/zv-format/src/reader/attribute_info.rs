@@ -4,10 +4,11 @@
 
 use zv_core::data_type::DataType;
 
-use super::{blob_err, delta_name, group_metadata, Level};
+use super::{blob_err, delta_name, Level};
 use crate::blob::join;
 use crate::error::{Error, Result};
 use crate::layout::attributes::{AttributeRows, Dictionary};
+use crate::metadata::arrays::RowAttributeArray;
 use crate::metadata::{ChunkKey, JsonObject};
 use crate::names;
 
@@ -38,14 +39,12 @@ impl Level {
     pub(crate) fn attribute_info(&self, group: &str, name: &str) -> Result<AttributeInfo> {
         let key = join(&[group, "zarr.json"]);
         let attributes = self.blobs.group_attributes(group)?.unwrap_or_default();
-        let data_type = group_metadata::data_type(&attributes, &key, DataType::Float32)?;
-        let channel_names = group_metadata::channel_names(&attributes, &key)?;
-        let dictionary = Dictionary::from_attributes(&attributes).map_err(blob_err(key))?;
+        let model = RowAttributeArray::from_attributes(&attributes, &key)?;
         Ok(AttributeInfo {
             name: name.to_owned(),
-            data_type,
-            channel_names,
-            dictionary,
+            data_type: model.dtype,
+            channel_names: model.channel_names,
+            dictionary: model.dictionary,
             attributes,
         })
     }

@@ -1,11 +1,12 @@
 //! The per-chunk arrays of a level: their chunk keys, and the blobs of one chunk — vertices,
 //! vertex fragments, link rows, link fragments and cross-level links.
 
-use super::{blob_err, delta_name, group_metadata, Level, Vertices};
+use super::{blob_err, delta_name, Level, Vertices};
 use crate::blob::join;
 use crate::error::{Error, Result};
 use crate::layout::fragment_index::FragmentIndex;
 use crate::layout::links::{LinkRows, RaggedLinks};
+use crate::metadata::arrays::LinksArray;
 use crate::metadata::{ChunkKey, JsonObject};
 use crate::names;
 
@@ -110,13 +111,8 @@ impl Level {
     pub fn links_info(&self, delta: i32) -> Result<(usize, String, JsonObject)> {
         let group = self.p(&[names::LINKS, &delta_name(delta)]);
         let attrs = self.blobs.group_attributes(&group)?.unwrap_or_default();
-        let width = group_metadata::link_width(&attrs, &join(&[&group, "zarr.json"]))?;
-        let dtype = attrs
-            .get("dtype")
-            .and_then(serde_json::Value::as_str)
-            .unwrap_or("int64")
-            .to_owned();
-        Ok((width, dtype, attrs))
+        let model = LinksArray::from_attributes(&attrs, &join(&[&group, "zarr.json"]))?;
+        Ok((model.link_width, model.dtype, attrs))
     }
 
     /// The `link_width` of `links/0` (2 without the group).

@@ -5,12 +5,11 @@
 
 use std::sync::Arc;
 
-use serde_json::Value;
-
-use super::{blob_err, group_metadata, Level};
+use super::{blob_err, Level};
 use crate::blob::{join, BlobData};
 use crate::error::{Error, Result};
 use crate::layout::manifest::{decode_stream, decode_vlen_items, decode_with_offsets, Manifest};
+use crate::metadata::arrays::ObjectIndexArray;
 use crate::metadata::JsonObject;
 use crate::names;
 
@@ -84,15 +83,10 @@ impl Level {
             }
             return Ok(None);
         };
-        let num_objects = attributes
-            .get("num_objects")
-            .and_then(Value::as_u64)
-            .ok_or_else(|| Error::metadata(&key, "object_index has no integer `num_objects`"))?;
-        let sid_ndim = group_metadata::sid_ndim(&attributes, &key, self.key_arity)?;
-        let layout = attributes
-            .get("layout")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
+        let model = ObjectIndexArray::from_attributes(&attributes, &key)?;
+        let num_objects = model.num_objects;
+        let sid_ndim = model.sid_ndim.unwrap_or(self.key_arity);
+        let layout = model.layout;
         let n = usize::try_from(num_objects)
             .map_err(|_| Error::metadata(&key, "num_objects is too large"))?;
         let manifests = self.read_manifests(&group, n, sid_ndim)?;
