@@ -35,8 +35,9 @@ impl AttributeInfo {
 }
 
 impl Level {
-    /// How the attribute `name` whose group is `group` is stored (float32 without `dtype`).
-    pub(crate) fn attribute_info(&self, group: &str, name: &str) -> Result<AttributeInfo> {
+    /// How the attribute `name` whose group is `group` is stored (float32 without `dtype`),
+    /// read from the group document (see [`Level::attribute_info`], which reads it once).
+    pub(crate) fn read_attribute_info(&self, group: &str, name: &str) -> Result<AttributeInfo> {
         let key = join(&[group, "zarr.json"]);
         let attributes = self.blobs.group_attributes(group)?.unwrap_or_default();
         let model = RowAttributeArray::from_attributes(&attributes, &key)?;
@@ -82,10 +83,7 @@ impl Level {
 
     /// How every vertex attribute is stored, in name order.
     pub fn vertex_attribute_infos(&self) -> Result<Vec<AttributeInfo>> {
-        self.vertex_attribute_names()?
-            .iter()
-            .map(|n| self.vertex_attribute_info(n))
-            .collect()
+        Ok(self.shared_vertex_attribute_infos()?.as_ref().clone())
     }
 
     /// The rows of vertex attribute `name` in chunk `key` (`rows` = the chunk's vertex rows);
@@ -106,18 +104,6 @@ impl Level {
             )
         });
         self.attribute_blob(&path, info, rows, required)
-    }
-
-    /// Rows `which` of the rows `rows` of vertex attribute `info` in chunk `key`.
-    pub(crate) fn gather_vertex_rows(
-        &self,
-        info: &AttributeInfo,
-        key: &ChunkKey,
-        rows: &AttributeRows,
-        which: impl IntoIterator<Item = u64>,
-    ) -> Result<AttributeRows> {
-        let path = self.chunk_blob(&[names::VERTEX_ATTRIBUTES, &info.name], key);
-        rows.gather(which).map_err(blob_err(path))
     }
 
     /// The fragment attribute names (folders of `fragment_attributes/`).

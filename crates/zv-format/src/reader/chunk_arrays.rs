@@ -71,7 +71,7 @@ impl Level {
     pub fn fragments(&self, key: &ChunkKey, rows: u64) -> Result<FragmentIndex> {
         let path = self.chunk_blob(&[names::VERTEX_FRAGMENTS], key);
         match self.blobs.read_bytes(&path)? {
-            None if self.has_fragment_array => Err(Error::Missing {
+            None if self.has_fragment_array()? => Err(Error::Missing {
                 key: join(&[&path, "zarr.json"]),
                 what: format!(
                     "the fragment index of chunk {key} (the level's other chunks have one)"
@@ -115,9 +115,9 @@ impl Level {
         Ok((model.link_width, model.dtype, attrs))
     }
 
-    /// The `link_width` of `links/0` (2 without the group).
+    /// The `link_width` of `links/0` (2 without the group), read once per level.
     pub fn link_width(&self) -> Result<usize> {
-        Ok(self.links_info(0)?.0)
+        super::cache::once(&self.cache.link_width, || Ok(self.links_info(0)?.0))
     }
 
     /// The intra-chunk link rows of chunk `key` (delta 0), checked against the chunk's rows.

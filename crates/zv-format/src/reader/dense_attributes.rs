@@ -33,8 +33,13 @@ pub struct DenseAttribute {
 }
 
 impl Level {
-    /// The object attributes (with `present_mask` where stored).
+    /// The object attributes (with `present_mask` where stored), read once per level.
     pub fn object_attributes(&self) -> Result<BTreeMap<String, DenseAttribute>> {
+        Ok(self.shared_object_attributes()?.as_ref().clone())
+    }
+
+    /// The object attributes, read from the store.
+    pub(crate) fn read_object_attributes(&self) -> Result<BTreeMap<String, DenseAttribute>> {
         self.dense_attributes(names::OBJECT_ATTRIBUTES, true)
     }
 

@@ -66,12 +66,9 @@ impl Level {
 
     /// The object index, decoded on first use and shared by later calls.
     pub fn shared_object_index(&self) -> Result<Option<Arc<ObjectIndex>>> {
-        if let Some(cached) = self.object_index.get() {
-            return Ok(cached.clone());
-        }
-        let index = self.read_object_index()?.map(Arc::new);
-        let _ = self.object_index.set(index.clone());
-        Ok(index)
+        super::cache::once(&self.cache.object_index, || {
+            Ok(self.read_object_index()?.map(Arc::new))
+        })
     }
 
     fn read_object_index(&self) -> Result<Option<ObjectIndex>> {

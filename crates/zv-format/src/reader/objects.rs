@@ -5,15 +5,20 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::Value;
 
-use super::level_scan::{FragmentRef, LevelScan};
+use rayon::prelude::*;
+
+use super::level_scan::{CoordsMap, LevelScan};
 use super::links::{Endpoints, LinkSource};
+use super::points::Column;
 use super::skeleton::fragment_parents;
-use super::{blob_err, DenseAttribute, Level, ObjectIndex};
+use super::{blob_err, ChunkRefs, DenseAttribute, Level, ObjectIndex, Positions};
 use crate::blob::join;
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
 use crate::layout::attributes::AttributeRows;
+use crate::layout::fragment_index::FragmentRows;
 use crate::layout::groups::Groups;
+use crate::layout::manifest::{BlockFragments, Manifest};
 use crate::metadata::ChunkKey;
 use crate::names;
 
@@ -23,11 +28,11 @@ pub struct Object {
     /// The object id.
     pub id: u64,
     /// `(chunk, fragment)` references in manifest order.
-    pub fragments: Vec<(ChunkKey, u64)>,
+    pub fragments: ChunkRefs,
     /// `(chunk, row)` of each vertex, in manifest order.
-    pub rows: Vec<(ChunkKey, u64)>,
+    pub rows: ChunkRefs,
     /// The vertex positions, in manifest order.
-    pub vertices: Vec<Vec<f64>>,
+    pub vertices: Positions,
     /// Vertex attributes, row-aligned with `vertices`.
     pub vertex_attributes: BTreeMap<String, AttributeRows>,
     /// Links as indices into `vertices` (`None` for point clouds).
@@ -63,8 +68,13 @@ impl Level {
         self.objects(&members)
     }
 
-    /// The groups (`None` if the level has none).
+    /// The groups (`None` if the level has none), read once per level.
     pub fn groups(&self) -> Result<Option<Groups>> {
+        Ok(self.shared_groups()?.map(|g| g.as_ref().clone()))
+    }
+
+    /// The groups, read from the store.
+    pub(crate) fn read_groups(&self) -> Result<Option<Groups>> {
         let group = self.p(&[names::GROUPS]);
         if self.blobs.group_attributes(&group)?.is_none() && !self.blobs.exists(&group)? {
             return Ok(None);
@@ -90,7 +100,7 @@ impl Level {
 
     /// The object ids of group `gid`.
     pub fn group_members(&self, gid: usize) -> Result<Vec<u64>> {
-        let groups = self.groups()?.ok_or_else(|| Error::Missing {
+        let groups = self.shared_groups()?.ok_or_else(|| Error::Missing {
             key: self.p(&[names::GROUPS, "zarr.json"]),
             what: "groups".into(),
         })?;
@@ -112,17 +122,14 @@ impl Level {
         }
         // The chunks the objects need, read once each, in parallel (blocks are not expanded
         // before they are checked against the chunks' fragment counts).
-        let mut needed: Vec<ChunkKey> = ids
-            .iter()
-            .flat_map(|&id| {
-                index.manifests[id as usize]
-                    .blocks
-                    .iter()
-                    .map(|b| ChunkKey(b.chunk.clone()))
-            })
-            .collect();
+        let mut needed: CoordsMap<&[i64], ()> = CoordsMap::default();
+        for &id in ids {
+            for b in &index.manifests[id as usize].blocks {
+                needed.insert(&b.chunk, ());
+            }
+        }
+        let mut needed: Vec<ChunkKey> = needed.into_keys().map(|c| ChunkKey(c.to_vec())).collect();
         needed.sort();
-        needed.dedup();
         let explicit = self.geometry.has_explicit_links();
         let scan = self.scan_chunks(needed, explicit, |k| {
             Error::inconsistent(
@@ -135,77 +142,112 @@ impl Level {
         } else {
             None
         };
-        let object_attrs = self.object_attributes()?;
-        let mut out = Vec::with_capacity(ids.len());
-        for &id in ids {
-            index.check_object(id, &okey, |c| scan.fragments_of(c))?;
-            let refs = scan.fragments(&index.manifests[id as usize], id, &okey)?;
-            let (mut obj, spans) = self.object_vertices(id, &scan, &refs)?;
-            obj.links = self.object_links(&obj, &spans, &scan, links.as_ref())?;
-            obj.attributes = object_attribute_values(self, id, index, &object_attrs)?;
-            out.push(obj);
-        }
-        Ok(out)
+        let object_attrs = self.shared_object_attributes()?;
+        let objects: Vec<Result<Object>> = ids
+            .par_iter()
+            .map(|&id| {
+                index.check_object(id, &okey, |c| scan.fragments_of(c))?;
+                let manifest = &index.manifests[id as usize];
+                let (mut obj, spans) = self.object_vertices(id, &scan, manifest)?;
+                obj.links = self.object_links(&obj, &spans, &scan, links.as_deref())?;
+                obj.attributes = object_attribute_values(self, id, index, &object_attrs)?;
+                Ok(obj)
+            })
+            .collect();
+        // the error of the first failing object, as a sequential read would give
+        objects.into_iter().collect()
     }
 
-    /// The vertices, rows, fragments and vertex attributes of object `id`, whose manifest
-    /// references are `refs`; with the span of object-local indices of each reference.
+    /// The vertices, rows, fragments and vertex attributes of object `id` (whose manifest,
+    /// already checked, is `manifest`), as columns over the scan's chunk table; with the span
+    /// of object-local indices of each fragment reference.
     fn object_vertices(
         &self,
         id: u64,
         scan: &LevelScan,
-        refs: &[FragmentRef<'_>],
+        manifest: &Manifest,
     ) -> Result<(Object, Vec<(u64, u64)>)> {
-        let okey = self.p(&[names::OBJECT_INDEX, "zarr.json"]);
+        let okey = || self.p(&[names::OBJECT_INDEX, "zarr.json"]);
         let mut obj = Object {
             id,
-            fragments: Vec::new(),
-            rows: Vec::new(),
-            vertices: Vec::new(),
+            fragments: ChunkRefs::new(scan.keys.clone()),
+            rows: ChunkRefs::new(scan.keys.clone()),
+            vertices: Positions::new(self.root.ndim()),
             vertex_attributes: BTreeMap::new(),
             links: None,
             attributes: BTreeMap::new(),
         };
-        let mut spans = Vec::with_capacity(refs.len());
-        for (c, f, rows) in refs {
+        let mut columns: Vec<Column> = scan.infos.iter().map(|_| Column::new()).collect();
+        let mut spans = Vec::new();
+        for block in &manifest.blocks {
+            let ci = scan.index(&block.chunk).ok_or_else(|| {
+                let key = ChunkKey(block.chunk.clone());
+                Error::inconsistent(
+                    okey(),
+                    format!("object {id} names chunk {key}, which has no vertices"),
+                )
+            })?;
+            let c = &scan.chunks[ci];
             let key = c.key();
-            let start = obj.rows.len() as u64;
-            for r in rows.iter() {
-                let v =
-                    c.chunk.vertices.row(r as usize).ok_or_else(|| {
-                        Error::inconsistent(&okey, format!("row {r} of chunk {key}"))
-                    })?;
-                obj.vertices.push(v);
-                obj.rows.push((key.clone(), r));
-            }
-            spans.push((start, obj.rows.len() as u64));
-            obj.fragments.push((key.clone(), *f));
-            for (info, rows_of) in scan.infos.iter().zip(&c.attributes) {
-                if let Some(a) = rows_of {
-                    let picked = self.gather_vertex_rows(info, key, a, rows.iter())?;
-                    self.append_rows(&mut obj.vertex_attributes, &info.name, picked)?;
+            let mut add = |f: u64| -> Result<()> {
+                let rows = c.chunk.fragments.get(f as usize).ok_or_else(|| {
+                    Error::inconsistent(
+                        okey(),
+                        format!(
+                            "object {id} names fragment {f} of chunk {key}, which has {}",
+                            c.chunk.fragments.len()
+                        ),
+                    )
+                })?;
+                let start = obj.rows.len() as u64;
+                let values = obj.vertices.values_mut();
+                let bad_row =
+                    |r: u64| Error::inconsistent(okey(), format!("row {r} of chunk {key}"));
+                match &rows {
+                    FragmentRows::Range(r) => {
+                        if !c.chunk.vertices.push_rows(r.clone(), values) {
+                            return Err(bad_row(r.end.saturating_sub(1)));
+                        }
+                        obj.rows.extend(ci as u32, r.clone());
+                    }
+                    FragmentRows::Explicit(rs) => {
+                        for &r in *rs {
+                            if !c.chunk.vertices.push_row(r as usize, values) {
+                                return Err(bad_row(r));
+                            }
+                        }
+                        obj.rows.extend(ci as u32, rs.iter().copied());
+                    }
                 }
+                spans.push((start, obj.rows.len() as u64));
+                obj.fragments.push(ci as u32, f);
+                for ((info, column), a) in scan.infos.iter().zip(&mut columns).zip(&c.attributes) {
+                    let Some(a) = a else { continue };
+                    let path = || self.chunk_blob(&[names::VERTEX_ATTRIBUTES, &info.name], key);
+                    match &rows {
+                        FragmentRows::Range(r) => column.push_rows(a, r.clone(), path)?,
+                        FragmentRows::Explicit(rs) => {
+                            column.push_rows(a, rs.iter().copied(), path)?
+                        }
+                    }
+                }
+                Ok(())
+            };
+            match &block.fragments {
+                BlockFragments::Single(f) => add(*f)?,
+                BlockFragments::Range { start, count } => {
+                    (*start..start.saturating_add(*count)).try_for_each(&mut add)?
+                }
+                BlockFragments::Explicit(fs) => fs.iter().try_for_each(|&f| add(f))?,
+            }
+        }
+        for (info, column) in scan.infos.iter().zip(columns) {
+            let path = || self.p(&[names::VERTEX_ATTRIBUTES, &info.name]);
+            if let Some((name, rows)) = column.finish(&info.name, path)? {
+                obj.vertex_attributes.insert(name, rows);
             }
         }
         Ok((obj, spans))
-    }
-
-    /// Appends `rows` to the rows of vertex attribute `name` in `acc`.
-    pub(crate) fn append_rows(
-        &self,
-        acc: &mut BTreeMap<String, AttributeRows>,
-        name: &str,
-        rows: AttributeRows,
-    ) -> Result<()> {
-        match acc.get_mut(name) {
-            Some(a) => a
-                .extend(&rows)
-                .map_err(blob_err(self.p(&[names::VERTEX_ATTRIBUTES, name]))),
-            None => {
-                acc.insert(name.to_owned(), rows);
-                Ok(())
-            }
-        }
     }
 
     /// The links of `obj` as indices into its vertices (`None` for point clouds): polylines
@@ -226,16 +268,25 @@ impl Level {
         let Some(source) = source else {
             return Ok(None);
         };
-        let mut local: HashMap<(&ChunkKey, u64), u64> = HashMap::new();
-        for (i, (k, r)) in obj.rows.iter().enumerate() {
-            local.entry((k, *r)).or_insert(i as u64);
+        let mut local: HashMap<(u32, u64), u64> = HashMap::new();
+        for (i, (&c, &r)) in obj
+            .rows
+            .chunk_indices()
+            .iter()
+            .zip(obj.rows.numbers())
+            .enumerate()
+        {
+            local.entry((c, r)).or_insert(i as u64);
         }
-        let mut chunks: Vec<&ChunkKey> = obj.rows.iter().map(|(k, _)| k).collect();
-        chunks.sort();
+        let mut chunks: Vec<u32> = obj.rows.chunk_indices().to_vec();
+        chunks.sort_unstable();
         chunks.dedup();
         let links = source.number(
-            chunks.into_iter().filter_map(|k| scan.get(k)),
-            |k, r| local.get(&(k, r)).copied(),
+            chunks.iter().map(|&c| &scan.chunks[c as usize]),
+            |k, r| {
+                let c = scan.index(k.coords())? as u32;
+                local.get(&(c, r)).copied()
+            },
             Endpoints::Inside,
         )?;
         if self.geometry == Geometry::Skeleton {

@@ -2,6 +2,7 @@
 
 use zv_core::data_type::DataType;
 
+use super::Positions;
 use crate::error::{Error, Result};
 use crate::layout::attributes::le_to_f64;
 use crate::layout::LayoutError;
@@ -86,16 +87,78 @@ impl Vertices {
 
     /// Row `i` as `f64` values (exact for float16/32/64).
     pub fn row(&self, i: usize) -> Option<Vec<f64>> {
-        let b = self.row_bytes(i)?;
-        Some(
-            b.chunks_exact(self.value_width())
-                .map(|c| le_to_f64(self.data_type, c))
-                .collect(),
-        )
+        let mut out = Vec::with_capacity(self.ndim);
+        self.push_row(i, &mut out).then_some(out)
     }
 
-    /// Every row.
+    /// Every row, each its own `Vec` ([`Vertices::positions`] has them in one buffer).
     pub fn rows(&self) -> Vec<Vec<f64>> {
-        (0..self.len()).filter_map(|i| self.row(i)).collect()
+        self.positions().to_rows()
+    }
+
+    /// Every row as `f64` values, in one buffer.
+    pub fn positions(&self) -> Positions {
+        let mut out = Positions::with_capacity(self.ndim, self.len());
+        self.extend_f64(&self.bytes, out.values_mut());
+        out
+    }
+
+    /// Appends row `i` as `f64` values to `out`; `false` (nothing appended) past the end.
+    pub fn push_row(&self, i: usize, out: &mut Vec<f64>) -> bool {
+        match self.row_bytes(i) {
+            Some(b) => {
+                self.extend_f64(b, out);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Appends rows `rows` as `f64` values to `out`; `false` (nothing appended) if they are
+    /// not all rows of the blob.
+    pub fn push_rows(&self, rows: std::ops::Range<u64>, out: &mut Vec<f64>) -> bool {
+        let w = self.row_width() as u64;
+        let bytes = rows
+            .start
+            .checked_mul(w)
+            .zip(rows.end.checked_mul(w))
+            .and_then(|(a, b)| {
+                self.bytes
+                    .get(usize::try_from(a).ok()?..usize::try_from(b).ok()?)
+            });
+        match bytes {
+            Some(b) => {
+                self.extend_f64(b, out);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Appends every row as `f64` values to `out`.
+    pub fn push_all(&self, out: &mut Vec<f64>) {
+        out.reserve(self.len() * self.ndim);
+        self.extend_f64(&self.bytes, out);
+    }
+
+    /// Appends the values of `bytes` (whole values of the vertex type) as `f64` to `out`.
+    fn extend_f64(&self, bytes: &[u8], out: &mut Vec<f64>) {
+        match self.data_type {
+            DataType::Float32 => out.extend(
+                bytes
+                    .chunks_exact(4)
+                    .map(|c| f64::from(f32::from_le_bytes([c[0], c[1], c[2], c[3]]))),
+            ),
+            DataType::Float64 => out.extend(
+                bytes
+                    .chunks_exact(8)
+                    .map(|c| f64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])),
+            ),
+            dt => out.extend(
+                bytes
+                    .chunks_exact(self.value_width())
+                    .map(|c| le_to_f64(dt, c)),
+            ),
+        }
     }
 }
