@@ -56,6 +56,7 @@ mod chunk_arrays;
 mod consistency;
 mod cross_chunk;
 mod dense_attributes;
+mod gather;
 pub(crate) mod level_scan;
 pub(crate) mod links;
 mod object_index;

@@ -9,16 +9,13 @@ use rayon::prelude::*;
 
 use super::level_scan::{CoordsMap, LevelScan};
 use super::links::{Endpoints, LinkSource};
-use super::points::Column;
 use super::skeleton::fragment_parents;
 use super::{blob_err, ChunkRefs, DenseAttribute, Level, ObjectIndex, Positions};
 use crate::blob::join;
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
 use crate::layout::attributes::AttributeRows;
-use crate::layout::fragment_index::FragmentRows;
 use crate::layout::groups::Groups;
-use crate::layout::manifest::{BlockFragments, Manifest};
 use crate::metadata::ChunkKey;
 use crate::names;
 
@@ -122,12 +119,25 @@ impl Level {
         }
         // The chunks the objects need, read once each, in parallel (blocks are not expanded
         // before they are checked against the chunks' fragment counts).
-        let mut needed: CoordsMap<&[i64], ()> = CoordsMap::default();
-        for &id in ids {
-            for b in &index.manifests[id as usize].blocks {
-                needed.insert(&b.chunk, ());
-            }
-        }
+        let needed = ids
+            .par_chunks(
+                ids.len()
+                    .div_ceil(rayon::current_num_threads().max(1))
+                    .max(1),
+            )
+            .map(|part| {
+                let mut set: CoordsMap<&[i64], ()> = CoordsMap::default();
+                for &id in part {
+                    for b in &index.manifests[id as usize].blocks {
+                        set.insert(&b.chunk, ());
+                    }
+                }
+                set
+            })
+            .reduce(CoordsMap::default, |mut a, b| {
+                a.extend(b);
+                a
+            });
         let mut needed: Vec<ChunkKey> = needed.into_keys().map(|c| ChunkKey(c.to_vec())).collect();
         needed.sort();
         let explicit = self.geometry.has_explicit_links();
@@ -143,111 +153,27 @@ impl Level {
             None
         };
         let object_attrs = self.shared_object_attributes()?;
+        let gathered = self.gather_objects(index, ids, &scan)?;
         let objects: Vec<Result<Object>> = ids
             .par_iter()
-            .map(|&id| {
-                index.check_object(id, &okey, |c| scan.fragments_of(c))?;
-                let manifest = &index.manifests[id as usize];
-                let (mut obj, spans) = self.object_vertices(id, &scan, manifest)?;
-                obj.links = self.object_links(&obj, &spans, &scan, links.as_deref())?;
+            .zip(gathered)
+            .map(|(&id, g)| {
+                let mut obj = Object {
+                    id,
+                    fragments: g.fragments,
+                    rows: g.rows,
+                    vertices: g.vertices,
+                    vertex_attributes: g.vertex_attributes,
+                    links: None,
+                    attributes: BTreeMap::new(),
+                };
+                obj.links = self.object_links(&obj, &g.spans, &scan, links.as_deref())?;
                 obj.attributes = object_attribute_values(self, id, index, &object_attrs)?;
                 Ok(obj)
             })
             .collect();
         // the error of the first failing object, as a sequential read would give
         objects.into_iter().collect()
-    }
-
-    /// The vertices, rows, fragments and vertex attributes of object `id` (whose manifest,
-    /// already checked, is `manifest`), as columns over the scan's chunk table; with the span
-    /// of object-local indices of each fragment reference.
-    fn object_vertices(
-        &self,
-        id: u64,
-        scan: &LevelScan,
-        manifest: &Manifest,
-    ) -> Result<(Object, Vec<(u64, u64)>)> {
-        let okey = || self.p(&[names::OBJECT_INDEX, "zarr.json"]);
-        let mut obj = Object {
-            id,
-            fragments: ChunkRefs::new(scan.keys.clone()),
-            rows: ChunkRefs::new(scan.keys.clone()),
-            vertices: Positions::new(self.root.ndim()),
-            vertex_attributes: BTreeMap::new(),
-            links: None,
-            attributes: BTreeMap::new(),
-        };
-        let mut columns: Vec<Column> = scan.infos.iter().map(|_| Column::new()).collect();
-        let mut spans = Vec::new();
-        for block in &manifest.blocks {
-            let ci = scan.index(&block.chunk).ok_or_else(|| {
-                let key = ChunkKey(block.chunk.clone());
-                Error::inconsistent(
-                    okey(),
-                    format!("object {id} names chunk {key}, which has no vertices"),
-                )
-            })?;
-            let c = &scan.chunks[ci];
-            let key = c.key();
-            let mut add = |f: u64| -> Result<()> {
-                let rows = c.chunk.fragments.get(f as usize).ok_or_else(|| {
-                    Error::inconsistent(
-                        okey(),
-                        format!(
-                            "object {id} names fragment {f} of chunk {key}, which has {}",
-                            c.chunk.fragments.len()
-                        ),
-                    )
-                })?;
-                let start = obj.rows.len() as u64;
-                let values = obj.vertices.values_mut();
-                let bad_row =
-                    |r: u64| Error::inconsistent(okey(), format!("row {r} of chunk {key}"));
-                match &rows {
-                    FragmentRows::Range(r) => {
-                        if !c.chunk.vertices.push_rows(r.clone(), values) {
-                            return Err(bad_row(r.end.saturating_sub(1)));
-                        }
-                        obj.rows.extend(ci as u32, r.clone());
-                    }
-                    FragmentRows::Explicit(rs) => {
-                        for &r in *rs {
-                            if !c.chunk.vertices.push_row(r as usize, values) {
-                                return Err(bad_row(r));
-                            }
-                        }
-                        obj.rows.extend(ci as u32, rs.iter().copied());
-                    }
-                }
-                spans.push((start, obj.rows.len() as u64));
-                obj.fragments.push(ci as u32, f);
-                for ((info, column), a) in scan.infos.iter().zip(&mut columns).zip(&c.attributes) {
-                    let Some(a) = a else { continue };
-                    let path = || self.chunk_blob(&[names::VERTEX_ATTRIBUTES, &info.name], key);
-                    match &rows {
-                        FragmentRows::Range(r) => column.push_rows(a, r.clone(), path)?,
-                        FragmentRows::Explicit(rs) => {
-                            column.push_rows(a, rs.iter().copied(), path)?
-                        }
-                    }
-                }
-                Ok(())
-            };
-            match &block.fragments {
-                BlockFragments::Single(f) => add(*f)?,
-                BlockFragments::Range { start, count } => {
-                    (*start..start.saturating_add(*count)).try_for_each(&mut add)?
-                }
-                BlockFragments::Explicit(fs) => fs.iter().try_for_each(|&f| add(f))?,
-            }
-        }
-        for (info, column) in scan.infos.iter().zip(columns) {
-            let path = || self.p(&[names::VERTEX_ATTRIBUTES, &info.name]);
-            if let Some((name, rows)) = column.finish(&info.name, path)? {
-                obj.vertex_attributes.insert(name, rows);
-            }
-        }
-        Ok((obj, spans))
     }
 
     /// The links of `obj` as indices into its vertices (`None` for point clouds): polylines

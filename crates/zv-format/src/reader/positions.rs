@@ -192,6 +192,16 @@ impl ChunkRefs {
         }
     }
 
+    /// The entries `(chunk[i], number[i])` over the chunk table `keys` (every `chunk[i]` must
+    /// index `keys`, and the columns must have one length).
+    pub(crate) fn from_columns(keys: Arc<[ChunkKey]>, chunk: Vec<u32>, number: Vec<u64>) -> Self {
+        Self {
+            keys,
+            chunk,
+            number,
+        }
+    }
+
     /// The number of entries.
     pub fn len(&self) -> usize {
         self.chunk.len()
@@ -234,12 +244,6 @@ impl ChunkRefs {
     /// The entries as `(chunk, number)` pairs (a copy).
     pub fn to_vec(&self) -> Vec<(ChunkKey, u64)> {
         self.iter().map(|(k, n)| (k.clone(), n)).collect()
-    }
-
-    /// Appends an entry: chunk `chunk` of the table (which must hold it), number `number`.
-    pub(crate) fn push(&mut self, chunk: u32, number: u64) {
-        self.chunk.push(chunk);
-        self.number.push(number);
     }
 
     /// Appends the entries `numbers` of chunk `chunk` of the table.
