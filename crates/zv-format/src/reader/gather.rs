@@ -100,7 +100,13 @@ impl Level {
         lens: &[Vec<u64>],
     ) -> Result<Plan> {
         let okey = self.p(&[names::OBJECT_INDEX, "zarr.json"]);
-        index.check_object(id, &okey, |c| scan.fragments_of(c))?;
+        // the check looks every block's chunk up, in order: keep what it finds
+        let mut found = Vec::new();
+        index.check_object(id, &okey, |c| {
+            let i = scan.index(c)?;
+            found.push(i);
+            Some(scan.chunks[i].chunk.fragments.len() as u64)
+        })?;
         let mut plan = Plan {
             refs: Vec::new(),
             starts: Vec::new(),
@@ -110,11 +116,16 @@ impl Level {
         let Some(manifest) = index.manifests.get(id as usize) else {
             return Ok(plan);
         };
-        for block in &manifest.blocks {
+        for (b, block) in manifest.blocks.iter().enumerate() {
             // the check above found every chunk and fragment
-            let ci = scan.index(&block.chunk).ok_or_else(|| {
-                Error::inconsistent(&okey, format!("object {id} names a chunk not read"))
-            })?;
+            let ci = found
+                .get(b)
+                .copied()
+                .filter(|&i| scan.chunks[i].key().coords() == block.chunk.as_slice())
+                .or_else(|| scan.index(&block.chunk))
+                .ok_or_else(|| {
+                    Error::inconsistent(&okey, format!("object {id} names a chunk not read"))
+                })?;
             let c = &scan.chunks[ci];
             for (i, a) in c.attributes.iter().enumerate() {
                 let Some(a) = a else { continue };
@@ -163,10 +174,10 @@ impl Level {
             counts[i] += counts[i - 1];
         }
         let mut next = counts.clone();
-        let mut tasks = vec![(0u32, 0u32); counts[scan.chunks.len()]];
+        let mut tasks = vec![(0u32, 0u64, 0u64); counts[scan.chunks.len()]];
         for (o, p) in plans.iter().enumerate() {
-            for (r, &(ci, _)) in p.refs.iter().enumerate() {
-                tasks[next[ci as usize]] = (o as u32, r as u32);
+            for (&(ci, f), &start) in p.refs.iter().zip(&p.starts) {
+                tasks[next[ci as usize]] = (o as u32, f, start);
                 next[ci as usize] += 1;
             }
         }
@@ -187,9 +198,7 @@ impl Level {
             })
             .collect();
         for (ci, c) in scan.chunks.iter().enumerate() {
-            for &(o, r) in &tasks[counts[ci]..counts[ci + 1]] {
-                let (_, f) = plans[o as usize].refs[r as usize];
-                let start = plans[o as usize].starts[r as usize];
+            for &(o, f, start) in &tasks[counts[ci]..counts[ci + 1]] {
                 let col = &mut cols[o as usize];
                 self.copy_fragment(scan, c, ci as u32, f, start, col)?;
             }

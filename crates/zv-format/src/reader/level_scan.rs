@@ -175,27 +175,32 @@ impl Level {
     /// `links`. A listed chunk without vertices is an error.
     pub(crate) fn scan(&self, links: bool) -> Result<LevelScan> {
         let keys = self.chunk_keys()?;
-        self.scan_chunks(keys, links, |k| Error::Missing {
-            key: self.p(&[names::VERTICES, &k.to_string(), "zarr.json"]),
-            what: "vertices".into(),
+        self.scan_chunks(keys, links, |k| {
+            Some(Error::Missing {
+                key: self.p(&[names::VERTICES, &k.to_string(), "zarr.json"]),
+                what: "vertices".into(),
+            })
         })
     }
 
     /// Reads the chunks `keys` (sorted, distinct), with their delta-0 link rows (and skeleton
-    /// parents) when `links`; `missing` is the error of a chunk without vertices.
+    /// parents) when `links`; `missing` is the error of a chunk without vertices (`None`: the
+    /// chunk is left out).
     pub(crate) fn scan_chunks(
         &self,
         keys: Vec<ChunkKey>,
         links: bool,
-        missing: impl Fn(&ChunkKey) -> Error + Sync,
+        missing: impl Fn(&ChunkKey) -> Option<Error> + Sync,
     ) -> Result<LevelScan> {
         let infos = self.shared_vertex_attribute_infos()?;
         let width = if links { self.link_width()? } else { 2 };
         let skeleton = self.geometry == Geometry::Skeleton;
-        let mut chunks: Vec<ScannedChunk> = keys
+        let chunks: Vec<Option<ScannedChunk>> = keys
             .par_iter()
-            .map(|k| -> Result<ScannedChunk> {
-                let chunk = self.chunk(k)?.ok_or_else(|| missing(k))?;
+            .map(|k| -> Result<Option<ScannedChunk>> {
+                let Some(chunk) = self.chunk(k)? else {
+                    return missing(k).map_or(Ok(None), Err);
+                };
                 let rows = chunk.vertices.len() as u64;
                 let attributes = infos
                     .iter()
@@ -210,15 +215,17 @@ impl Level {
                     Some(l) if skeleton => self.skeleton_parents(k, &chunk.fragments, l)?,
                     _ => Vec::new(),
                 };
-                Ok(ScannedChunk {
+                Ok(Some(ScannedChunk {
                     chunk,
                     attributes,
                     links,
                     parents,
                     offset: 0,
-                })
+                }))
             })
             .collect::<Result<_>>()?;
+        let mut chunks: Vec<ScannedChunk> = chunks.into_iter().flatten().collect();
+        let keys: Vec<ChunkKey> = chunks.iter().map(|c| c.key().clone()).collect();
         let mut total = 0;
         for c in &mut chunks {
             c.offset = total;

@@ -118,35 +118,20 @@ impl Level {
             )));
         }
         // The chunks the objects need, read once each, in parallel (blocks are not expanded
-        // before they are checked against the chunks' fragment counts).
-        let needed = ids
-            .par_chunks(
-                ids.len()
-                    .div_ceil(rayon::current_num_threads().max(1))
-                    .max(1),
-            )
-            .map(|part| {
-                let mut set: CoordsMap<&[i64], ()> = CoordsMap::default();
-                for &id in part {
-                    for b in &index.manifests[id as usize].blocks {
-                        set.insert(&b.chunk, ());
-                    }
-                }
-                set
-            })
-            .reduce(CoordsMap::default, |mut a, b| {
-                a.extend(b);
-                a
-            });
-        let mut needed: Vec<ChunkKey> = needed.into_keys().map(|c| ChunkKey(c.to_vec())).collect();
-        needed.sort();
+        // before they are checked against the chunks' fragment counts). For many objects, the
+        // level's chunks (one listing; chunks without vertices are left out, and the manifest
+        // check names any a manifest needs); else the chunks their manifests name.
         let explicit = self.geometry.has_explicit_links();
-        let scan = self.scan_chunks(needed, explicit, |k| {
-            Error::inconsistent(
-                &okey,
-                format!("a manifest names chunk {k}, which has no vertices"),
-            )
-        })?;
+        let scan = if ids.len().saturating_mul(2) >= index.num_objects as usize {
+            self.scan_chunks(self.chunk_keys()?, explicit, |_| None)?
+        } else {
+            self.scan_chunks(self.needed_chunks(index, ids), explicit, |k| {
+                Some(Error::inconsistent(
+                    &okey,
+                    format!("a manifest names chunk {k}, which has no vertices"),
+                ))
+            })?
+        };
         let links = if explicit {
             Some(self.link_source()?)
         } else {
@@ -174,6 +159,32 @@ impl Level {
             .collect();
         // the error of the first failing object, as a sequential read would give
         objects.into_iter().collect()
+    }
+
+    /// The chunks the manifests of objects `ids` name, sorted.
+    fn needed_chunks(&self, index: &ObjectIndex, ids: &[u64]) -> Vec<ChunkKey> {
+        let needed = ids
+            .par_chunks(
+                ids.len()
+                    .div_ceil(rayon::current_num_threads().max(1))
+                    .max(1),
+            )
+            .map(|part| {
+                let mut set: CoordsMap<&[i64], ()> = CoordsMap::default();
+                for &id in part {
+                    for b in &index.manifests[id as usize].blocks {
+                        set.insert(&b.chunk, ());
+                    }
+                }
+                set
+            })
+            .reduce(CoordsMap::default, |mut a, b| {
+                a.extend(b);
+                a
+            });
+        let mut needed: Vec<ChunkKey> = needed.into_keys().map(|c| ChunkKey(c.to_vec())).collect();
+        needed.sort();
+        needed
     }
 
     /// The links of `obj` as indices into its vertices (`None` for point clouds): polylines
