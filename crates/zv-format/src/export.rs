@@ -116,7 +116,7 @@ pub fn export_geometry(store: &ZvStore) -> Result<Value> {
         object_level_attributes(&level, &mut doc, &scan, &index)?;
         return Ok(Value::Object(doc));
     }
-    let vertices: Vec<Value> = scan.positions().into_iter().map(|r| json!(r)).collect();
+    let vertices: Vec<Value> = scan.positions().iter().map(|r| json!(r)).collect();
     doc.insert("vertices".into(), Value::Array(vertices));
     let mut va = Map::new();
     for (ai, info) in scan.infos.iter().enumerate() {

@@ -45,20 +45,24 @@ use crate::blob::{join, Blobs};
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
 use crate::layout::LayoutError;
+use crate::metadata::arrays::VerticesArray;
 use crate::metadata::{JsonObject, LevelMetadata, RootMetadata};
 use crate::names;
 
 mod attribute_info;
 mod box_query;
+mod cache;
 mod chunk_arrays;
 mod consistency;
 mod cross_chunk;
 mod dense_attributes;
-mod group_metadata;
+mod gather;
 pub(crate) mod level_scan;
 pub(crate) mod links;
 mod object_index;
 mod objects;
+mod points;
+mod positions;
 pub(crate) mod skeleton;
 mod vertices;
 
@@ -70,6 +74,8 @@ pub use cross_chunk::CrossChunk;
 pub use dense_attributes::DenseAttribute;
 pub use object_index::ObjectIndex;
 pub use objects::Object;
+pub use points::Points;
+pub use positions::{ChunkRefs, Positions};
 pub use vertices::Vertices;
 
 /// An opened ZV store.
@@ -206,10 +212,8 @@ pub struct Level {
     vertex_type: DataType,
     geometry: Geometry,
     key_arity: usize,
-    has_fragment_array: bool,
-    has_object_index: bool,
-    /// The decoded object index, read once.
-    object_index: Arc<std::sync::OnceLock<Option<Arc<ObjectIndex>>>>,
+    /// What the level reads once, shared by its clones.
+    cache: Arc<cache::LevelCache>,
 }
 
 impl Level {
@@ -226,19 +230,8 @@ impl Level {
         let vertices = join(&[&path, names::VERTICES]);
         let vkey = join(&[&vertices, "zarr.json"]);
         let vattrs = blobs.group_attributes(&vertices)?.unwrap_or_default();
-        let vertex_type = group_metadata::data_type(&vattrs, &vkey, DataType::Float32)?;
-        if !matches!(
-            vertex_type,
-            DataType::Float16 | DataType::Float32 | DataType::Float64
-        ) {
-            return Err(Error::metadata(
-                vkey,
-                format!("vertex dtype {vertex_type} is not a float type"),
-            ));
-        }
+        let vertex_type = VerticesArray::from_attributes(&vattrs, &vkey)?.dtype;
         let key_arity = metadata.key_arity(&root);
-        let has_fragment_array = blobs.exists(&join(&[&path, names::VERTEX_FRAGMENTS]))?;
-        let has_object_index = blobs.exists(&join(&[&path, names::OBJECT_INDEX]))?;
         Ok(Self {
             blobs,
             root,
@@ -249,9 +242,7 @@ impl Level {
             vertex_type,
             geometry,
             key_arity,
-            has_fragment_array,
-            has_object_index,
-            object_index: Arc::new(std::sync::OnceLock::new()),
+            cache: Arc::default(),
         })
     }
 
@@ -310,6 +301,20 @@ impl Level {
     /// The names of the child folders of an array group (attribute names, deltas, …).
     pub fn children_of(&self, array: &str) -> Result<Vec<String>> {
         self.blobs.children(&self.p(&[array]))
+    }
+
+    /// Whether the level has a `vertex_fragments` array (checked once).
+    pub(crate) fn has_fragment_array(&self) -> Result<bool> {
+        cache::once(&self.cache.has_fragment_array, || {
+            self.blobs.exists(&self.p(&[names::VERTEX_FRAGMENTS]))
+        })
+    }
+
+    /// Whether the level has an `object_index` array (checked once).
+    pub(crate) fn has_object_index(&self) -> Result<bool> {
+        cache::once(&self.cache.has_object_index, || {
+            self.blobs.exists(&self.p(&[names::OBJECT_INDEX]))
+        })
     }
 
     /// The deltas of the folders of `array` (`links`, `cross_chunk_links`), ascending.

@@ -67,7 +67,7 @@ fn objects_match_the_expected_content() {
             let objects = level.objects(&ids).unwrap();
             for (o, w) in objects.iter().zip(want) {
                 assert_eq!(
-                    rows_json(&o.vertices),
+                    rows_json(&o.vertices.to_rows()),
                     w["vertices"],
                     "{name} L{lid} object {}",
                     o.id
@@ -278,7 +278,7 @@ fn box_queries_read_only_intersecting_chunks() {
         );
         // and the hits are exactly the points in the box
         let mut hit_rows: Vec<(String, u64)> =
-            hits.rows.iter().map(|(k, r)| (k.to_string(), *r)).collect();
+            hits.rows.iter().map(|(k, r)| (k.to_string(), r)).collect();
         hit_rows.sort();
         assert_eq!(hit_rows, brute_force(&level, &lo, &hi), "{name}: hits");
         for a in &attrs {
@@ -291,7 +291,7 @@ fn box_queries_read_only_intersecting_chunks() {
 fn box_query_bounds_are_inclusive_and_checked() {
     let level = open("points_basic").level(0).unwrap();
     let all = level.query_box(&[-1e9; 3], &[1e9; 3]).unwrap();
-    let p = all.positions[0].clone();
+    let p = all.positions[0].to_vec();
     let exact = level.query_box(&p, &p).unwrap();
     assert!(
         exact.positions.contains(&p),

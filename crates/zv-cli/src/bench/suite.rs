@@ -66,6 +66,10 @@ pub(crate) struct SuiteArgs {
     /// Also write the figures as JSON to this file.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Measure the reads only, on the point store a previous run left in `--dir` (written
+    /// once if it is missing); the write figures are skipped. For profiling the reads.
+    #[arg(long)]
+    reads_only: bool,
 }
 
 const CHUNK: f64 = 100.0;
@@ -186,8 +190,14 @@ fn box_files(store: &Path) -> CliResult<Vec<PathBuf>> {
 
 fn zv_round(a: &SuiteArgs, inputs: &Inputs, figures: &mut Figures) -> CliResult {
     let attrs = intensity(inputs)?;
-    let n = inputs.num_points();
     let points = a.dir.join("zv-points.zarr");
+    if a.reads_only {
+        if !points.join("zarr.json").exists() {
+            fresh(&points)?;
+            write_points(&points, inputs, &attrs, &a.codecs)?;
+        }
+        return read_round(a, inputs, &points, figures);
+    }
     fresh(&points)?;
     figures
         .get("write points")
@@ -205,41 +215,7 @@ fn zv_round(a: &SuiteArgs, inputs: &Inputs, figures: &mut Figures) -> CliResult 
     figures
         .get("write points: floor")
         .time(|| snapshot.write_to(&floor))?;
-
-    let got = figures
-        .get("read all points")
-        .time(|| -> CliResult<usize> {
-            let level = ZvStore::open_url(&points.to_string_lossy())?.level(0)?;
-            let hits = level.query_box_with(&[0.0; 3], &[EXTENT; 3], &["intensity"])?;
-            Ok(hits.positions.len())
-        })?;
-    figures.check("read all points", got, n)?;
-    let all = list_files(&points)?;
-    figures
-        .get("read all points: floor")
-        .time(|| read_files(&points, &all))?;
-
-    let got = figures.get("1% box").time(|| -> CliResult<usize> {
-        let level = ZvStore::open_url(&points.to_string_lossy())?.level(0)?;
-        Ok(level
-            .query_box_with(&BOX_LO, &BOX_HI, &["intensity"])?
-            .positions
-            .len())
-    })?;
-    figures.check("1% box", got, inputs.count_in_box(&BOX_LO, &BOX_HI))?;
-    let in_box = box_files(&points)?;
-    figures
-        .get("1% box: floor")
-        .time(|| read_files(&points, &in_box))?;
-
-    let got = figures
-        .get("read all objects")
-        .time(|| -> CliResult<usize> {
-            let level = ZvStore::open_url(&points.to_string_lossy())?.level(0)?;
-            let ids: Vec<u64> = (0..a.objects).collect();
-            Ok(level.objects(&ids)?.iter().map(|o| o.vertices.len()).sum())
-        })?;
-    figures.check("read all objects", got, n)?;
+    read_round(a, inputs, &points, figures)?;
 
     let lines = polylines_as_rows(inputs);
     let polylines = a.dir.join("zv-lines.zarr");
@@ -254,6 +230,46 @@ fn zv_round(a: &SuiteArgs, inputs: &Inputs, figures: &mut Figures) -> CliResult 
         .get("write polylines: floor")
         .time(|| snapshot.write_to(&floor))?;
     Ok(())
+}
+
+/// The read figures on the point store at `points`, each after its floor.
+fn read_round(a: &SuiteArgs, inputs: &Inputs, points: &Path, figures: &mut Figures) -> CliResult {
+    let n = inputs.num_points();
+    let url = points.to_string_lossy();
+    let got = figures
+        .get("read all points")
+        .time(|| -> CliResult<usize> {
+            let level = ZvStore::open_url(&url)?.level(0)?;
+            let points = level.points(&["intensity"])?;
+            Ok(points.positions.len())
+        })?;
+    figures.check("read all points", got, n)?;
+    let all = list_files(points)?;
+    figures
+        .get("read all points: floor")
+        .time(|| read_files(points, &all))?;
+
+    let got = figures.get("1% box").time(|| -> CliResult<usize> {
+        let level = ZvStore::open_url(&url)?.level(0)?;
+        Ok(level
+            .query_box_with(&BOX_LO, &BOX_HI, &["intensity"])?
+            .positions
+            .len())
+    })?;
+    figures.check("1% box", got, inputs.count_in_box(&BOX_LO, &BOX_HI))?;
+    let in_box = box_files(points)?;
+    figures
+        .get("1% box: floor")
+        .time(|| read_files(points, &in_box))?;
+
+    let got = figures
+        .get("read all objects")
+        .time(|| -> CliResult<usize> {
+            let level = ZvStore::open_url(&url)?.level(0)?;
+            let ids: Vec<u64> = (0..a.objects).collect();
+            Ok(level.objects(&ids)?.iter().map(|o| o.vertices.len()).sum())
+        })?;
+    figures.check("read all objects", got, n)
 }
 
 fn peer_round(a: &SuiteArgs, peer: &Peer, inputs_dir: &Path, figures: &mut Figures) -> CliResult {

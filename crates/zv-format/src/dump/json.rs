@@ -29,8 +29,8 @@ pub(super) fn row_json(row: &[f64]) -> Value {
 }
 
 /// Rows of floats.
-pub(super) fn rows_json<R: AsRef<[f64]>>(rows: &[R]) -> Value {
-    Value::Array(rows.iter().map(|r| row_json(r.as_ref())).collect())
+pub(super) fn rows_json<R: AsRef<[f64]>>(rows: impl IntoIterator<Item = R>) -> Value {
+    Value::Array(rows.into_iter().map(|r| row_json(r.as_ref())).collect())
 }
 
 /// Chunk keys as strings.

@@ -159,7 +159,7 @@ pub(super) fn chunks_json(scan: &LevelScan) -> Value {
 /// The `vertex_attribute_info` section.
 pub(super) fn vertex_attribute_info(scan: &LevelScan) -> Value {
     let mut info = Map::new();
-    for i in &scan.infos {
+    for i in scan.infos.iter() {
         info.insert(
             i.name.clone(),
             json!({"dtype": i.data_type.name(), "ncols": i.channels().unwrap_or(1)}),

@@ -169,7 +169,7 @@ pub(super) fn canonical(
     links: Option<&[Vec<u64>]>,
 ) -> Value {
     let positions = scan.positions();
-    let mut sorted = positions.clone();
+    let mut sorted: Vec<&[f64]> = positions.iter().collect();
     sorted.sort_by(|a, b| cmp_rows(a, b));
     let mut out = Map::new();
     out.insert("vertex_count".into(), json!(positions.len()));
@@ -177,7 +177,12 @@ pub(super) fn canonical(
     let links = links.unwrap_or(&[]);
     let xyz = |l: &Vec<u64>| -> Vec<Vec<f64>> {
         l.iter()
-            .map(|&g| positions.get(g as usize).cloned().unwrap_or_default())
+            .map(|&g| {
+                positions
+                    .get(g as usize)
+                    .map(<[f64]>::to_vec)
+                    .unwrap_or_default()
+            })
             .collect()
     };
     let (name, mut items): (&str, Vec<Vec<Vec<f64>>>) = match geometry {

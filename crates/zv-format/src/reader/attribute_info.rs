@@ -4,10 +4,11 @@
 
 use zv_core::data_type::DataType;
 
-use super::{blob_err, delta_name, group_metadata, Level};
+use super::{blob_err, delta_name, Level};
 use crate::blob::join;
 use crate::error::{Error, Result};
 use crate::layout::attributes::{AttributeRows, Dictionary};
+use crate::metadata::arrays::RowAttributeArray;
 use crate::metadata::{ChunkKey, JsonObject};
 use crate::names;
 
@@ -34,18 +35,17 @@ impl AttributeInfo {
 }
 
 impl Level {
-    /// How the attribute `name` whose group is `group` is stored (float32 without `dtype`).
-    pub(crate) fn attribute_info(&self, group: &str, name: &str) -> Result<AttributeInfo> {
+    /// How the attribute `name` whose group is `group` is stored (float32 without `dtype`),
+    /// read from the group document (see [`Level::attribute_info`], which reads it once).
+    pub(crate) fn read_attribute_info(&self, group: &str, name: &str) -> Result<AttributeInfo> {
         let key = join(&[group, "zarr.json"]);
         let attributes = self.blobs.group_attributes(group)?.unwrap_or_default();
-        let data_type = group_metadata::data_type(&attributes, &key, DataType::Float32)?;
-        let channel_names = group_metadata::channel_names(&attributes, &key)?;
-        let dictionary = Dictionary::from_attributes(&attributes).map_err(blob_err(key))?;
+        let model = RowAttributeArray::from_attributes(&attributes, &key)?;
         Ok(AttributeInfo {
             name: name.to_owned(),
-            data_type,
-            channel_names,
-            dictionary,
+            data_type: model.dtype,
+            channel_names: model.channel_names,
+            dictionary: model.dictionary,
             attributes,
         })
     }
@@ -83,10 +83,7 @@ impl Level {
 
     /// How every vertex attribute is stored, in name order.
     pub fn vertex_attribute_infos(&self) -> Result<Vec<AttributeInfo>> {
-        self.vertex_attribute_names()?
-            .iter()
-            .map(|n| self.vertex_attribute_info(n))
-            .collect()
+        Ok(self.shared_vertex_attribute_infos()?.as_ref().clone())
     }
 
     /// The rows of vertex attribute `name` in chunk `key` (`rows` = the chunk's vertex rows);
@@ -107,18 +104,6 @@ impl Level {
             )
         });
         self.attribute_blob(&path, info, rows, required)
-    }
-
-    /// Rows `which` of the rows `rows` of vertex attribute `info` in chunk `key`.
-    pub(crate) fn gather_vertex_rows(
-        &self,
-        info: &AttributeInfo,
-        key: &ChunkKey,
-        rows: &AttributeRows,
-        which: impl IntoIterator<Item = u64>,
-    ) -> Result<AttributeRows> {
-        let path = self.chunk_blob(&[names::VERTEX_ATTRIBUTES, &info.name], key);
-        rows.gather(which).map_err(blob_err(path))
     }
 
     /// The fragment attribute names (folders of `fragment_attributes/`).

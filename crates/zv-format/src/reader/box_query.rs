@@ -1,32 +1,32 @@
-//! Bounding-box queries ([`BoxHits`]): the points inside an axis-aligned box, reading only
-//! the chunks that intersect it and, for binned point clouds, scanning only the bins that do.
-
-use std::collections::BTreeMap;
+//! Bounding-box queries: the points inside an axis-aligned box ([`BoxHits`], which is
+//! [`Points`]), reading only the chunks that intersect it and, for binned point clouds,
+//! scanning only the bins that do.
+//!
+//! The chunks are found without listing the level when that is cheaper: the box's candidate
+//! chunk keys are fetched directly when there are few of them next to the chunks the level's
+//! bounds span (a missing candidate costs one failed read; a listing costs one entry per
+//! chunk of the level). Chunks are read in parallel; nothing is allocated per point.
 
 use rayon::prelude::*;
 
-use super::{AttributeInfo, Level};
+use super::{Level, Points, Vertices};
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
-use crate::layout::attributes::AttributeRows;
+use crate::layout::fragment_index::FragmentRows;
 use crate::metadata::{chunk_of, ChunkKey};
 
 /// The points of a bounding-box query.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct BoxHits {
-    /// `(chunk, row)` of each point.
-    pub rows: Vec<(ChunkKey, u64)>,
-    /// The positions.
-    pub positions: Vec<Vec<f64>>,
-    /// The requested vertex attributes, row-aligned.
-    pub vertex_attributes: BTreeMap<String, AttributeRows>,
-}
+pub type BoxHits = Points;
+
+/// The most candidate chunks a box query fetches directly (beyond this it lists the level).
+const MAX_CANDIDATES: u128 = 1 << 14;
 
 impl Level {
     /// The points inside the axis-aligned box `[lo, hi]` (inclusive), with the vertex
     /// attributes named in `attributes`. Only chunks that intersect the box are read; for
     /// binned point clouds (one fragment per bin), only the bins that intersect it are
-    /// scanned.
+    /// scanned. Points are in chunk key order, and within a chunk in row order (in bin order
+    /// for binned point clouds).
     pub fn query_box_with(&self, lo: &[f64], hi: &[f64], attributes: &[&str]) -> Result<BoxHits> {
         let ndim = self.root.ndim();
         if lo.len() != ndim
@@ -45,82 +45,119 @@ impl Level {
         let cs = self.chunk_shape();
         let clo = chunk_of(lo, &cs);
         let chi = chunk_of(hi, &cs);
-        let keys: Vec<ChunkKey> = self
-            .chunk_keys()?
-            .into_iter()
-            .filter(|k| {
-                let c = &k.coords()[k.arity() - ndim..];
-                c.iter()
-                    .zip(clo.iter().zip(&chi))
-                    .all(|(x, (a, b))| a <= x && x <= b)
-            })
-            .collect();
-        let infos: Vec<AttributeInfo> = attributes
-            .iter()
-            .map(|n| self.vertex_attribute_info(n))
-            .collect::<Result<_>>()?;
-        let binned = self.binned_fragments()?;
-        let bin_shape = self.bin_shape();
-        let per_chunk: Vec<BoxHits> = keys
-            .par_iter()
-            .map(|k| -> Result<BoxHits> {
-                let mut hits = BoxHits::default();
-                let Some(v) = self.vertices(k)? else {
-                    return Ok(hits);
-                };
-                let rows: Vec<u64> = match &binned {
-                    Some(bpc) => {
-                        let frags = self.fragments(k, v.len() as u64)?;
-                        let origin: Vec<f64> = k.coords()[k.arity() - ndim..]
-                            .iter()
-                            .zip(&cs)
-                            .map(|(c, s)| *c as f64 * s)
-                            .collect();
-                        // fragments are bins only when there is one per bin
-                        let is_bins = frags.len() as u64 == bpc.iter().product::<u64>();
-                        let mut rows = Vec::new();
-                        for (f, fr) in frags.iter().enumerate() {
-                            if fr.is_empty()
-                                || (is_bins && bin_outside(f, bpc, &origin, &bin_shape, lo, hi))
-                            {
-                                continue;
-                            }
-                            rows.extend(fr.iter());
-                        }
-                        rows
-                    }
-                    None => (0..v.len() as u64).collect(),
-                };
-                let mut kept = Vec::new();
-                for r in rows {
-                    let Some(p) = v.row(r as usize) else { continue };
-                    if p.iter()
-                        .zip(lo.iter().zip(hi))
+        let keys = match self.candidate_keys(&clo, &chi) {
+            Some(keys) => keys,
+            None => self
+                .chunk_keys()?
+                .into_iter()
+                .filter(|k| {
+                    let c = &k.coords()[k.arity() - ndim..];
+                    c.iter()
+                        .zip(clo.iter().zip(&chi))
                         .all(|(x, (a, b))| a <= x && x <= b)
-                    {
-                        kept.push(r);
-                        hits.rows.push((k.clone(), r));
-                        hits.positions.push(p);
-                    }
-                }
-                for info in &infos {
-                    if let Some(a) = self.vertex_attribute(info, k, v.len() as u64)? {
-                        let picked = self.gather_vertex_rows(info, k, &a, kept.iter().copied())?;
-                        hits.vertex_attributes.insert(info.name.clone(), picked);
-                    }
-                }
-                Ok(hits)
+                })
+                .collect(),
+        };
+        let infos = self.attribute_infos_of(attributes)?;
+        let bins = self.binned_fragments()?.map(|bpc| (bpc, self.bin_shape()));
+        let parts = keys
+            .par_iter()
+            .map(|k| {
+                self.chunk_part(k, &infos, |v| {
+                    self.rows_in_box(k, v, lo, hi, bins.as_ref()).map(Some)
+                })
             })
-            .collect::<Result<_>>()?;
-        let mut out = BoxHits::default();
-        for h in per_chunk {
-            out.rows.extend(h.rows);
-            out.positions.extend(h.positions);
-            for (name, rows) in h.vertex_attributes {
-                self.append_rows(&mut out.vertex_attributes, &name, rows)?;
+            .collect::<Result<Vec<_>>>()?;
+        self.assemble(keys, parts, &infos)
+    }
+
+    /// The rows of chunk `key` (vertices `v`) inside `[lo, hi]`, ascending within each bin;
+    /// with `bins` (bins per chunk and bin shape), only the fragments of bins that meet the box
+    /// are tested.
+    fn rows_in_box(
+        &self,
+        key: &ChunkKey,
+        v: &Vertices,
+        lo: &[f64],
+        hi: &[f64],
+        bins: Option<&(Vec<u64>, Vec<f64>)>,
+    ) -> Result<Vec<u64>> {
+        let mut kept = Vec::new();
+        let mut p = Vec::with_capacity(lo.len());
+        let mut test = |r: u64| {
+            p.clear();
+            if v.push_row(r as usize, &mut p)
+                && p.iter()
+                    .zip(lo.iter().zip(hi))
+                    .all(|(x, (a, b))| a <= x && x <= b)
+            {
+                kept.push(r);
+            }
+        };
+        let Some((bpc, bin_shape)) = bins else {
+            (0..v.len() as u64).for_each(test);
+            return Ok(kept);
+        };
+        let frags = self.fragments(key, v.len() as u64)?;
+        let ndim = lo.len();
+        let cs = self.chunk_shape();
+        let origin: Vec<f64> = key.coords()[key.arity() - ndim..]
+            .iter()
+            .zip(&cs)
+            .map(|(c, s)| *c as f64 * s)
+            .collect();
+        // fragments are bins only when there is one per bin
+        let is_bins = frags.len() as u64 == bpc.iter().product::<u64>();
+        for (f, fr) in frags.iter().enumerate() {
+            if is_bins && bin_outside(f, bpc, &origin, bin_shape, lo, hi) {
+                continue;
+            }
+            match fr {
+                FragmentRows::Range(r) => r.for_each(&mut test),
+                FragmentRows::Explicit(rows) => rows.iter().copied().for_each(&mut test),
             }
         }
-        Ok(out)
+        Ok(kept)
+    }
+
+    /// The keys of the chunks from `clo` to `chi` (chunk coordinates, inclusive) when fetching
+    /// them directly is cheaper than listing the level: chunk keys are spatial only (the key
+    /// arity is the dimension count), and the candidates are at most a quarter of the chunks
+    /// the root bounds span (and at most [`MAX_CANDIDATES`]). `None`: list the level.
+    fn candidate_keys(&self, clo: &[i64], chi: &[i64]) -> Option<Vec<ChunkKey>> {
+        if self.key_arity != clo.len() {
+            return None;
+        }
+        let cs = self.chunk_shape();
+        let span = |a: &[i64], b: &[i64]| -> u128 {
+            a.iter()
+                .zip(b)
+                .map(|(a, b)| (i128::from(*b) - i128::from(*a) + 1).max(0) as u128)
+                .fold(1u128, |acc, n| acc.saturating_mul(n))
+        };
+        let count = span(clo, chi);
+        let bounds = span(
+            &chunk_of(&self.root.bounds[0], &cs),
+            &chunk_of(&self.root.bounds[1], &cs),
+        );
+        if count > MAX_CANDIDATES || count.saturating_mul(4) > bounds {
+            return None;
+        }
+        let mut keys = vec![ChunkKey(clo.to_vec())];
+        for d in 0..clo.len() {
+            keys = keys
+                .into_iter()
+                .flat_map(|k| {
+                    (clo[d]..=chi[d]).map(move |c| {
+                        let mut k = k.clone();
+                        k.0[d] = c;
+                        k
+                    })
+                })
+                .collect();
+        }
+        keys.sort();
+        Some(keys)
     }
 
     /// The points inside `[lo, hi]` (inclusive), without attributes.
@@ -133,7 +170,7 @@ impl Level {
     /// fits a fragment index); else `None`. The query still checks, per chunk, that there is
     /// exactly one fragment per bin (stores may omit empty bins) before pruning by bin.
     fn binned_fragments(&self) -> Result<Option<Vec<u64>>> {
-        if self.id != 0 || self.geometry != Geometry::PointCloud || self.has_object_index {
+        if self.id != 0 || self.geometry != Geometry::PointCloud {
             return Ok(None);
         }
         let bpc: Vec<u64> = self
@@ -153,7 +190,8 @@ impl Level {
             .iter()
             .try_fold(1u64, |acc, &b| acc.checked_mul(b).filter(|&p| p > 0));
         Ok(match product {
-            Some(p) if p > 1 && p <= u32::MAX as u64 => Some(bpc),
+            // the object index is looked for last: a listing
+            Some(p) if p > 1 && p <= u32::MAX as u64 && !self.has_object_index()? => Some(bpc),
             _ => None,
         })
     }

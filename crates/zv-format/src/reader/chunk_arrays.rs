@@ -1,11 +1,12 @@
 //! The per-chunk arrays of a level: their chunk keys, and the blobs of one chunk — vertices,
 //! vertex fragments, link rows, link fragments and cross-level links.
 
-use super::{blob_err, delta_name, group_metadata, Level, Vertices};
+use super::{blob_err, delta_name, Level, Vertices};
 use crate::blob::join;
 use crate::error::{Error, Result};
 use crate::layout::fragment_index::FragmentIndex;
 use crate::layout::links::{LinkRows, RaggedLinks};
+use crate::metadata::arrays::LinksArray;
 use crate::metadata::{ChunkKey, JsonObject};
 use crate::names;
 
@@ -70,7 +71,7 @@ impl Level {
     pub fn fragments(&self, key: &ChunkKey, rows: u64) -> Result<FragmentIndex> {
         let path = self.chunk_blob(&[names::VERTEX_FRAGMENTS], key);
         match self.blobs.read_bytes(&path)? {
-            None if self.has_fragment_array => Err(Error::Missing {
+            None if self.has_fragment_array()? => Err(Error::Missing {
                 key: join(&[&path, "zarr.json"]),
                 what: format!(
                     "the fragment index of chunk {key} (the level's other chunks have one)"
@@ -110,18 +111,13 @@ impl Level {
     pub fn links_info(&self, delta: i32) -> Result<(usize, String, JsonObject)> {
         let group = self.p(&[names::LINKS, &delta_name(delta)]);
         let attrs = self.blobs.group_attributes(&group)?.unwrap_or_default();
-        let width = group_metadata::link_width(&attrs, &join(&[&group, "zarr.json"]))?;
-        let dtype = attrs
-            .get("dtype")
-            .and_then(serde_json::Value::as_str)
-            .unwrap_or("int64")
-            .to_owned();
-        Ok((width, dtype, attrs))
+        let model = LinksArray::from_attributes(&attrs, &join(&[&group, "zarr.json"]))?;
+        Ok((model.link_width, model.dtype, attrs))
     }
 
-    /// The `link_width` of `links/0` (2 without the group).
+    /// The `link_width` of `links/0` (2 without the group), read once per level.
     pub fn link_width(&self) -> Result<usize> {
-        Ok(self.links_info(0)?.0)
+        super::cache::once(&self.cache.link_width, || Ok(self.links_info(0)?.0))
     }
 
     /// The intra-chunk link rows of chunk `key` (delta 0), checked against the chunk's rows.

@@ -2,11 +2,12 @@
 //! in different chunks (`cross_chunk_links/<delta>/data`), and their attributes
 //! (`cross_chunk_link_attributes/<name>/<delta>/data`, one row per record).
 
-use super::{blob_err, delta_name, group_metadata, AttributeInfo, Level};
+use super::{blob_err, delta_name, AttributeInfo, Level};
 use crate::blob::join;
 use crate::error::{Error, Result};
 use crate::layout::attributes::AttributeRows;
 use crate::layout::cross_chunk::CrossChunkLinks;
+use crate::metadata::arrays::CrossChunkLinksArray;
 use crate::metadata::JsonObject;
 use crate::names;
 
@@ -36,20 +37,16 @@ impl Level {
             None if self.blobs.exists(&group)? => JsonObject::new(),
             None => return Ok(None),
         };
-        let width = group_metadata::link_width(&attributes, &key)?;
-        let sid = group_metadata::sid_ndim(&attributes, &key, self.key_arity)?;
+        let model = CrossChunkLinksArray::from_attributes(&attributes, &key)?;
+        let width = model.link_width;
+        let sid = model.sid_ndim.unwrap_or(self.key_arity);
         let data_path = join(&[&group, names::DATA]);
         let data = self.blobs.read_bytes(&data_path)?;
-        let num_links = match attributes.get("num_links") {
-            Some(v) => v
-                .as_u64()
-                .ok_or_else(|| Error::metadata(&key, format!("num_links {v} is invalid")))?,
-            // num_links is optional: derive it from the data length
-            None => {
-                let rec = (width * (sid + 1) * 8) as u64;
-                data.as_ref().map_or(0, |d| d.len() as u64 / rec)
-            }
-        };
+        // num_links is optional: derive it from the data length
+        let num_links = model.num_links.unwrap_or_else(|| {
+            let rec = (width * (sid + 1) * 8) as u64;
+            data.as_ref().map_or(0, |d| d.len() as u64 / rec)
+        });
         let links = match data {
             Some(d) => CrossChunkLinks::decode(&d, num_links, width, sid)
                 .map_err(blob_err(join(&[&data_path, "c/0"])))?,

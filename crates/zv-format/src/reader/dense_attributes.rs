@@ -3,13 +3,13 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::Value;
 use zv_core::data_type::DataType;
 
-use super::{blob_err, group_metadata, Level};
+use super::{blob_err, Level};
 use crate::blob::join;
 use crate::error::{Error, Result};
 use crate::layout::attributes::{decode_present_mask, DenseArray, Dictionary};
+use crate::metadata::arrays::DenseAttributeArray;
 use crate::metadata::JsonObject;
 use crate::names;
 
@@ -33,8 +33,13 @@ pub struct DenseAttribute {
 }
 
 impl Level {
-    /// The object attributes (with `present_mask` where stored).
+    /// The object attributes (with `present_mask` where stored), read once per level.
     pub fn object_attributes(&self) -> Result<BTreeMap<String, DenseAttribute>> {
+        Ok(self.shared_object_attributes()?.as_ref().clone())
+    }
+
+    /// The object attributes, read from the store.
+    pub(crate) fn read_object_attributes(&self) -> Result<BTreeMap<String, DenseAttribute>> {
         self.dense_attributes(names::OBJECT_ATTRIBUTES, true)
     }
 
@@ -65,30 +70,29 @@ impl Level {
     ) -> Result<DenseAttribute> {
         let key = join(&[group, "zarr.json"]);
         let attributes = self.blobs.group_attributes(group)?.unwrap_or_default();
-        let data_type = group_metadata::data_type(&attributes, &key, DataType::Float64)?;
+        let model = DenseAttributeArray::from_attributes(&attributes, &key)?;
+        let data_type = model.dtype;
         let data_path = join(&[group, names::DATA]);
         let data = self.blobs.require_bytes(&data_path, "attribute data")?;
-        let shape = match group_metadata::shape(&attributes) {
+        let shape = match model.shape.clone() {
             Some(s) => s,
             None => vec![(data.len() / data_type.size().unwrap_or(1)) as u64],
         };
         let values = DenseArray::decode(&data, data_type, &shape)
             .map_err(blob_err(join(&[&data_path, "c/0"])))?;
         let present_mask = if with_mask {
-            let expected =
-                attributes.get("has_present_mask").and_then(Value::as_bool) == Some(true);
+            let expected = model.expects_present_mask();
             self.present_mask(group, expected, shape.first().copied().unwrap_or(0))?
         } else {
             None
         };
-        let dictionary = Dictionary::from_attributes(&attributes).map_err(blob_err(key))?;
         Ok(DenseAttribute {
             name,
             data_type,
             shape,
             values,
             present_mask,
-            dictionary,
+            dictionary: model.dictionary,
             attributes,
         })
     }

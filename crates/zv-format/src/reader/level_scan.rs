@@ -4,10 +4,12 @@
 //! back). The dump, the export and object reads work from a scan.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::{AttributeInfo, Chunk, Level};
+use super::{AttributeInfo, Chunk, Level, Positions};
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
 use crate::layout::attributes::AttributeRows;
@@ -44,14 +46,48 @@ impl ScannedChunk {
     }
 }
 
+/// A fast hasher for chunk coordinates (the multiply-rotate hash of rustc's `FxHasher`):
+/// lookups by coordinates happen once per manifest block.
+#[derive(Default)]
+pub(crate) struct CoordsHasher(u64);
+
+impl Hasher for CoordsHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for c in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..c.len()].copy_from_slice(c);
+            self.write_u64(u64::from_le_bytes(w));
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// Maps keyed by chunk coordinates.
+pub(crate) type CoordsMap<K, V> = HashMap<K, V, BuildHasherDefault<CoordsHasher>>;
+
 /// Chunks of a level read once, in key order.
 #[derive(Debug)]
 pub(crate) struct LevelScan {
     /// How the vertex attributes are stored, in name order.
-    pub infos: Vec<AttributeInfo>,
+    pub infos: Arc<Vec<AttributeInfo>>,
     /// The chunks, in key order.
     pub chunks: Vec<ScannedChunk>,
-    index_of: HashMap<ChunkKey, usize>,
+    /// The chunk keys, in key order (the chunk table of results).
+    pub keys: Arc<[ChunkKey]>,
+    /// The values per position.
+    ndim: usize,
+    index_of: CoordsMap<Vec<i64>, usize>,
 }
 
 /// The chunk and fragment rows of one `(chunk, fragment)` reference of a manifest.
@@ -60,7 +96,12 @@ pub(crate) type FragmentRef<'a> = (&'a ScannedChunk, u64, FragmentRows<'a>);
 impl LevelScan {
     /// The chunk `key`, if scanned.
     pub(crate) fn get(&self, key: &ChunkKey) -> Option<&ScannedChunk> {
-        self.index_of.get(key).map(|&i| &self.chunks[i])
+        self.index(key.coords()).map(|i| &self.chunks[i])
+    }
+
+    /// The position of the chunk at `coords` in [`LevelScan::chunks`], if scanned.
+    pub(crate) fn index(&self, coords: &[i64]) -> Option<usize> {
+        self.index_of.get(coords).copied()
     }
 
     /// The level-global number of row `row` of chunk `key`, if the chunk has that row.
@@ -75,18 +116,19 @@ impl LevelScan {
     }
 
     /// Every vertex position, in level-global order.
-    pub(crate) fn positions(&self) -> Vec<Vec<f64>> {
-        self.chunks
-            .iter()
-            .flat_map(|c| c.chunk.vertices.rows())
-            .collect()
+    pub(crate) fn positions(&self) -> Positions {
+        let mut out = Positions::with_capacity(self.ndim, self.total() as usize);
+        for c in &self.chunks {
+            c.chunk.vertices.push_all(out.values_mut());
+        }
+        out
     }
 
     /// The fragment count of the chunk at `coords` (`None`: not scanned), as
     /// [`super::ObjectIndex::check_fragments`] takes it.
     pub(crate) fn fragments_of(&self, coords: &[i64]) -> Option<u64> {
-        self.get(&ChunkKey(coords.to_vec()))
-            .map(|c| c.chunk.fragments.len() as u64)
+        self.index(coords)
+            .map(|i| self.chunks[i].chunk.fragments.len() as u64)
     }
 
     /// The chunk and fragment rows of every reference of `manifest` (object `id`), in manifest
@@ -101,18 +143,23 @@ impl LevelScan {
         manifest
             .refs()
             .map(|(coords, f)| {
-                let chunk_key = ChunkKey(coords.to_vec());
-                let c = self.get(&chunk_key).ok_or_else(|| {
+                let c = self.index(coords).map(|i| &self.chunks[i]);
+                let chunk_key = || ChunkKey(coords.to_vec());
+                let c = c.ok_or_else(|| {
                     Error::inconsistent(
                         key,
-                        format!("object {id} names chunk {chunk_key}, which has no vertices"),
+                        format!(
+                            "object {id} names chunk {}, which has no vertices",
+                            chunk_key()
+                        ),
                     )
                 })?;
                 let rows = c.chunk.fragments.get(f as usize).ok_or_else(|| {
                     Error::inconsistent(
                         key,
                         format!(
-                            "object {id} names fragment {f} of chunk {chunk_key}, which has {}",
+                            "object {id} names fragment {f} of chunk {}, which has {}",
+                            chunk_key(),
                             c.chunk.fragments.len()
                         ),
                     )
@@ -128,27 +175,32 @@ impl Level {
     /// `links`. A listed chunk without vertices is an error.
     pub(crate) fn scan(&self, links: bool) -> Result<LevelScan> {
         let keys = self.chunk_keys()?;
-        self.scan_chunks(keys, links, |k| Error::Missing {
-            key: self.p(&[names::VERTICES, &k.to_string(), "zarr.json"]),
-            what: "vertices".into(),
+        self.scan_chunks(keys, links, |k| {
+            Some(Error::Missing {
+                key: self.p(&[names::VERTICES, &k.to_string(), "zarr.json"]),
+                what: "vertices".into(),
+            })
         })
     }
 
     /// Reads the chunks `keys` (sorted, distinct), with their delta-0 link rows (and skeleton
-    /// parents) when `links`; `missing` is the error of a chunk without vertices.
+    /// parents) when `links`; `missing` is the error of a chunk without vertices (`None`: the
+    /// chunk is left out).
     pub(crate) fn scan_chunks(
         &self,
         keys: Vec<ChunkKey>,
         links: bool,
-        missing: impl Fn(&ChunkKey) -> Error + Sync,
+        missing: impl Fn(&ChunkKey) -> Option<Error> + Sync,
     ) -> Result<LevelScan> {
-        let infos = self.vertex_attribute_infos()?;
+        let infos = self.shared_vertex_attribute_infos()?;
         let width = if links { self.link_width()? } else { 2 };
         let skeleton = self.geometry == Geometry::Skeleton;
-        let mut chunks: Vec<ScannedChunk> = keys
+        let chunks: Vec<Option<ScannedChunk>> = keys
             .par_iter()
-            .map(|k| -> Result<ScannedChunk> {
-                let chunk = self.chunk(k)?.ok_or_else(|| missing(k))?;
+            .map(|k| -> Result<Option<ScannedChunk>> {
+                let Some(chunk) = self.chunk(k)? else {
+                    return missing(k).map_or(Ok(None), Err);
+                };
                 let rows = chunk.vertices.len() as u64;
                 let attributes = infos
                     .iter()
@@ -163,24 +215,32 @@ impl Level {
                     Some(l) if skeleton => self.skeleton_parents(k, &chunk.fragments, l)?,
                     _ => Vec::new(),
                 };
-                Ok(ScannedChunk {
+                Ok(Some(ScannedChunk {
                     chunk,
                     attributes,
                     links,
                     parents,
                     offset: 0,
-                })
+                }))
             })
             .collect::<Result<_>>()?;
+        let mut chunks: Vec<ScannedChunk> = chunks.into_iter().flatten().collect();
+        let keys: Vec<ChunkKey> = chunks.iter().map(|c| c.key().clone()).collect();
         let mut total = 0;
         for c in &mut chunks {
             c.offset = total;
             total += c.rows();
         }
-        let index_of = keys.into_iter().enumerate().map(|(i, k)| (k, i)).collect();
+        let index_of = keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (k.0.clone(), i))
+            .collect();
         Ok(LevelScan {
             infos,
             chunks,
+            keys: keys.into(),
+            ndim: self.root.ndim(),
             index_of,
         })
     }

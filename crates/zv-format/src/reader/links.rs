@@ -5,6 +5,8 @@
 //! indices, level-global indices). The skeleton parent rules of [`super::skeleton`] and every
 //! reader of links (objects, dump, export) start from here.
 
+use std::sync::Arc;
+
 use super::level_scan::ScannedChunk;
 use super::{CrossChunk, Level};
 use crate::blob::join;
@@ -51,8 +53,14 @@ pub(crate) struct LinkSource {
 
 impl Level {
     /// The cross-chunk records and skeleton conventions that numbering the level's links
-    /// needs.
-    pub(crate) fn link_source(&self) -> Result<LinkSource> {
+    /// needs, read once per level.
+    pub(crate) fn link_source(&self) -> Result<Arc<LinkSource>> {
+        super::cache::once(&self.cache.link_source, || {
+            self.read_link_source().map(Arc::new)
+        })
+    }
+
+    fn read_link_source(&self) -> Result<LinkSource> {
         let skeleton = self.geometry == Geometry::Skeleton;
         Ok(LinkSource {
             skeleton,

@@ -5,12 +5,14 @@
 
 use std::sync::Arc;
 
-use serde_json::Value;
+use rayon::prelude::*;
 
-use super::{blob_err, group_metadata, Level};
+use super::{blob_err, Level};
 use crate::blob::{join, BlobData};
 use crate::error::{Error, Result};
 use crate::layout::manifest::{decode_stream, decode_vlen_items, decode_with_offsets, Manifest};
+use crate::layout::LayoutError;
+use crate::metadata::arrays::ObjectIndexArray;
 use crate::metadata::JsonObject;
 use crate::names;
 
@@ -67,12 +69,9 @@ impl Level {
 
     /// The object index, decoded on first use and shared by later calls.
     pub fn shared_object_index(&self) -> Result<Option<Arc<ObjectIndex>>> {
-        if let Some(cached) = self.object_index.get() {
-            return Ok(cached.clone());
-        }
-        let index = self.read_object_index()?.map(Arc::new);
-        let _ = self.object_index.set(index.clone());
-        Ok(index)
+        super::cache::once(&self.cache.object_index, || {
+            Ok(self.read_object_index()?.map(Arc::new))
+        })
     }
 
     fn read_object_index(&self) -> Result<Option<ObjectIndex>> {
@@ -84,15 +83,10 @@ impl Level {
             }
             return Ok(None);
         };
-        let num_objects = attributes
-            .get("num_objects")
-            .and_then(Value::as_u64)
-            .ok_or_else(|| Error::metadata(&key, "object_index has no integer `num_objects`"))?;
-        let sid_ndim = group_metadata::sid_ndim(&attributes, &key, self.key_arity)?;
-        let layout = attributes
-            .get("layout")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
+        let model = ObjectIndexArray::from_attributes(&attributes, &key)?;
+        let num_objects = model.num_objects;
+        let sid_ndim = model.sid_ndim.unwrap_or(self.key_arity);
+        let layout = model.layout;
         let n = usize::try_from(num_objects)
             .map_err(|_| Error::metadata(&key, "num_objects is too large"))?;
         let manifests = self.read_manifests(&group, n, sid_ndim)?;
@@ -130,7 +124,7 @@ impl Level {
         };
         match self.blobs.read_bytes(&join(&[group, names::OFFSETS]))? {
             Some(offsets) => {
-                let ms = decode_with_offsets(&data, &offsets, sid_ndim)
+                let ms = decode_in_parts(&data, &offsets, sid_ndim)
                     .map_err(blob_err(data_path.clone()))?;
                 if ms.len() != n {
                     return Err(Error::inconsistent(
@@ -168,4 +162,55 @@ impl Level {
             attributes: JsonObject::new(),
         })
     }
+}
+
+/// [`decode_with_offsets`] in parallel: the container is cut between objects into one part
+/// per worker, each part decoded with its offsets made relative to its first byte. Only when
+/// the cut points are in order and inside `data`, and every part decodes; otherwise (and for
+/// small indices) the whole container is decoded at once, which names any fault exactly.
+fn decode_in_parts(
+    data: &[u8],
+    offsets: &[u8],
+    sid_ndim: usize,
+) -> std::result::Result<Vec<Manifest>, LayoutError> {
+    let n = offsets.len() / 8;
+    let parts = rayon::current_num_threads().min(n / 256);
+    let offset = |i: usize| -> Option<i64> {
+        let b = offsets.get(i * 8..i * 8 + 8)?;
+        Some(i64::from_le_bytes([
+            b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
+        ]))
+    };
+    let bounds: Vec<usize> = (0..=parts).map(|k| k * n / parts.max(1)).collect();
+    let cuts: Option<Vec<usize>> = bounds
+        .iter()
+        .map(|&i| match i {
+            i if i == n => Some(data.len()),
+            i => offset(i)
+                .and_then(|o| usize::try_from(o).ok())
+                .filter(|&b| b <= data.len()),
+        })
+        .collect();
+    let cuts = cuts.filter(|c| c.first() == Some(&0) && c.windows(2).all(|w| w[0] <= w[1]));
+    let (Some(cuts), true) = (cuts, parts > 1 && offsets.len() % 8 == 0) else {
+        return decode_with_offsets(data, offsets, sid_ndim);
+    };
+    let decoded: Vec<std::result::Result<Vec<Manifest>, LayoutError>> = (0..parts)
+        .into_par_iter()
+        .map(|k| {
+            let base = cuts[k] as i64;
+            let relative: Vec<u8> = (bounds[k]..bounds[k + 1])
+                .flat_map(|i| offset(i).unwrap_or(0).wrapping_sub(base).to_le_bytes())
+                .collect();
+            decode_with_offsets(&data[cuts[k]..cuts[k + 1]], &relative, sid_ndim)
+        })
+        .collect();
+    let mut out = Vec::with_capacity(n);
+    for part in decoded {
+        match part {
+            Ok(ms) => out.extend(ms),
+            Err(_) => return decode_with_offsets(data, offsets, sid_ndim),
+        }
+    }
+    Ok(out)
 }

@@ -5,10 +5,12 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::Value;
 
-use super::level_scan::{FragmentRef, LevelScan};
+use rayon::prelude::*;
+
+use super::level_scan::{CoordsMap, LevelScan};
 use super::links::{Endpoints, LinkSource};
 use super::skeleton::fragment_parents;
-use super::{blob_err, DenseAttribute, Level, ObjectIndex};
+use super::{blob_err, ChunkRefs, DenseAttribute, Level, ObjectIndex, Positions};
 use crate::blob::join;
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
@@ -23,11 +25,11 @@ pub struct Object {
     /// The object id.
     pub id: u64,
     /// `(chunk, fragment)` references in manifest order.
-    pub fragments: Vec<(ChunkKey, u64)>,
+    pub fragments: ChunkRefs,
     /// `(chunk, row)` of each vertex, in manifest order.
-    pub rows: Vec<(ChunkKey, u64)>,
+    pub rows: ChunkRefs,
     /// The vertex positions, in manifest order.
-    pub vertices: Vec<Vec<f64>>,
+    pub vertices: Positions,
     /// Vertex attributes, row-aligned with `vertices`.
     pub vertex_attributes: BTreeMap<String, AttributeRows>,
     /// Links as indices into `vertices` (`None` for point clouds).
@@ -63,8 +65,13 @@ impl Level {
         self.objects(&members)
     }
 
-    /// The groups (`None` if the level has none).
+    /// The groups (`None` if the level has none), read once per level.
     pub fn groups(&self) -> Result<Option<Groups>> {
+        Ok(self.shared_groups()?.map(|g| g.as_ref().clone()))
+    }
+
+    /// The groups, read from the store.
+    pub(crate) fn read_groups(&self) -> Result<Option<Groups>> {
         let group = self.p(&[names::GROUPS]);
         if self.blobs.group_attributes(&group)?.is_none() && !self.blobs.exists(&group)? {
             return Ok(None);
@@ -90,7 +97,7 @@ impl Level {
 
     /// The object ids of group `gid`.
     pub fn group_members(&self, gid: usize) -> Result<Vec<u64>> {
-        let groups = self.groups()?.ok_or_else(|| Error::Missing {
+        let groups = self.shared_groups()?.ok_or_else(|| Error::Missing {
             key: self.p(&[names::GROUPS, "zarr.json"]),
             what: "groups".into(),
         })?;
@@ -111,101 +118,73 @@ impl Level {
             )));
         }
         // The chunks the objects need, read once each, in parallel (blocks are not expanded
-        // before they are checked against the chunks' fragment counts).
-        let mut needed: Vec<ChunkKey> = ids
-            .iter()
-            .flat_map(|&id| {
-                index.manifests[id as usize]
-                    .blocks
-                    .iter()
-                    .map(|b| ChunkKey(b.chunk.clone()))
-            })
-            .collect();
-        needed.sort();
-        needed.dedup();
+        // before they are checked against the chunks' fragment counts). For many objects, the
+        // level's chunks (one listing; chunks without vertices are left out, and the manifest
+        // check names any a manifest needs); else the chunks their manifests name.
         let explicit = self.geometry.has_explicit_links();
-        let scan = self.scan_chunks(needed, explicit, |k| {
-            Error::inconsistent(
-                &okey,
-                format!("a manifest names chunk {k}, which has no vertices"),
-            )
-        })?;
+        let scan = if ids.len().saturating_mul(2) >= index.num_objects as usize {
+            self.scan_chunks(self.chunk_keys()?, explicit, |_| None)?
+        } else {
+            self.scan_chunks(self.needed_chunks(index, ids), explicit, |k| {
+                Some(Error::inconsistent(
+                    &okey,
+                    format!("a manifest names chunk {k}, which has no vertices"),
+                ))
+            })?
+        };
         let links = if explicit {
             Some(self.link_source()?)
         } else {
             None
         };
-        let object_attrs = self.object_attributes()?;
-        let mut out = Vec::with_capacity(ids.len());
-        for &id in ids {
-            index.check_object(id, &okey, |c| scan.fragments_of(c))?;
-            let refs = scan.fragments(&index.manifests[id as usize], id, &okey)?;
-            let (mut obj, spans) = self.object_vertices(id, &scan, &refs)?;
-            obj.links = self.object_links(&obj, &spans, &scan, links.as_ref())?;
-            obj.attributes = object_attribute_values(self, id, index, &object_attrs)?;
-            out.push(obj);
-        }
-        Ok(out)
+        let object_attrs = self.shared_object_attributes()?;
+        let gathered = self.gather_objects(index, ids, &scan)?;
+        let objects: Vec<Result<Object>> = ids
+            .par_iter()
+            .zip(gathered)
+            .map(|(&id, g)| {
+                let mut obj = Object {
+                    id,
+                    fragments: g.fragments,
+                    rows: g.rows,
+                    vertices: g.vertices,
+                    vertex_attributes: g.vertex_attributes,
+                    links: None,
+                    attributes: BTreeMap::new(),
+                };
+                obj.links = self.object_links(&obj, &g.spans, &scan, links.as_deref())?;
+                obj.attributes = object_attribute_values(self, id, index, &object_attrs)?;
+                Ok(obj)
+            })
+            .collect();
+        // the error of the first failing object, as a sequential read would give
+        objects.into_iter().collect()
     }
 
-    /// The vertices, rows, fragments and vertex attributes of object `id`, whose manifest
-    /// references are `refs`; with the span of object-local indices of each reference.
-    fn object_vertices(
-        &self,
-        id: u64,
-        scan: &LevelScan,
-        refs: &[FragmentRef<'_>],
-    ) -> Result<(Object, Vec<(u64, u64)>)> {
-        let okey = self.p(&[names::OBJECT_INDEX, "zarr.json"]);
-        let mut obj = Object {
-            id,
-            fragments: Vec::new(),
-            rows: Vec::new(),
-            vertices: Vec::new(),
-            vertex_attributes: BTreeMap::new(),
-            links: None,
-            attributes: BTreeMap::new(),
-        };
-        let mut spans = Vec::with_capacity(refs.len());
-        for (c, f, rows) in refs {
-            let key = c.key();
-            let start = obj.rows.len() as u64;
-            for r in rows.iter() {
-                let v =
-                    c.chunk.vertices.row(r as usize).ok_or_else(|| {
-                        Error::inconsistent(&okey, format!("row {r} of chunk {key}"))
-                    })?;
-                obj.vertices.push(v);
-                obj.rows.push((key.clone(), r));
-            }
-            spans.push((start, obj.rows.len() as u64));
-            obj.fragments.push((key.clone(), *f));
-            for (info, rows_of) in scan.infos.iter().zip(&c.attributes) {
-                if let Some(a) = rows_of {
-                    let picked = self.gather_vertex_rows(info, key, a, rows.iter())?;
-                    self.append_rows(&mut obj.vertex_attributes, &info.name, picked)?;
+    /// The chunks the manifests of objects `ids` name, sorted.
+    fn needed_chunks(&self, index: &ObjectIndex, ids: &[u64]) -> Vec<ChunkKey> {
+        let needed = ids
+            .par_chunks(
+                ids.len()
+                    .div_ceil(rayon::current_num_threads().max(1))
+                    .max(1),
+            )
+            .map(|part| {
+                let mut set: CoordsMap<&[i64], ()> = CoordsMap::default();
+                for &id in part {
+                    for b in &index.manifests[id as usize].blocks {
+                        set.insert(&b.chunk, ());
+                    }
                 }
-            }
-        }
-        Ok((obj, spans))
-    }
-
-    /// Appends `rows` to the rows of vertex attribute `name` in `acc`.
-    pub(crate) fn append_rows(
-        &self,
-        acc: &mut BTreeMap<String, AttributeRows>,
-        name: &str,
-        rows: AttributeRows,
-    ) -> Result<()> {
-        match acc.get_mut(name) {
-            Some(a) => a
-                .extend(&rows)
-                .map_err(blob_err(self.p(&[names::VERTEX_ATTRIBUTES, name]))),
-            None => {
-                acc.insert(name.to_owned(), rows);
-                Ok(())
-            }
-        }
+                set
+            })
+            .reduce(CoordsMap::default, |mut a, b| {
+                a.extend(b);
+                a
+            });
+        let mut needed: Vec<ChunkKey> = needed.into_keys().map(|c| ChunkKey(c.to_vec())).collect();
+        needed.sort();
+        needed
     }
 
     /// The links of `obj` as indices into its vertices (`None` for point clouds): polylines
@@ -226,16 +205,25 @@ impl Level {
         let Some(source) = source else {
             return Ok(None);
         };
-        let mut local: HashMap<(&ChunkKey, u64), u64> = HashMap::new();
-        for (i, (k, r)) in obj.rows.iter().enumerate() {
-            local.entry((k, *r)).or_insert(i as u64);
+        let mut local: HashMap<(u32, u64), u64> = HashMap::new();
+        for (i, (&c, &r)) in obj
+            .rows
+            .chunk_indices()
+            .iter()
+            .zip(obj.rows.numbers())
+            .enumerate()
+        {
+            local.entry((c, r)).or_insert(i as u64);
         }
-        let mut chunks: Vec<&ChunkKey> = obj.rows.iter().map(|(k, _)| k).collect();
-        chunks.sort();
+        let mut chunks: Vec<u32> = obj.rows.chunk_indices().to_vec();
+        chunks.sort_unstable();
         chunks.dedup();
         let links = source.number(
-            chunks.into_iter().filter_map(|k| scan.get(k)),
-            |k, r| local.get(&(k, r)).copied(),
+            chunks.iter().map(|&c| &scan.chunks[c as usize]),
+            |k, r| {
+                let c = scan.index(k.coords())? as u32;
+                local.get(&(c, r)).copied()
+            },
             Endpoints::Inside,
         )?;
         if self.geometry == Geometry::Skeleton {

@@ -1,7 +1,10 @@
 //! Vertex rows: the decoded `vertices/<key>` blob of one chunk.
 
+use std::ops::Range;
+
 use zv_core::data_type::DataType;
 
+use super::Positions;
 use crate::error::{Error, Result};
 use crate::layout::attributes::le_to_f64;
 use crate::layout::LayoutError;
@@ -86,16 +89,86 @@ impl Vertices {
 
     /// Row `i` as `f64` values (exact for float16/32/64).
     pub fn row(&self, i: usize) -> Option<Vec<f64>> {
-        let b = self.row_bytes(i)?;
-        Some(
-            b.chunks_exact(self.value_width())
-                .map(|c| le_to_f64(self.data_type, c))
-                .collect(),
-        )
+        let mut out = Vec::with_capacity(self.ndim);
+        self.push_row(i, &mut out).then_some(out)
     }
 
-    /// Every row.
+    /// Every row, each its own `Vec` ([`Vertices::positions`] has them in one buffer).
     pub fn rows(&self) -> Vec<Vec<f64>> {
-        (0..self.len()).filter_map(|i| self.row(i)).collect()
+        self.positions().to_rows()
+    }
+
+    /// Every row as `f64` values, in one buffer.
+    pub fn positions(&self) -> Positions {
+        let mut out = Positions::new(self.ndim);
+        self.push_all(out.values_mut());
+        out
+    }
+
+    /// Appends row `i` as `f64` values to `out`; `false` (nothing appended) past the end.
+    pub fn push_row(&self, i: usize, out: &mut Vec<f64>) -> bool {
+        self.row_bytes(i).is_some_and(|b| self.append(b, out))
+    }
+
+    /// Appends rows `rows` as `f64` values to `out`; `false` (nothing appended) if they are
+    /// not all rows of the blob.
+    pub fn push_rows(&self, rows: Range<u64>, out: &mut Vec<f64>) -> bool {
+        self.rows_bytes(rows).is_some_and(|b| self.append(b, out))
+    }
+
+    /// Appends every row as `f64` values to `out`.
+    pub fn push_all(&self, out: &mut Vec<f64>) {
+        self.append(&self.bytes, out);
+    }
+
+    /// Writes rows `rows` as `f64` values to `out`, which must hold exactly as many values;
+    /// `false` (nothing written) if the rows are not all rows of the blob or `out` has
+    /// another length.
+    pub fn write_rows(&self, rows: Range<u64>, out: &mut [f64]) -> bool {
+        match self.rows_bytes(rows) {
+            Some(b) if b.len() / self.value_width() == out.len() => {
+                self.decode_into(b, out);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The bytes of rows `rows`, if they are all rows of the blob.
+    fn rows_bytes(&self, rows: Range<u64>) -> Option<&[u8]> {
+        let w = self.row_width() as u64;
+        let a = usize::try_from(rows.start.checked_mul(w)?).ok()?;
+        let b = usize::try_from(rows.end.checked_mul(w)?).ok()?;
+        self.bytes.get(a..b)
+    }
+
+    /// Appends the values of `bytes` (whole values of the vertex type) as `f64` to `out`.
+    fn append(&self, bytes: &[u8], out: &mut Vec<f64>) -> bool {
+        let start = out.len();
+        out.resize(start + bytes.len() / self.value_width(), 0.0);
+        self.decode_into(bytes, &mut out[start..]);
+        true
+    }
+
+    /// Writes the values of `bytes` (whole values of the vertex type) as `f64` to `out` (one
+    /// slot per value).
+    fn decode_into(&self, bytes: &[u8], out: &mut [f64]) {
+        match self.data_type {
+            DataType::Float32 => {
+                for (o, c) in out.iter_mut().zip(bytes.chunks_exact(4)) {
+                    *o = f64::from(f32::from_le_bytes([c[0], c[1], c[2], c[3]]));
+                }
+            }
+            DataType::Float64 => {
+                for (o, c) in out.iter_mut().zip(bytes.chunks_exact(8)) {
+                    *o = f64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+                }
+            }
+            dt => {
+                for (o, c) in out.iter_mut().zip(bytes.chunks_exact(self.value_width())) {
+                    *o = le_to_f64(dt, c);
+                }
+            }
+        }
     }
 }

@@ -1,0 +1,85 @@
+//! What a [`Level`] reads once: the level-wide arrays (object index, object attributes,
+//! cross-chunk links, groups) and the array group documents (how attributes are typed, the
+//! link width), decoded on first use and shared by every clone of the `Level`. A `Level` is
+//! therefore a snapshot of them: open the level again to see a store that changed.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use super::links::LinkSource;
+use super::{AttributeInfo, DenseAttribute, Level, ObjectIndex};
+use crate::error::Result;
+use crate::layout::groups::Groups;
+
+/// The values a level decodes once.
+#[derive(Debug, Default)]
+pub(crate) struct LevelCache {
+    /// The object index (`None`: the level has none).
+    pub object_index: OnceLock<Option<Arc<ObjectIndex>>>,
+    /// The object attributes.
+    pub object_attributes: OnceLock<Arc<BTreeMap<String, DenseAttribute>>>,
+    /// The groups (`None`: the level has none).
+    pub groups: OnceLock<Option<Arc<Groups>>>,
+    /// What numbering the level's links needs (cross-chunk records, conventions).
+    pub link_source: OnceLock<Arc<LinkSource>>,
+    /// The `link_width` of `links/0`.
+    pub link_width: OnceLock<usize>,
+    /// Every vertex attribute's storage, in name order.
+    pub vertex_attributes: OnceLock<Arc<Vec<AttributeInfo>>>,
+    /// Attribute storage by array group path.
+    pub attribute_infos: Mutex<HashMap<String, AttributeInfo>>,
+    /// Whether the level has a `vertex_fragments` array.
+    pub has_fragment_array: OnceLock<bool>,
+    /// Whether the level has an `object_index` array.
+    pub has_object_index: OnceLock<bool>,
+}
+
+/// The value of `cell`, made by `make` on first use (an error is returned, not kept: a later
+/// call tries again).
+pub(crate) fn once<T: Clone>(cell: &OnceLock<T>, make: impl FnOnce() -> Result<T>) -> Result<T> {
+    if let Some(v) = cell.get() {
+        return Ok(v.clone());
+    }
+    let v = make()?;
+    Ok(cell.get_or_init(|| v).clone())
+}
+
+impl Level {
+    /// The object attributes, read once.
+    pub(crate) fn shared_object_attributes(&self) -> Result<Arc<BTreeMap<String, DenseAttribute>>> {
+        once(&self.cache.object_attributes, || {
+            self.read_object_attributes().map(Arc::new)
+        })
+    }
+
+    /// The groups, read once.
+    pub(crate) fn shared_groups(&self) -> Result<Option<Arc<Groups>>> {
+        once(&self.cache.groups, || Ok(self.read_groups()?.map(Arc::new)))
+    }
+
+    /// How the attribute whose array group is `group` is stored, read once per group.
+    pub(crate) fn attribute_info(&self, group: &str, name: &str) -> Result<AttributeInfo> {
+        let cached = |c: &Mutex<HashMap<String, AttributeInfo>>| {
+            c.lock().ok().and_then(|m| m.get(group).cloned())
+        };
+        if let Some(info) = cached(&self.cache.attribute_infos) {
+            return Ok(info);
+        }
+        let info = self.read_attribute_info(group, name)?;
+        if let Ok(mut m) = self.cache.attribute_infos.lock() {
+            m.insert(group.to_owned(), info.clone());
+        }
+        Ok(info)
+    }
+
+    /// Every vertex attribute's storage, in name order, read once.
+    pub(crate) fn shared_vertex_attribute_infos(&self) -> Result<Arc<Vec<AttributeInfo>>> {
+        once(&self.cache.vertex_attributes, || {
+            self.vertex_attribute_names()?
+                .iter()
+                .map(|n| self.vertex_attribute_info(n))
+                .collect::<Result<Vec<_>>>()
+                .map(Arc::new)
+        })
+    }
+}

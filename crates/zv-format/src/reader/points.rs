@@ -1,0 +1,255 @@
+//! Points with their rows and vertex attributes, as columns ([`Points`]): the answer of a
+//! whole-level read ([`Level::points`]) and of a box query ([`Level::query_box_with`]).
+//!
+//! Both read each chunk once, in parallel: its vertices and the requested vertex attributes
+//! (two store reads per blob, its `zarr.json` and its chunk). The chunks' parts are then put
+//! back to back in key order: positions converted to `f64` into one buffer, rows as a chunk
+//! index and a row number, attribute rows concatenated.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use super::{blob_err, AttributeInfo, ChunkRefs, Level, Positions, Vertices};
+use crate::error::{Error, Result};
+use crate::layout::attributes::AttributeRows;
+use crate::layout::invalid;
+use crate::metadata::ChunkKey;
+use crate::names;
+
+/// Points read from a level: where each comes from, its position and the requested vertex
+/// attributes, all as columns in the same order (chunks in key order, rows in row order
+/// within a chunk).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Points {
+    /// `(chunk, row)` of each point.
+    pub rows: ChunkRefs,
+    /// The positions.
+    pub positions: Positions,
+    /// The requested vertex attributes, row-aligned with `positions` (an attribute no chunk
+    /// read has a blob for is absent).
+    pub vertex_attributes: BTreeMap<String, AttributeRows>,
+}
+
+impl Points {
+    /// The number of points.
+    pub fn len(&self) -> usize {
+        self.positions.len()
+    }
+
+    /// Whether there are no points.
+    pub fn is_empty(&self) -> bool {
+        self.positions.is_empty()
+    }
+}
+
+/// The points one chunk contributes: its vertices, the rows kept (`None`: all) and the rows of
+/// each requested attribute (`None`: no blob).
+pub(crate) struct ChunkPart {
+    pub vertices: Vertices,
+    pub rows: Option<Vec<u64>>,
+    pub attributes: Vec<Option<AttributeRows>>,
+}
+
+impl ChunkPart {
+    fn len(&self) -> usize {
+        self.rows.as_ref().map_or(self.vertices.len(), Vec::len)
+    }
+}
+
+/// Attribute rows appended chunk after chunk into one buffer.
+pub(crate) struct Column {
+    rows: Option<AttributeRows>,
+    bytes: Vec<u8>,
+}
+
+impl Column {
+    pub(crate) fn new() -> Self {
+        Self {
+            rows: None,
+            bytes: Vec::new(),
+        }
+    }
+
+    /// Checks that `rows` have the type and width of the rows before (an error naming
+    /// `path` if not).
+    fn check(&mut self, rows: &AttributeRows, path: &impl Fn() -> String) -> Result<()> {
+        match &self.rows {
+            None => self.rows = Some(AttributeRows::empty(rows.data_type(), rows.channels())),
+            Some(first)
+                if first.data_type() != rows.data_type() || first.channels() != rows.channels() =>
+            {
+                return Err(blob_err(path())(invalid(
+                    "attribute rows",
+                    "appending rows of another type or width",
+                )));
+            }
+            Some(_) => {}
+        }
+        Ok(())
+    }
+
+    /// Appends every row of `rows` (see [`Column::push_rows`]).
+    pub(crate) fn push_all(
+        &mut self,
+        rows: &AttributeRows,
+        path: impl Fn() -> String,
+    ) -> Result<()> {
+        self.check(rows, &path)?;
+        self.bytes.extend_from_slice(rows.as_le_bytes());
+        Ok(())
+    }
+
+    /// Appends rows `which` of `rows`; a row outside `rows`, or rows of another type or width
+    /// than those before, is an error naming `path`.
+    pub(crate) fn push_rows(
+        &mut self,
+        rows: &AttributeRows,
+        which: impl IntoIterator<Item = u64>,
+        path: impl Fn() -> String,
+    ) -> Result<()> {
+        self.check(rows, &path)?;
+        for r in which {
+            match usize::try_from(r).ok().and_then(|r| rows.row_bytes(r)) {
+                Some(b) => self.bytes.extend_from_slice(b),
+                None => {
+                    return Err(blob_err(path())(invalid(
+                        "attribute rows",
+                        format!("row {r} is outside the {} rows", rows.num_rows()),
+                    )))
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The rows appended, `None` if nothing was.
+    pub(crate) fn finish(
+        self,
+        name: &str,
+        path: impl FnOnce() -> String,
+    ) -> Result<Option<(String, AttributeRows)>> {
+        let Some(first) = self.rows else {
+            return Ok(None);
+        };
+        AttributeRows::from_le(first.data_type(), first.channels(), self.bytes)
+            .map(|r| Some((name.to_owned(), r)))
+            .map_err(blob_err(path()))
+    }
+}
+
+impl Level {
+    /// Every point of the level with the vertex attributes named in `attributes`: each chunk
+    /// is read once (its vertices and those attributes), in parallel, and the result is in
+    /// chunk key order. Equal to the union of [`Level::vertices`] and
+    /// [`Level::vertex_attribute`] over [`Level::chunk_keys`].
+    pub fn points(&self, attributes: &[&str]) -> Result<Points> {
+        let keys = self.chunk_keys()?;
+        let infos = self.attribute_infos_of(attributes)?;
+        let parts: Vec<Option<ChunkPart>> = keys
+            .par_iter()
+            .map(|k| self.chunk_part(k, &infos, |_| Ok(None)))
+            .collect::<Result<_>>()?;
+        self.assemble(keys, parts, &infos)
+    }
+
+    /// How each vertex attribute named in `names` is stored.
+    pub(crate) fn attribute_infos_of(&self, names: &[&str]) -> Result<Vec<AttributeInfo>> {
+        names
+            .iter()
+            .map(|n| self.vertex_attribute_info(n))
+            .collect()
+    }
+
+    /// The part of chunk `key` that `select` keeps (`None` from `select`: every row) with the
+    /// attributes `infos`; `None` if the chunk has no vertices or `select` keeps no row.
+    pub(crate) fn chunk_part(
+        &self,
+        key: &ChunkKey,
+        infos: &[AttributeInfo],
+        select: impl Fn(&Vertices) -> Result<Option<Vec<u64>>>,
+    ) -> Result<Option<ChunkPart>> {
+        let Some(vertices) = self.vertices(key)? else {
+            return Ok(None);
+        };
+        let rows = select(&vertices)?;
+        if rows.as_ref().is_some_and(Vec::is_empty) {
+            return Ok(None);
+        }
+        let n = vertices.len() as u64;
+        let attributes = infos
+            .iter()
+            .map(|i| self.vertex_attribute(i, key, n))
+            .collect::<Result<_>>()?;
+        Ok(Some(ChunkPart {
+            vertices,
+            rows,
+            attributes,
+        }))
+    }
+
+    /// The parts of the chunks `keys` (one per key, `None`: nothing) back to back; the chunk
+    /// table of the rows holds the chunks that contribute.
+    pub(crate) fn assemble(
+        &self,
+        keys: Vec<ChunkKey>,
+        parts: Vec<Option<ChunkPart>>,
+        infos: &[AttributeInfo],
+    ) -> Result<Points> {
+        let ndim = self.root.ndim();
+        // the table holds the chunks that contribute
+        let (keys, parts): (Vec<ChunkKey>, Vec<ChunkPart>) = keys
+            .into_iter()
+            .zip(parts)
+            .filter_map(|(k, p)| p.map(|p| (k, p)))
+            .unzip();
+        let total: usize = parts.iter().map(ChunkPart::len).sum();
+        let table: Arc<[ChunkKey]> = keys.into();
+        let mut rows = ChunkRefs::new(table.clone());
+        rows.reserve(total);
+        let mut positions = Positions::with_capacity(ndim, total);
+        let mut columns: Vec<Column> = infos.iter().map(|_| Column::new()).collect();
+        for (c, (key, part)) in table.iter().zip(&parts).enumerate() {
+            let values = positions.values_mut();
+            match &part.rows {
+                None => {
+                    part.vertices.push_all(values);
+                    rows.extend(c as u32, 0..part.vertices.len() as u64);
+                }
+                Some(kept) => {
+                    for &r in kept {
+                        part.vertices.push_row(r as usize, values);
+                    }
+                    rows.extend(c as u32, kept.iter().copied());
+                }
+            }
+            for ((info, column), a) in infos.iter().zip(&mut columns).zip(&part.attributes) {
+                let Some(a) = a else { continue };
+                let path = || self.chunk_blob(&[names::VERTEX_ATTRIBUTES, &info.name], key);
+                match &part.rows {
+                    None => column.push_all(a, path)?,
+                    Some(kept) => column.push_rows(a, kept.iter().copied(), path)?,
+                }
+            }
+        }
+        let mut vertex_attributes = BTreeMap::new();
+        for (info, column) in infos.iter().zip(columns) {
+            let path = || self.p(&[names::VERTEX_ATTRIBUTES, &info.name]);
+            if let Some((name, rows)) = column.finish(&info.name, path)? {
+                vertex_attributes.insert(name, rows);
+            }
+        }
+        if positions.len() != rows.len() {
+            return Err(Error::inconsistent(
+                self.p(&[names::VERTICES]),
+                "a kept row is outside its chunk",
+            ));
+        }
+        Ok(Points {
+            rows,
+            positions,
+            vertex_attributes,
+        })
+    }
+}
