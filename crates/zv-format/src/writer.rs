@@ -69,7 +69,8 @@ use crate::layout::attributes::AttributeRows;
 
 pub use checks::SPARE_OBJECTS;
 pub use options::{
-    CodecChoice, Compression, OutOfBounds, WriteSummary, WriterOptions, MAX_BINS_PER_CHUNK,
+    CodecChoice, Compression, OutOfBounds, WriteSummary, WriterOptions, DEFAULT_MEMORY_BUDGET,
+    MAX_BINS_PER_CHUNK,
 };
 pub use placement::COORDINATE_LIMIT;
 
@@ -140,7 +141,7 @@ impl ZvWriter {
             blobs,
             grid: Grid::new(&options),
             extent: Extent::new(&options),
-            spill: Spill::new()?,
+            spill: Spill::new(options.memory_budget),
             columns: Columns::new(AttributeKind::Vertex),
             n_vertices: 0,
             objects_given: None,
@@ -213,7 +214,7 @@ impl ZvWriter {
         let rows = self.check_vertex_rows(coords)?;
         // the whole batch is valid: keep it
         self.columns.install(schema);
-        self.keep_vertices(&rows, object_ids, attributes)?;
+        self.keep_vertices(coords, &rows, object_ids, attributes)?;
         Ok(first)
     }
 
@@ -221,23 +222,60 @@ impl ZvWriter {
     /// attributes have one row per vertex, over the polylines of the batch in order. Each
     /// polyline is split where it crosses a bin boundary; consecutive pieces in different
     /// chunks get a cross-chunk record from the last vertex of one to the first of the next.
+    /// The whole batch is checked before any of it is kept. See
+    /// [`ZvWriter::add_polylines_flat`], which this calls, for large batches.
     pub fn add_polylines(
         &mut self,
         polylines: &[Vec<Vec<f64>>],
         attributes: &BTreeMap<String, Attribute>,
     ) -> Result<()> {
+        self.check_sequential()?;
+        let total: usize = polylines.iter().map(Vec::len).sum();
+        let mut coords = Vec::with_capacity(total * self.grid.ndim);
+        let mut offsets = Vec::with_capacity(polylines.len() + 1);
+        offsets.push(0);
+        for (pi, pl) in polylines.iter().enumerate() {
+            for (vi, p) in pl.iter().enumerate() {
+                self.grid.check_arity(p, || InputItem::PolylineVertex {
+                    polyline: self.polylines.count() + pi as u64,
+                    vertex: vi as u64,
+                })?;
+                coords.extend_from_slice(p);
+            }
+            offsets.push(offsets[pi] + pl.len());
+        }
+        self.add_polylines_flat(&coords, &offsets, attributes)
+    }
+
+    /// [`ZvWriter::add_polylines`] with the coordinates flat (`ndim` values per vertex,
+    /// polyline after polyline) and `offsets` of length `P + 1` (polyline `i` is vertices
+    /// `offsets[i]..offsets[i + 1]`; `offsets` starts at 0 and ends at the vertex count),
+    /// which avoids one allocation per vertex and per polyline.
+    pub fn add_polylines_flat(
+        &mut self,
+        coords: &[f64],
+        offsets: &[usize],
+        attributes: &BTreeMap<String, Attribute>,
+    ) -> Result<()> {
+        self.check_sequential()?;
+        let n = self.whole_vertices(coords)?;
+        polylines::check_offsets(offsets, n)?;
+        let schema = self.columns.check(attributes, n)?;
+        self.check_polylines(coords, offsets)?;
+        // the whole batch is valid: keep it
+        self.columns.install(schema);
+        self.keep_polylines(coords, offsets, attributes)
+    }
+
+    /// Refuses polylines for geometries of vertex rows.
+    fn check_sequential(&self) -> Result<()> {
         if !self.opts.geometry.is_sequential() {
             return Err(bad(format!(
                 "{} geometry takes vertices, not polylines",
                 self.opts.geometry.name()
             )));
         }
-        let total: usize = polylines.iter().map(Vec::len).sum();
-        let schema = self.columns.check(attributes, total)?;
-        let converted = self.check_polylines(polylines)?;
-        // the whole batch is valid: keep it
-        self.columns.install(schema);
-        self.keep_polylines(converted, attributes)
+        Ok(())
     }
 
     /// Adds graph edges `[source, target]` or skeleton links `[child, parent]` (global vertex

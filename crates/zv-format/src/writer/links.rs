@@ -115,8 +115,9 @@ impl Connectivity {
         let schema = self.columns.check(attributes, n)?;
         self.columns.install(schema);
         // a batch without links fixes no schema
+        let mut cells = self.columns.cells(attributes);
         for r in 0..n {
-            self.columns.push_row(attributes, r, &mut self.records);
+            cells.push_row(r, &mut self.records);
         }
         Ok(())
     }
@@ -290,9 +291,9 @@ impl ZvWriter {
             &self.codecs(8),
         )?;
         for c in columns {
-            let cells: Vec<&[u8]> = links.iter().map(|l| self.links.cell(c, l.1)).collect();
+            let cells = links.iter().map(|l| self.links.cell(c, l.1));
             let path = join(&[LEVEL, names::LINK_ATTRIBUTES, &c.name, SAME_LEVEL, &name]);
-            self.write_rows(&path, &c.encode(&cells))?;
+            self.write_rows(&path, &c.encode(cells))?;
         }
         Ok(links.len() as u64)
     }
@@ -325,12 +326,8 @@ impl ZvWriter {
         let attributes = join(&[LEVEL, names::CROSS_CHUNK_LINK_ATTRIBUTES]);
         empty_group(&self.blobs, &attributes)?;
         for c in columns {
-            let cells: Vec<&[u8]> = routed
-                .cross_links
-                .iter()
-                .map(|&li| self.links.cell(c, li))
-                .collect();
-            let rows = c.encode(&cells);
+            let cells = routed.cross_links.iter().map(|&li| self.links.cell(c, li));
+            let rows = c.encode(cells);
             empty_group(&self.blobs, &join(&[&attributes, &c.name]))?;
             let group = join(&[&attributes, &c.name, SAME_LEVEL]);
             self.write_rows(&join(&[&group, names::DATA]), &rows)?;
