@@ -141,7 +141,7 @@ impl ZvWriter {
             blobs,
             grid: Grid::new(&options),
             extent: Extent::new(&options),
-            spill: Spill::new(options.memory_budget),
+            spill: Spill::new(options.chunk_shape.len(), options.memory_budget),
             columns: Columns::new(AttributeKind::Vertex),
             n_vertices: 0,
             objects_given: None,
@@ -211,10 +211,11 @@ impl ZvWriter {
             self.check_id_mode(object_ids.is_some())?;
         }
         let schema = self.columns.check(attributes, n)?;
-        let rows = self.check_vertex_rows(coords)?;
+        let first_vertex = self.n_vertices;
+        let placed = self.place_batch(coords, |i| InputItem::Vertex(first_vertex + i as u64))?;
         // the whole batch is valid: keep it
         self.columns.install(schema);
-        self.keep_vertices(coords, &rows, object_ids, attributes)?;
+        self.keep_vertices(coords, placed, object_ids, attributes)?;
         Ok(first)
     }
 
@@ -261,10 +262,10 @@ impl ZvWriter {
         let n = self.whole_vertices(coords)?;
         polylines::check_offsets(offsets, n)?;
         let schema = self.columns.check(attributes, n)?;
-        self.check_polylines(coords, offsets)?;
+        let placed = self.check_polylines(coords, offsets)?;
         // the whole batch is valid: keep it
         self.columns.install(schema);
-        self.keep_polylines(coords, offsets, attributes)
+        self.keep_polylines(coords, offsets, placed, attributes)
     }
 
     /// Refuses polylines for geometries of vertex rows.
@@ -353,8 +354,15 @@ impl ZvWriter {
         let skeleton = self.skeleton_order()?;
         let columns = self.columns.finish()?;
         let fragment_columns = self.fragment_columns()?;
-        let chunks = self.write_chunk_blobs(skeleton.as_ref(), &columns, &fragment_columns)?;
-        let manifests = self.manifests(&chunks, counts.objects)?;
+        // the object index is built and written while the chunk blobs are
+        let fragment_objects = self.fragment_objects(skeleton.as_ref())?;
+        let (chunks, objects) = rayon::join(
+            || self.write_chunk_blobs(skeleton.as_ref(), &columns, &fragment_columns),
+            || self.write_objects(&fragment_objects, &counts),
+        );
+        drop(fragment_objects);
+        let chunks = chunks?;
+        objects?;
         let link_columns = self.links.finish_columns()?;
         let mut routed = self.route_links(&chunks)?;
         let intra_links = self.write_intra_links(&mut routed, &chunks, &link_columns)?;
@@ -369,7 +377,6 @@ impl ZvWriter {
         self.write_vertex_documents(&columns, &fragment_columns)?;
         self.write_link_documents(&link_columns, intra_links)?;
         self.write_cross_chunk_links(routed, &link_columns)?;
-        self.write_objects(&manifests, &counts)?;
         self.write_level_and_root(chunks.rows(), !columns.is_empty())?;
         // the spill directory is removed when `self` drops
         Ok(summary)

@@ -98,7 +98,10 @@ impl DirCache {
             Some(parent) if dir != root && dir.starts_with(root) => {
                 self.ensure(root, parent, policy)?;
                 let mut made = fs::create_dir(dir);
-                if made.as_ref().is_err_and(|e| e.kind() == io::ErrorKind::NotFound) {
+                if made
+                    .as_ref()
+                    .is_err_and(|e| e.kind() == io::ErrorKind::NotFound)
+                {
                     // a known directory was removed behind the store's back: forget it and
                     // create it again (each level retries once)
                     self.forget(parent);

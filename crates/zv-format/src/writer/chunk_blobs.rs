@@ -43,11 +43,6 @@ impl ChunkBlobs {
         self.chunks.iter().map(|c| c.rows).sum()
     }
 
-    /// The object of each fragment of chunk `ci`.
-    pub(super) fn objects(&self, ci: usize) -> &[u64] {
-        &self.chunks[ci].objects
-    }
-
     /// The number of fragments of chunk `ci` (linked geometries).
     pub(super) fn fragments(&self, ci: usize) -> usize {
         self.chunks[ci].spans.len()
@@ -68,7 +63,7 @@ impl ChunkBlobs {
 }
 
 /// Sorts a chunk's records into fragments: by fragment, then (skeletons) by DFS rank, else in
-/// arrival order, which is the order within the fragment ([`SpillHeader::order`] increases).
+/// arrival order, which is the order within the fragment.
 fn sort_records(recs: &mut Vec<&[u8]>, skeleton: Option<&SkeletonOrder>) {
     let fragment = |r: &[u8]| SpillHeader::fragment_of(r);
     if let Some(s) = skeleton {
@@ -78,6 +73,28 @@ fn sort_records(recs: &mut Vec<&[u8]>, skeleton: Option<&SkeletonOrder>) {
     }
     if recs.windows(2).all(|w| fragment(w[0]) <= fragment(w[1])) {
         return; // polylines: pieces are numbered as they start
+    }
+    let (lo, hi) = recs.iter().fold((u64::MAX, 0), |(lo, hi), r| {
+        let f = fragment(r);
+        (lo.min(f), hi.max(f))
+    });
+    if hi - lo <= 2 * recs.len() as u64 {
+        // a counting sort over the fragments (stable)
+        let mut start = vec![0usize; (hi - lo) as usize + 2];
+        for r in recs.iter() {
+            start[(fragment(r) - lo) as usize + 1] += 1;
+        }
+        for i in 1..start.len() {
+            start[i] += start[i - 1];
+        }
+        let mut out: Vec<&[u8]> = vec![&[]; recs.len()];
+        for r in recs.iter() {
+            let slot = &mut start[(fragment(r) - lo) as usize];
+            out[*slot] = r;
+            *slot += 1;
+        }
+        *recs = out;
+        return;
     }
     // (fragment, arrival index) pairs are unique: sorting them is the stable sort by fragment
     let mut keyed: Vec<(u64, u32)> = recs
@@ -100,6 +117,27 @@ struct ChunkContext<'a> {
 }
 
 impl ZvWriter {
+    /// The object of each fragment of each chunk, for the object index, found before the
+    /// chunk blobs are written (in parallel); none for polylines (their pieces are known) and
+    /// stores without objects.
+    pub(super) fn fragment_objects(
+        &self,
+        skeleton: Option<&SkeletonOrder>,
+    ) -> Result<Vec<Vec<u64>>> {
+        if !self.has_objects() || self.opts.geometry.is_sequential() {
+            return Ok(Vec::new());
+        }
+        (0..self.spill.keys().len())
+            .into_par_iter()
+            .map(|ci| {
+                let raw = self.spill.read(ci)?;
+                let mut recs: Vec<&[u8]> = raw.chunks_exact(self.record_len()).collect();
+                sort_records(&mut recs, skeleton);
+                Ok(self.fragments(&recs, skeleton).1.objects)
+            })
+            .collect()
+    }
+
     /// Writes every chunk's vertex blobs, in parallel.
     pub(super) fn write_chunk_blobs(
         &self,

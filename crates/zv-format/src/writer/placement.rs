@@ -107,8 +107,22 @@ impl Grid {
 
     /// Appends the stored bytes of a stored position to `out`.
     pub(super) fn put(&self, stored: &[f64], out: &mut Vec<u8>) {
-        for &v in stored {
-            f64_to_le(self.vertex_type, v, out);
+        match self.vertex_type {
+            DataType::Float32 => {
+                for &v in stored {
+                    out.extend_from_slice(&(v as f32).to_le_bytes());
+                }
+            }
+            DataType::Float64 => {
+                for &v in stored {
+                    out.extend_from_slice(&v.to_le_bytes());
+                }
+            }
+            vt => {
+                for &v in stored {
+                    f64_to_le(vt, v, out);
+                }
+            }
         }
     }
 
@@ -157,10 +171,14 @@ impl Grid {
     }
 }
 
-/// `floor(p / shape)` per axis, to `out`.
+/// `floor(p / shape) as i64` per axis, to `out` (without a call to `floor`: positions are
+/// checked by [`Grid::check_range`], so the quotients are far inside the `i64` range, where
+/// truncating and stepping down below a negative fraction is the floor).
 fn floor_div(p: &[f64], shape: &[f64], out: &mut [i64]) {
     for ((x, s), o) in p.iter().zip(shape).zip(out.iter_mut()) {
-        *o = (x / s).floor() as i64;
+        let q = x / s;
+        let t = q as i64;
+        *o = if (t as f64) > q { t - 1 } else { t };
     }
 }
 

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 
 use super::spill::SpillHeader;
-use super::vertices::Placement;
+use super::vertices::Placed;
 use super::ZvWriter;
 use crate::document::Attribute;
 use crate::error::{Error, InputItem, Result};
@@ -97,29 +97,29 @@ impl Polylines {
 
 impl ZvWriter {
     /// Converts and checks every vertex of a batch of polylines (`offsets` checked by
-    /// [`check_offsets`]), before anything is kept.
-    pub(super) fn check_polylines(&self, coords: &[f64], offsets: &[usize]) -> Result<()> {
-        let nd = self.grid.ndim;
-        let mut stored = vec![0.0; nd];
-        for (pi, w) in offsets.windows(2).enumerate() {
-            let oid = self.polylines.count() + pi as u64;
-            if self.opts.geometry == Geometry::Line && w[1] - w[0] != 2 {
+    /// [`check_offsets`]) and finds its chunk, before anything is kept.
+    pub(super) fn check_polylines(&mut self, coords: &[f64], offsets: &[usize]) -> Result<Placed> {
+        let first = self.polylines.count();
+        if self.opts.geometry == Geometry::Line {
+            if let Some((pi, w)) = offsets
+                .windows(2)
+                .enumerate()
+                .find(|(_, w)| w[1] - w[0] != 2)
+            {
                 return Err(Error::input(
-                    InputItem::Polyline(oid),
+                    InputItem::Polyline(first + pi as u64),
                     format!("has {} vertices (a line has 2)", w[1] - w[0]),
                 ));
             }
-            for (vi, p) in coords[w[0] * nd..w[1] * nd].chunks_exact(nd).enumerate() {
-                let item = || InputItem::PolylineVertex {
-                    polyline: oid,
-                    vertex: vi as u64,
-                };
-                self.grid.store_into(p, item, &mut stored)?;
-                self.extent.admit(&stored, item)?;
-                self.grid.check_range(&stored, item)?;
-            }
         }
-        Ok(())
+        self.place_batch(coords, |v| {
+            // the polyline holding vertex v: the last one starting at or before it
+            let pi = offsets.partition_point(|&o| o <= v).saturating_sub(1);
+            InputItem::PolylineVertex {
+                polyline: first + pi as u64,
+                vertex: (v - offsets[pi]) as u64,
+            }
+        })
     }
 
     /// Keeps a checked batch: splits each polyline into pieces and keeps its vertices as
@@ -128,11 +128,13 @@ impl ZvWriter {
         &mut self,
         coords: &[f64],
         offsets: &[usize],
+        placed: Placed,
         attributes: &BTreeMap<String, Attribute>,
     ) -> Result<()> {
         let nd = self.grid.ndim;
         let record_len = self.record_len();
-        let mut place = Placement::new(nd);
+        let chunk_of = self.settle(placed, record_len);
+        let mut stored = vec![0.0; nd];
         let (mut bin, mut prev_bin) = (vec![0i64; nd], vec![0i64; nd]);
         let mut cells = self.columns.cells(attributes);
         for w in offsets.windows(2) {
@@ -147,11 +149,9 @@ impl ZvWriter {
                     vertex: (v - w[0]) as u64,
                 };
                 self.grid
-                    .store_into(&coords[v * nd..(v + 1) * nd], item, &mut place.stored)?;
-                place.note();
-                self.grid.chunk_into(&place.stored, &mut place.chunk);
-                self.grid.bin_into(&place.stored, &mut bin);
-                let ci = self.spill.index(&place.chunk);
+                    .store_into(&coords[v * nd..(v + 1) * nd], item, &mut stored)?;
+                self.grid.bin_into(&stored, &mut bin);
+                let ci = chunk_of[v];
                 let row = self.spill.chunk(ci).rows;
                 let fragment = match &prev {
                     Some(q) if q.chunk == ci && prev_bin == bin => q.fragment,
@@ -164,11 +164,10 @@ impl ZvWriter {
                 let rec = self.spill.record(ci, record_len);
                 SpillHeader {
                     fragment,
-                    order: row,
                     vertex: self.n_vertices,
                 }
                 .encode_into(rec);
-                self.grid.put(&place.stored, rec);
+                self.grid.put(&stored, rec);
                 cells.push_row(v, rec);
                 self.n_vertices += 1;
                 prev = Some(Previous {
@@ -182,7 +181,6 @@ impl ZvWriter {
                 }
             }
         }
-        place.finish(&mut self.extent);
         Ok(())
     }
 }

@@ -20,18 +20,17 @@ use crate::error::{Error, Result};
 use crate::metadata::ChunkKey;
 
 /// The length of a record's header.
-pub(super) const HEADER_LEN: usize = 24;
+pub(super) const HEADER_LEN: usize = 16;
 
-/// The fixed part of a spill record: which fragment the vertex belongs to, where it goes
-/// within the fragment, and which vertex it is.
+/// The fixed part of a spill record: which fragment the vertex belongs to and which vertex it
+/// is. Records arrive in the order they take within their fragment (skeletons excepted, which
+/// are ordered by [`SkeletonOrder`](super::skeleton::SkeletonOrder)), so the order within a
+/// fragment is the arrival order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct SpillHeader {
     /// What makes the fragment: the object (stores with objects), the bin (point clouds
     /// without object ids) or the piece (polylines, the chunk's fragment number).
     pub(super) fragment: u64,
-    /// The order within the fragment: the vertex's global index (polylines: its row in the
-    /// chunk). Records arrive in increasing order within each chunk.
-    pub(super) order: u64,
     /// The vertex's global index (the order vertices were added in).
     pub(super) vertex: u64,
 }
@@ -41,8 +40,7 @@ impl SpillHeader {
     pub(super) fn encode_into(&self, out: &mut Vec<u8>) {
         let mut b = [0u8; HEADER_LEN];
         b[..8].copy_from_slice(&self.fragment.to_le_bytes());
-        b[8..16].copy_from_slice(&self.order.to_le_bytes());
-        b[16..].copy_from_slice(&self.vertex.to_le_bytes());
+        b[8..].copy_from_slice(&self.vertex.to_le_bytes());
         out.extend_from_slice(&b);
     }
 
@@ -50,8 +48,7 @@ impl SpillHeader {
     pub(super) fn decode(record: &[u8]) -> Self {
         Self {
             fragment: u64_at(record, 0),
-            order: u64_at(record, 8),
-            vertex: u64_at(record, 16),
+            vertex: u64_at(record, 8),
         }
     }
 
@@ -90,7 +87,7 @@ pub(super) struct Spill {
     /// The spill directory, once something is spilled (removed when dropped).
     dir: Option<tempfile::TempDir>,
     /// The index of each chunk, by its coordinates.
-    lookup: FxHashMap<Box<[i64]>, u32>,
+    lookup: Lookup,
     /// The chunks, by index (the order they were first seen in).
     chunks: Vec<SpillChunk>,
     keys: Vec<ChunkKey>,
@@ -104,14 +101,65 @@ fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
     }
 }
 
+/// Chunk coordinates → chunk index, looked up without allocating.
+#[derive(Debug)]
+enum Lookup {
+    /// Up to [`INLINE_AXES`] axes: the coordinates zero-padded, held in the table itself.
+    Inline(FxHashMap<[i64; INLINE_AXES], u32>),
+    /// More axes.
+    Boxed(FxHashMap<Box<[i64]>, u32>),
+}
+
+/// The most axes whose chunk coordinates [`Lookup`] holds inline.
+const INLINE_AXES: usize = 4;
+
+/// `coords` zero-padded to [`INLINE_AXES`] values (`coords` has at most that many).
+fn inline(coords: &[i64]) -> [i64; INLINE_AXES] {
+    let mut k = [0; INLINE_AXES];
+    k[..coords.len()].copy_from_slice(coords);
+    k
+}
+
+impl Lookup {
+    fn new(ndim: usize) -> Self {
+        if ndim <= INLINE_AXES {
+            Lookup::Inline(FxHashMap::default())
+        } else {
+            Lookup::Boxed(FxHashMap::default())
+        }
+    }
+
+    fn get(&self, coords: &[i64]) -> Option<u32> {
+        match self {
+            Lookup::Inline(m) => m.get(&inline(coords)).copied(),
+            Lookup::Boxed(m) => m.get(coords).copied(),
+        }
+    }
+
+    fn insert(&mut self, coords: &[i64], index: u32) {
+        match self {
+            Lookup::Inline(m) => m.insert(inline(coords), index),
+            Lookup::Boxed(m) => m.insert(coords.into(), index),
+        };
+    }
+
+    fn remove(&mut self, coords: &[i64]) {
+        match self {
+            Lookup::Inline(m) => m.remove(&inline(coords)),
+            Lookup::Boxed(m) => m.remove(coords),
+        };
+    }
+}
+
 impl Spill {
-    /// No chunks yet; records are held in memory up to `budget` bytes.
-    pub(super) fn new(budget: u64) -> Self {
+    /// No chunks yet, for positions of `ndim` axes; records are held in memory up to
+    /// `budget` bytes.
+    pub(super) fn new(ndim: usize, budget: u64) -> Self {
         Self {
             budget,
             held: 0,
             dir: None,
-            lookup: FxHashMap::default(),
+            lookup: Lookup::new(ndim),
             chunks: Vec::new(),
             keys: Vec::new(),
         }
@@ -134,14 +182,22 @@ impl Spill {
 
     /// The index of the chunk at `coords`, which becomes occupied if it was not.
     pub(super) fn index(&mut self, coords: &[i64]) -> u32 {
-        if let Some(&i) = self.lookup.get(coords) {
+        if let Some(i) = self.lookup.get(coords) {
             return i;
         }
         let index = self.chunks.len() as u32;
-        self.lookup.insert(coords.into(), index);
+        self.lookup.insert(coords, index);
         self.chunks.push(SpillChunk::default());
         self.keys.push(ChunkKey(coords.to_vec()));
         index
+    }
+
+    /// Forgets the chunks from number `occupied` on (which hold no records yet).
+    pub(super) fn truncate(&mut self, occupied: usize) {
+        for key in self.keys.drain(occupied..) {
+            self.lookup.remove(&key.0);
+        }
+        self.chunks.truncate(occupied);
     }
 
     /// Counts one more piece in chunk number `index`; returns the piece's fragment number.
@@ -158,6 +214,18 @@ impl Spill {
         let c = &mut self.chunks[index as usize];
         c.rows += 1;
         &mut c.held
+    }
+
+    /// Makes room in memory for `counts[i]` more records of `record_len` bytes in chunk
+    /// number `i`, if they all fit the budget (otherwise buffers grow as records come).
+    pub(super) fn reserve(&mut self, counts: &[u32], record_len: usize) {
+        let total: u64 = counts.iter().map(|&c| u64::from(c)).sum::<u64>() * record_len as u64;
+        if self.held.saturating_add(total) > self.budget {
+            return;
+        }
+        for (c, &n) in self.chunks.iter_mut().zip(counts) {
+            c.held.reserve(n as usize * record_len);
+        }
     }
 
     /// Whether the records held in memory exceed the budget.
@@ -220,10 +288,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn headers_round_trip_in_24_bytes() {
+    fn headers_round_trip_in_16_bytes() {
         let h = SpillHeader {
             fragment: 7,
-            order: u64::MAX,
             vertex: 1 << 40,
         };
         let mut out = vec![0xAA];
@@ -235,28 +302,28 @@ mod tests {
         assert_eq!(SpillHeader::fragment_of(&out[1..]), 7);
     }
 
-    /// Adds a record with order `v` to chunk `ci`.
+    /// Adds a record of vertex `v` to chunk `ci`.
     fn add(spill: &mut Spill, ci: u32, v: u64) {
         SpillHeader {
             fragment: 0,
-            order: v,
             vertex: v,
         }
         .encode_into(spill.record(ci, HEADER_LEN));
     }
 
-    fn orders(spill: &Spill, ci: usize) -> Vec<u64> {
+    fn vertices(spill: &Spill, ci: usize) -> Vec<u64> {
         let raw = spill.read(ci).unwrap();
         raw.chunks_exact(HEADER_LEN)
-            .map(|r| SpillHeader::decode(r).order)
+            .map(|r| SpillHeader::decode(r).vertex)
             .collect()
     }
 
     #[test]
     fn records_are_kept_per_chunk_in_memory_and_spilled_past_the_budget() {
-        for budget in [0, 2 * HEADER_LEN as u64, u64::MAX] {
-            let mut spill = Spill::new(budget);
-            let (a, b) = ([0, 1], [-1, 0]);
+        for (ndim, budget) in [(2, 0), (2, 2 * HEADER_LEN as u64), (2, u64::MAX), (5, 0)] {
+            let mut spill = Spill::new(ndim, budget);
+            let pad = |k: [i64; 2]| [&k[..], &vec![7; ndim - 2]].concat();
+            let (a, b) = (pad([0, 1]), pad([-1, 0]));
             assert_eq!(spill.index(&a), 0);
             assert_eq!(spill.index(&b), 1);
             assert_eq!(spill.index(&a), 0);
@@ -267,13 +334,20 @@ mod tests {
                 }
             }
             assert_eq!(spill.dir.is_some(), budget < u64::MAX, "{budget}");
-            assert_eq!(orders(&spill, 0), vec![1, 3, 4]);
-            assert_eq!(orders(&spill, 1), vec![2, 5]);
+            assert_eq!(vertices(&spill, 0), vec![1, 3, 4]);
+            assert_eq!(vertices(&spill, 1), vec![2, 5]);
             assert_eq!(spill.chunk(0).rows, 3);
-            assert_eq!(spill.keys(), &[ChunkKey(a.to_vec()), ChunkKey(b.to_vec())]);
+            assert_eq!(spill.keys(), &[ChunkKey(a.clone()), ChunkKey(b.clone())]);
             assert_eq!(spill.add_segment(1), 0);
             assert_eq!(spill.add_segment(1), 1);
             assert_eq!(spill.chunk(1).segments, 2);
+            // chunks met by a refused batch are forgotten
+            let c = pad([5, 5]);
+            assert_eq!(spill.index(&c), 2);
+            spill.truncate(2);
+            assert_eq!(spill.keys().len(), 2);
+            assert_eq!(spill.index(&b), 1);
+            assert_eq!(spill.index(&c), 2);
         }
     }
 }

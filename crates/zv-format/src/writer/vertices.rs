@@ -11,12 +11,20 @@ use crate::document::Attribute;
 use crate::error::{Error, InputItem, Result};
 use crate::geometry::Geometry;
 
-/// A checked batch of vertices: which are inside the bounds (kept only under
-/// [`OutOfBounds::Ignore`], the one policy that drops vertices).
+/// A checked batch of vertices, placed: the chunk of each vertex ([`DROPPED`] for one outside
+/// the bounds under [`OutOfBounds::Ignore`], the one policy that drops vertices), the records
+/// each chunk gets (counted for batches at least as large as the number of occupied chunks)
+/// and the extent of the vertices kept.
 #[derive(Debug)]
-pub(super) struct CheckedRows {
-    inside: Option<Vec<bool>>,
+pub(super) struct Placed {
+    /// The chunk index of each vertex.
+    pub(super) chunk_of: Vec<u32>,
+    counts: Option<Vec<u32>>,
+    extent: Placement,
 }
+
+/// The chunk index of a vertex that is not kept.
+pub(super) const DROPPED: u32 = u32::MAX;
 
 /// Checks that a batch of `n` vertices has `n` object ids, if it has any.
 pub(crate) fn check_id_count(object_ids: Option<&[u64]>, n: usize) -> Result<()> {
@@ -54,27 +62,66 @@ impl ZvWriter {
         Ok(())
     }
 
-    /// Converts and checks every vertex of a batch, before anything is kept.
-    pub(super) fn check_vertex_rows(&self, coords: &[f64]) -> Result<CheckedRows> {
-        let nd = self.grid.ndim;
-        let first = self.n_vertices;
-        let ignore = self.opts.out_of_bounds == OutOfBounds::Ignore;
-        let mut inside = Vec::with_capacity(if ignore { coords.len() / nd } else { 0 });
-        let mut stored = vec![0.0; nd];
-        for (i, p) in coords.chunks_exact(nd).enumerate() {
-            let item = || InputItem::Vertex(first + i as u64);
-            self.grid.store_into(p, item, &mut stored)?;
-            let ok = self.extent.admit(&stored, item)?;
-            if ok || !ignore {
-                self.grid.check_range(&stored, item)?;
-            }
-            if ignore {
-                inside.push(ok);
-            }
+    /// Converts and checks every vertex of a batch and finds its chunk (`item(i)` names
+    /// vertex `i` of the batch in errors). Chunks met for the first time become occupied; if
+    /// the batch is refused they are forgotten again, so a refused batch changes nothing.
+    pub(super) fn place_batch(
+        &mut self,
+        coords: &[f64],
+        item: impl Fn(usize) -> InputItem,
+    ) -> Result<Placed> {
+        let occupied = self.spill.keys().len();
+        let placed = self.try_place(coords, item);
+        if placed.is_err() {
+            self.spill.truncate(occupied);
         }
-        Ok(CheckedRows {
-            inside: ignore.then_some(inside),
-        })
+        placed
+    }
+
+    /// [`ZvWriter::place_batch`] without the rollback.
+    fn try_place(&mut self, coords: &[f64], item: impl Fn(usize) -> InputItem) -> Result<Placed> {
+        let nd = self.grid.ndim;
+        let n = coords.len() / nd;
+        let ignore = self.opts.out_of_bounds == OutOfBounds::Ignore;
+        let mut placed = Placed {
+            chunk_of: Vec::with_capacity(n),
+            // counting costs a slot per occupied chunk: only for batches at least that large
+            counts: (n >= self.spill.keys().len()).then(Vec::new),
+            extent: Placement::new(nd),
+        };
+        let place = &mut placed.extent;
+        for (i, p) in coords.chunks_exact(nd).enumerate() {
+            let item = || item(i);
+            self.grid.store_into(p, item, &mut place.stored)?;
+            let inside = self.extent.admit(&place.stored, item)?;
+            if !inside && ignore {
+                placed.chunk_of.push(DROPPED);
+                continue;
+            }
+            self.grid.check_range(&place.stored, item)?;
+            place.note();
+            self.grid.chunk_into(&place.stored, &mut place.chunk);
+            let ci = self.spill.index(&place.chunk);
+            if let Some(c) = &mut placed.counts {
+                if c.len() <= ci as usize {
+                    c.resize(ci as usize + 1, 0);
+                }
+                c[ci as usize] += 1;
+            }
+            placed.chunk_of.push(ci);
+        }
+        Ok(placed)
+    }
+
+    /// Starts keeping a placed batch: notes its extent and, while the batch fits the memory
+    /// budget, makes room for its records in each chunk, so that they are written without
+    /// growing buffers. Returns the chunk of each vertex.
+    pub(super) fn settle(&mut self, placed: Placed, record_len: usize) -> Vec<u32> {
+        placed.extent.finish(&mut self.extent);
+        if let Some(c) = placed.counts {
+            self.spill.reserve(&c, record_len);
+        }
+        placed.chunk_of
     }
 
     /// Keeps a checked batch: each vertex kept becomes a record of its chunk, keyed by its
@@ -82,7 +129,7 @@ impl ZvWriter {
     pub(super) fn keep_vertices(
         &mut self,
         coords: &[f64],
-        rows: &CheckedRows,
+        placed: Placed,
         object_ids: Option<&[u64]>,
         attributes: &BTreeMap<String, Attribute>,
     ) -> Result<()> {
@@ -92,25 +139,25 @@ impl ZvWriter {
         let skeleton = self.opts.geometry == Geometry::Skeleton;
         let nd = self.grid.ndim;
         let record_len = self.record_len();
+        let chunk_of = self.settle(placed, record_len);
         let mut place = Placement::new(nd);
         let mut cells = self.columns.cells(attributes);
         for (i, p) in coords.chunks_exact(nd).enumerate() {
-            if rows.inside.as_ref().is_some_and(|inside| !inside[i]) {
+            let ci = chunk_of[i];
+            if ci == DROPPED {
                 continue;
             }
             let item = || InputItem::Vertex(self.n_vertices);
             self.grid.store_into(p, item, &mut place.stored)?;
-            place.note();
-            self.grid.chunk_into(&place.stored, &mut place.chunk);
-            let ci = self.spill.index(&place.chunk);
             let object = object_ids.map_or(0, |ids| ids[i]);
+            let fragment = if objects_mode {
+                object
+            } else {
+                let chunk = &self.spill.keys()[ci as usize].0;
+                self.grid.bin_of(&place.stored, chunk)
+            };
             let header = SpillHeader {
-                fragment: if objects_mode {
-                    object
-                } else {
-                    self.grid.bin_of(&place.stored, &place.chunk)
-                },
-                order: self.n_vertices,
+                fragment,
                 vertex: self.n_vertices,
             };
             let rec = self.spill.record(ci, record_len);
@@ -128,7 +175,6 @@ impl ZvWriter {
                 self.spill.spill_all()?;
             }
         }
-        place.finish(&mut self.extent);
         Ok(())
     }
 
