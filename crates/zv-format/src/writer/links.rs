@@ -6,11 +6,10 @@
 use std::collections::BTreeMap;
 
 use rayon::prelude::*;
-use serde_json::json;
 
 use super::chunk_blobs::ChunkBlobs;
 use super::columns::{Columns, FinishedColumn};
-use super::documents::{cross_chunk_attribute_document, empty_group, object};
+use super::documents::{cross_chunk_attribute_document, empty_group};
 use super::{ZvWriter, LEVEL, SAME_LEVEL};
 use crate::blob::join;
 use crate::document::Attribute;
@@ -20,6 +19,7 @@ use crate::layout::cross_chunk::CrossChunkLinks;
 use crate::layout::fragment_index::FragmentIndex;
 use crate::layout::links::LinkRows;
 use crate::layout::LayoutError;
+use crate::metadata::arrays::CrossChunkLinksArray;
 use crate::names;
 
 /// The edges or faces added so far, and their link attribute rows.
@@ -313,10 +313,9 @@ impl ZvWriter {
         let group = join(&[LEVEL, names::CROSS_CHUNK_LINKS]);
         empty_group(&self.blobs, &group)?;
         let delta = join(&[&group, SAME_LEVEL]);
-        self.blobs.write_group(
-            &delta,
-            object(json!({(names::ZV_ARRAY): names::CROSS_CHUNK_LINKS, "level_delta": 0, "link_width": self.links.width(), "num_links": num_links, "sid_ndim": self.grid.ndim})),
-        )?;
+        let doc =
+            CrossChunkLinksArray::new(0, self.links.width(), num_links as u64, self.grid.ndim);
+        self.blobs.write_group(&delta, doc.to_attributes())?;
         self.blobs
             .write_bytes(&join(&[&delta, names::DATA]), &bytes, &self.codecs(8))?;
         drop(bytes);

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use rayon::prelude::*;
 
 use super::checks::Counts;
-use super::documents::{dense_attribute_document, empty_group, object};
+use super::documents::{dense_attribute_document, empty_group};
 use super::{ZvWriter, LEVEL};
 use crate::blob::join;
 use crate::document::{Attribute, AttributeValues};
@@ -14,9 +14,9 @@ use crate::error::{Error, Result};
 use crate::layout::attributes::{encode_present_mask, AttributeRows, Dictionary};
 use crate::layout::groups::Groups;
 use crate::layout::manifest::Manifest;
+use crate::metadata::arrays::{GroupsArray, ObjectIndexArray};
 use crate::metadata::ChunkKey;
 use crate::names;
-use serde_json::json;
 
 /// A per-object (or per-group) attribute as stored: its rows (categorical values
 /// dictionary-encoded over all rows), presence and dictionary.
@@ -202,7 +202,7 @@ impl ZvWriter {
         )?;
         self.blobs.write_group(
             &index,
-            object(json!({(names::ZV_ARRAY): names::OBJECT_INDEX, "num_objects": counts.objects, "sid_ndim": self.grid.ndim})),
+            ObjectIndexArray::new(counts.objects, self.grid.ndim).to_attributes(),
         )?;
         let objects = join(&[LEVEL, names::OBJECT_ATTRIBUTES]);
         if !self.object_attributes.is_empty() {
@@ -238,10 +238,8 @@ impl ZvWriter {
         self.blobs.write_bytes(&data, &bytes, &self.codecs(8))?;
         self.blobs
             .write_bytes(&join(&[&path, names::OFFSETS]), &offsets, &self.codecs(8))?;
-        self.blobs.write_group(
-            &path,
-            object(json!({(names::ZV_ARRAY): names::GROUPS, "num_groups": num_groups})),
-        )
+        self.blobs
+            .write_group(&path, GroupsArray::new(num_groups).to_attributes())
     }
 
     /// Writes a dense attribute of `rows` rows at `group`: its data, its presence mask
