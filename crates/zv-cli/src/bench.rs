@@ -42,7 +42,21 @@ pub(crate) enum BenchCommand {
         /// Codec choice.
         #[arg(long, default_value = "spec-default")]
         codecs: String,
+        /// Bytes of vertex records the writer holds in memory before spilling to temporary
+        /// files.
+        #[arg(long, default_value_t = zv_format::writer::DEFAULT_MEMORY_BUDGET)]
+        memory_budget: u64,
     },
+}
+
+/// What `zv bench stream-points` writes.
+struct StreamPoints<'a> {
+    url: &'a str,
+    points: u64,
+    batch: u64,
+    chunk: f64,
+    codecs: &'a str,
+    memory_budget: u64,
 }
 
 pub(crate) fn run(command: BenchCommand) -> CliResult {
@@ -54,15 +68,32 @@ pub(crate) fn run(command: BenchCommand) -> CliResult {
             batch,
             chunk,
             codecs,
-        } => stream_points(&store, points, batch, chunk, &codecs),
+            memory_budget,
+        } => stream_points(&StreamPoints {
+            url: &store,
+            points,
+            batch,
+            chunk,
+            codecs: &codecs,
+            memory_budget,
+        }),
     }
 }
 
-fn stream_points(url: &str, points: u64, batch: u64, chunk: f64, codecs: &str) -> CliResult {
+fn stream_points(args: &StreamPoints<'_>) -> CliResult {
+    let &StreamPoints {
+        url,
+        points,
+        batch,
+        chunk,
+        codecs,
+        memory_budget,
+    } = args;
     let store = zv_core::plugin::open_store(url)?;
     let mut opts = WriterOptions::new(Geometry::PointCloud, vec![chunk; 3]);
     opts.codecs = CodecChoice::parse(codecs)?;
     opts.bounds = Some([vec![0.0; 3], vec![1000.0; 3]]);
+    opts.memory_budget = memory_budget;
     let mut writer = ZvWriter::create(Arc::clone(&store), opts)?;
     let start = Instant::now();
     let mut state = 0x9E37_79B9_7F4A_7C15u64;
@@ -104,7 +135,7 @@ fn stream_points(url: &str, points: u64, batch: u64, chunk: f64, codecs: &str) -
         rows += level.vertices(&key)?.map_or(0, |v| v.len() as u64);
     }
     println!(
-        "streamed {points} points in batches of {batch} ({:.1} s), finished {} chunks ({:.1} s total, {:.2} M points/s); read back {rows} points",
+        "streamed {points} points in batches of {batch} ({:.1} s; memory budget {memory_budget} bytes), finished {} chunks ({:.1} s total, {:.2} M points/s); read back {rows} points",
         streamed.as_secs_f64(),
         summary.chunks,
         written.as_secs_f64(),

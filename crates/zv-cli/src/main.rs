@@ -56,6 +56,9 @@ enum Command {
         /// Override the document's codecs: spec-default, none, zstd[:L], blosc-lz4, gzip[:L], +crc32c.
         #[arg(long)]
         codecs: Option<String>,
+        /// Bytes of vertex records the writer holds in memory before spilling to temporary files.
+        #[arg(long, default_value_t = zv_format::writer::DEFAULT_MEMORY_BUDGET)]
+        memory_budget: u64,
         /// Replace an existing store at the target.
         #[arg(long)]
         overwrite: bool,
@@ -94,8 +97,9 @@ fn main() -> ExitCode {
             store,
             batch,
             codecs,
+            memory_budget,
             overwrite,
-        } => import(&file, &store, batch, codecs, overwrite),
+        } => import(&file, &store, batch, memory_budget, codecs, overwrite),
         Command::Export {
             store,
             format,
@@ -132,6 +136,7 @@ fn import(
     file: &str,
     store: &str,
     batch: usize,
+    memory_budget: u64,
     codecs: Option<String>,
     overwrite: bool,
 ) -> CliResult {
@@ -150,7 +155,8 @@ fn import(
         }
         clear_store(target.as_ref())?;
     }
-    let summary = zv_format::import::write_document(target, &doc, batch)?;
+    let summary =
+        zv_format::import::write_document_with_budget(target, &doc, batch, memory_budget)?;
     eprintln!(
         "wrote {} vertices in {} chunks, {} objects, {} intra-chunk and {} cross-chunk links, {} groups to {store}",
         summary.vertices, summary.chunks, summary.objects, summary.intra_links, summary.cross_chunk_links, summary.groups

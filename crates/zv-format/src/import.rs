@@ -22,7 +22,7 @@ use zv_core::store::Store;
 use crate::document::{Attribute, AttributeValues, GeometryDocument};
 use crate::error::{AttributeKind, Error, Result};
 use crate::geometry::Geometry;
-use crate::writer::{check_id_count, WriteSummary, WriterOptions, ZvWriter};
+use crate::writer::{check_id_count, WriteSummary, WriterOptions, ZvWriter, DEFAULT_MEMORY_BUDGET};
 
 /// Checks that every vertex attribute has `n` rows.
 fn check_vertex_attributes(doc: &GeometryDocument, n: usize) -> Result<()> {
@@ -45,7 +45,20 @@ pub fn write_document(
     doc: &GeometryDocument,
     batch: usize,
 ) -> Result<WriteSummary> {
-    let opts = WriterOptions::from_document(doc)?;
+    write_document_with_budget(store, doc, batch, DEFAULT_MEMORY_BUDGET)
+}
+
+/// [`write_document`] with the writer's [`memory_budget`](WriterOptions::memory_budget): the
+/// bytes of vertex records held in memory before they are spilled to temporary files. The
+/// store written is the same whatever the budget.
+pub fn write_document_with_budget(
+    store: Arc<dyn Store>,
+    doc: &GeometryDocument,
+    batch: usize,
+    memory_budget: u64,
+) -> Result<WriteSummary> {
+    let mut opts = WriterOptions::from_document(doc)?;
+    opts.memory_budget = memory_budget;
     let mut w = ZvWriter::create(store, opts)?;
     let batch = batch.max(1);
     if doc.geometry.is_sequential() {

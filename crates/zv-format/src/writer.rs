@@ -69,7 +69,8 @@ use crate::layout::attributes::AttributeRows;
 
 pub use checks::SPARE_OBJECTS;
 pub use options::{
-    CodecChoice, Compression, OutOfBounds, WriteSummary, WriterOptions, MAX_BINS_PER_CHUNK,
+    CodecChoice, Compression, OutOfBounds, WriteSummary, WriterOptions, DEFAULT_MEMORY_BUDGET,
+    MAX_BINS_PER_CHUNK,
 };
 pub use placement::COORDINATE_LIMIT;
 
@@ -140,7 +141,7 @@ impl ZvWriter {
             blobs,
             grid: Grid::new(&options),
             extent: Extent::new(&options),
-            spill: Spill::new()?,
+            spill: Spill::new(options.chunk_shape.len(), options.memory_budget),
             columns: Columns::new(AttributeKind::Vertex),
             n_vertices: 0,
             objects_given: None,
@@ -210,10 +211,11 @@ impl ZvWriter {
             self.check_id_mode(object_ids.is_some())?;
         }
         let schema = self.columns.check(attributes, n)?;
-        let rows = self.check_vertex_rows(coords)?;
+        let first_vertex = self.n_vertices;
+        let placed = self.place_batch(coords, |i| InputItem::Vertex(first_vertex + i as u64))?;
         // the whole batch is valid: keep it
         self.columns.install(schema);
-        self.keep_vertices(&rows, object_ids, attributes)?;
+        self.keep_vertices(coords, placed, object_ids, attributes)?;
         Ok(first)
     }
 
@@ -221,23 +223,60 @@ impl ZvWriter {
     /// attributes have one row per vertex, over the polylines of the batch in order. Each
     /// polyline is split where it crosses a bin boundary; consecutive pieces in different
     /// chunks get a cross-chunk record from the last vertex of one to the first of the next.
+    /// The whole batch is checked before any of it is kept. See
+    /// [`ZvWriter::add_polylines_flat`], which this calls, for large batches.
     pub fn add_polylines(
         &mut self,
         polylines: &[Vec<Vec<f64>>],
         attributes: &BTreeMap<String, Attribute>,
     ) -> Result<()> {
+        self.check_sequential()?;
+        let total: usize = polylines.iter().map(Vec::len).sum();
+        let mut coords = Vec::with_capacity(total * self.grid.ndim);
+        let mut offsets = Vec::with_capacity(polylines.len() + 1);
+        offsets.push(0);
+        for (pi, pl) in polylines.iter().enumerate() {
+            for (vi, p) in pl.iter().enumerate() {
+                self.grid.check_arity(p, || InputItem::PolylineVertex {
+                    polyline: self.polylines.count() + pi as u64,
+                    vertex: vi as u64,
+                })?;
+                coords.extend_from_slice(p);
+            }
+            offsets.push(offsets[pi] + pl.len());
+        }
+        self.add_polylines_flat(&coords, &offsets, attributes)
+    }
+
+    /// [`ZvWriter::add_polylines`] with the coordinates flat (`ndim` values per vertex,
+    /// polyline after polyline) and `offsets` of length `P + 1` (polyline `i` is vertices
+    /// `offsets[i]..offsets[i + 1]`; `offsets` starts at 0 and ends at the vertex count),
+    /// which avoids one allocation per vertex and per polyline.
+    pub fn add_polylines_flat(
+        &mut self,
+        coords: &[f64],
+        offsets: &[usize],
+        attributes: &BTreeMap<String, Attribute>,
+    ) -> Result<()> {
+        self.check_sequential()?;
+        let n = self.whole_vertices(coords)?;
+        polylines::check_offsets(offsets, n)?;
+        let schema = self.columns.check(attributes, n)?;
+        let placed = self.check_polylines(coords, offsets)?;
+        // the whole batch is valid: keep it
+        self.columns.install(schema);
+        self.keep_polylines(coords, offsets, placed, attributes)
+    }
+
+    /// Refuses polylines for geometries of vertex rows.
+    fn check_sequential(&self) -> Result<()> {
         if !self.opts.geometry.is_sequential() {
             return Err(bad(format!(
                 "{} geometry takes vertices, not polylines",
                 self.opts.geometry.name()
             )));
         }
-        let total: usize = polylines.iter().map(Vec::len).sum();
-        let schema = self.columns.check(attributes, total)?;
-        let converted = self.check_polylines(polylines)?;
-        // the whole batch is valid: keep it
-        self.columns.install(schema);
-        self.keep_polylines(converted, attributes)
+        Ok(())
     }
 
     /// Adds graph edges `[source, target]` or skeleton links `[child, parent]` (global vertex
@@ -315,8 +354,15 @@ impl ZvWriter {
         let skeleton = self.skeleton_order()?;
         let columns = self.columns.finish()?;
         let fragment_columns = self.fragment_columns()?;
-        let chunks = self.write_chunk_blobs(skeleton.as_ref(), &columns, &fragment_columns)?;
-        let manifests = self.manifests(&chunks, counts.objects)?;
+        // the object index is built and written while the chunk blobs are
+        let fragment_objects = self.fragment_objects(skeleton.as_ref())?;
+        let (chunks, objects) = rayon::join(
+            || self.write_chunk_blobs(skeleton.as_ref(), &columns, &fragment_columns),
+            || self.write_objects(&fragment_objects, &counts),
+        );
+        drop(fragment_objects);
+        let chunks = chunks?;
+        objects?;
         let link_columns = self.links.finish_columns()?;
         let mut routed = self.route_links(&chunks)?;
         let intra_links = self.write_intra_links(&mut routed, &chunks, &link_columns)?;
@@ -331,7 +377,6 @@ impl ZvWriter {
         self.write_vertex_documents(&columns, &fragment_columns)?;
         self.write_link_documents(&link_columns, intra_links)?;
         self.write_cross_chunk_links(routed, &link_columns)?;
-        self.write_objects(&manifests, &counts)?;
         self.write_level_and_root(chunks.rows(), !columns.is_empty())?;
         // the spill directory is removed when `self` drops
         Ok(summary)

@@ -83,26 +83,65 @@ impl DirCache {
 
     /// Makes sure `dir` exists (creating it and its parents once) and, under
     /// [`SymlinkPolicy::WithinRoot`], that it resolves inside `root`.
+    ///
+    /// Below the root, each directory is handled once, parent first: a directory this call
+    /// creates with one `mkdir` inside a known directory is inside the root by construction
+    /// (`mkdir` never follows a link); one that already exists is checked: a real directory
+    /// inside a known one is inside the root, and a symbolic link is resolved (under
+    /// [`SymlinkPolicy::WithinRoot`]) and refused if it leaves the root. So nothing is created
+    /// through a link that leaves the root, and creating a directory costs one `mkdir`.
     pub(crate) fn ensure(&self, root: &Path, dir: &Path, policy: SymlinkPolicy) -> io::Result<()> {
         if self.contains(dir) {
             return Ok(());
         }
-        let confined = policy == SymlinkPolicy::WithinRoot && dir != root;
-        if confined {
-            // Check the deepest directory that exists before creating anything below it, so
-            // nothing is created through a link that leaves the root.
-            let existing = dir.ancestors().find(|d| d.exists()).unwrap_or(root);
-            if existing.starts_with(root) && existing != root && !resolves_within(root, existing) {
-                return Err(leaves_root());
+        match dir.parent() {
+            Some(parent) if dir != root && dir.starts_with(root) => {
+                self.ensure(root, parent, policy)?;
+                let mut made = fs::create_dir(dir);
+                if made
+                    .as_ref()
+                    .is_err_and(|e| e.kind() == io::ErrorKind::NotFound)
+                {
+                    // a known directory was removed behind the store's back: forget it and
+                    // create it again (each level retries once)
+                    self.forget(parent);
+                    self.ensure(root, parent, policy)?;
+                    made = fs::create_dir(dir);
+                }
+                match made {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                        check_existing(root, dir, policy)?;
+                    }
+                    Err(e) => return Err(e),
+                }
             }
-        }
-        fs::create_dir_all(dir)?;
-        if confined && !resolves_within(root, dir) {
-            return Err(leaves_root());
+            // the root itself (or a directory outside it, which `set` never asks for)
+            _ => fs::create_dir_all(dir)?,
         }
         self.insert(dir);
         Ok(())
     }
+}
+
+/// Checks a directory entry `dir` that already exists below `root`, in a directory known to
+/// resolve inside it: a directory, or (under [`SymlinkPolicy::WithinRoot`], only if it
+/// resolves inside the root) a symbolic link to one.
+fn check_existing(root: &Path, dir: &Path, policy: SymlinkPolicy) -> io::Result<()> {
+    let kind = fs::symlink_metadata(dir)?.file_type();
+    if kind.is_dir() {
+        return Ok(());
+    }
+    if kind.is_symlink() && policy == SymlinkPolicy::WithinRoot && !resolves_within(root, dir) {
+        return Err(leaves_root());
+    }
+    if !fs::metadata(dir)?.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            "a file is in the way of a directory",
+        ));
+    }
+    Ok(())
 }
 
 fn leaves_root() -> io::Error {

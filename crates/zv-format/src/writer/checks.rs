@@ -207,10 +207,10 @@ impl ZvWriter {
             return Ok(found);
         }
         let rl = self.record_len();
-        for key in self.spill.keys() {
-            let raw = self.spill.read(key)?;
+        for ci in 0..self.spill.keys().len() {
+            let raw = self.spill.read(ci)?;
             for r in raw.chunks_exact(rl) {
-                let o = SpillHeader::decode(r).fragment;
+                let o = SpillHeader::fragment_of(r);
                 if wanted.contains(&o) {
                     found.insert(o);
                 }

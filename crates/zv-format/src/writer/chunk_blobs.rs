@@ -43,11 +43,6 @@ impl ChunkBlobs {
         self.chunks.iter().map(|c| c.rows).sum()
     }
 
-    /// The object of each fragment of chunk `ci`.
-    pub(super) fn objects(&self, ci: usize) -> &[u64] {
-        &self.chunks[ci].objects
-    }
-
     /// The number of fragments of chunk `ci` (linked geometries).
     pub(super) fn fragments(&self, ci: usize) -> usize {
         self.chunks[ci].spans.len()
@@ -67,6 +62,50 @@ impl ChunkBlobs {
     }
 }
 
+/// Sorts a chunk's records into fragments: by fragment, then (skeletons) by DFS rank, else in
+/// arrival order, which is the order within the fragment.
+fn sort_records(recs: &mut Vec<&[u8]>, skeleton: Option<&SkeletonOrder>) {
+    let fragment = |r: &[u8]| SpillHeader::fragment_of(r);
+    if let Some(s) = skeleton {
+        // DFS ranks are unique: the order is total
+        recs.sort_unstable_by_key(|r| (fragment(r), s.rank(SpillHeader::decode(r).vertex)));
+        return;
+    }
+    if recs.windows(2).all(|w| fragment(w[0]) <= fragment(w[1])) {
+        return; // polylines: pieces are numbered as they start
+    }
+    let (lo, hi) = recs.iter().fold((u64::MAX, 0), |(lo, hi), r| {
+        let f = fragment(r);
+        (lo.min(f), hi.max(f))
+    });
+    if hi - lo <= 2 * recs.len() as u64 {
+        // a counting sort over the fragments (stable)
+        let mut start = vec![0usize; (hi - lo) as usize + 2];
+        for r in recs.iter() {
+            start[(fragment(r) - lo) as usize + 1] += 1;
+        }
+        for i in 1..start.len() {
+            start[i] += start[i - 1];
+        }
+        let mut out: Vec<&[u8]> = vec![&[]; recs.len()];
+        for r in recs.iter() {
+            let slot = &mut start[(fragment(r) - lo) as usize];
+            out[*slot] = r;
+            *slot += 1;
+        }
+        *recs = out;
+        return;
+    }
+    // (fragment, arrival index) pairs are unique: sorting them is the stable sort by fragment
+    let mut keyed: Vec<(u64, u32)> = recs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (fragment(r), i as u32))
+        .collect();
+    keyed.sort_unstable();
+    *recs = keyed.iter().map(|&(_, i)| recs[i as usize]).collect();
+}
+
 /// What every chunk's writing shares.
 struct ChunkContext<'a> {
     skeleton: Option<&'a SkeletonOrder>,
@@ -78,6 +117,27 @@ struct ChunkContext<'a> {
 }
 
 impl ZvWriter {
+    /// The object of each fragment of each chunk, for the object index, found before the
+    /// chunk blobs are written (in parallel); none for polylines (their pieces are known) and
+    /// stores without objects.
+    pub(super) fn fragment_objects(
+        &self,
+        skeleton: Option<&SkeletonOrder>,
+    ) -> Result<Vec<Vec<u64>>> {
+        if !self.has_objects() || self.opts.geometry.is_sequential() {
+            return Ok(Vec::new());
+        }
+        (0..self.spill.keys().len())
+            .into_par_iter()
+            .map(|ci| {
+                let raw = self.spill.read(ci)?;
+                let mut recs: Vec<&[u8]> = raw.chunks_exact(self.record_len()).collect();
+                sort_records(&mut recs, skeleton);
+                Ok(self.fragments(&recs, skeleton).1.objects)
+            })
+            .collect()
+    }
+
     /// Writes every chunk's vertex blobs, in parallel.
     pub(super) fn write_chunk_blobs(
         &self,
@@ -87,9 +147,7 @@ impl ZvWriter {
     ) -> Result<ChunkBlobs> {
         let keys = self.spill.keys();
         let owners = if self.opts.geometry.is_sequential() && !fragment_columns.is_empty() {
-            let segments = keys
-                .iter()
-                .map(|k| self.spill.get(k).map_or(0, |c| c.segments));
+            let segments = self.spill.chunks().map(|(_, c)| c.segments);
             self.polylines.owners(segments)
         } else {
             Vec::new()
@@ -124,27 +182,17 @@ impl ZvWriter {
         key: &ChunkKey,
         ctx: &ChunkContext<'_>,
     ) -> Result<ChunkFragments> {
-        let raw = self.spill.read(key)?;
+        let raw = self.spill.read(ci)?;
         let mut recs: Vec<&[u8]> = raw.chunks_exact(self.record_len()).collect();
-        let head = |r: &[u8]| SpillHeader::decode(r);
-        match ctx.skeleton {
-            Some(s) => recs.sort_by_key(|r| {
-                let h = head(r);
-                (h.fragment, s.rank(h.vertex))
-            }),
-            None => recs.sort_by_key(|r| {
-                let h = head(r);
-                (h.fragment, h.order)
-            }),
-        }
+        sort_records(&mut recs, ctx.skeleton);
         let (counts, mut fragments) = self.fragments(&recs, ctx.skeleton);
         let name = key.to_string();
         self.write_vertices(&name, &recs, &counts)?;
         let base = HEADER_LEN + self.grid.vertex_bytes();
         for c in ctx.columns {
-            let cells: Vec<&[u8]> = recs.iter().map(|r| c.cell(r, base)).collect();
+            let cells = recs.iter().map(|r| c.cell(r, base));
             let path = join(&[LEVEL, names::VERTEX_ATTRIBUTES, &c.name, &name]);
-            self.write_rows(&path, &c.encode(&cells))?;
+            self.write_rows(&path, &c.encode(cells))?;
         }
         // fragment attributes: the value of each fragment's object
         let owners = if self.opts.geometry.is_sequential() {
@@ -164,7 +212,7 @@ impl ZvWriter {
         }
         if self.linked() {
             for (i, r) in recs.iter().enumerate() {
-                ctx.places[head(r).vertex as usize]
+                ctx.places[SpillHeader::decode(r).vertex as usize]
                     .store(((ci as u64) << 32) | i as u64, Ordering::Relaxed);
             }
         } else {
@@ -187,7 +235,7 @@ impl ZvWriter {
             let nbins = self.grid.bins() as usize;
             let mut per_bin = vec![0u64; nbins];
             for r in recs {
-                per_bin[(SpillHeader::decode(r).fragment as usize).min(nbins - 1)] += 1;
+                per_bin[(SpillHeader::fragment_of(r) as usize).min(nbins - 1)] += 1;
             }
             return (per_bin, out);
         }

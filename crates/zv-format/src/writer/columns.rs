@@ -271,17 +271,28 @@ impl Columns {
         }
     }
 
-    /// Appends the cells of row `r` of `attributes` (checked by [`Columns::check`]) to
-    /// `out`; nothing while no schema is fixed.
-    pub(super) fn push_row(
-        &mut self,
-        attributes: &BTreeMap<String, Attribute>,
-        r: usize,
-        out: &mut Vec<u8>,
-    ) {
-        for (c, a) in self.fixed.iter_mut().flatten().zip(attributes.values()) {
-            c.push_row(a, r, out);
-        }
+    /// The cells of a batch's `attributes` (checked by [`Columns::check`]), row by row;
+    /// nothing while no schema is fixed.
+    pub(super) fn cells<'a>(
+        &'a mut self,
+        attributes: &'a BTreeMap<String, Attribute>,
+    ) -> Cells<'a> {
+        let columns = self
+            .fixed
+            .iter_mut()
+            .flatten()
+            .zip(attributes.values())
+            .map(|(column, a)| {
+                let numeric = match &a.values {
+                    AttributeValues::Numeric { rows, .. } => {
+                        Some((rows.as_le_bytes(), column.record_len()))
+                    }
+                    AttributeValues::Categorical(_) => None,
+                };
+                (column, a, numeric)
+            })
+            .collect();
+        Cells { columns }
     }
 
     /// The columns with their final encodings.
@@ -296,6 +307,23 @@ impl Columns {
     }
 }
 
+/// The attribute cells of one batch: numeric columns as their bytes and cell length.
+pub(super) struct Cells<'a> {
+    columns: Vec<(&'a mut Column, &'a Attribute, Option<(&'a [u8], usize)>)>,
+}
+
+impl Cells<'_> {
+    /// Appends the cells of row `r` (provisional codes for categorical values) to `out`.
+    pub(super) fn push_row(&mut self, r: usize, out: &mut Vec<u8>) {
+        for (column, a, numeric) in &mut self.columns {
+            match numeric {
+                Some((bytes, w)) => out.extend_from_slice(&bytes[r * *w..(r + 1) * *w]),
+                None => column.push_row(a, r, out),
+            }
+        }
+    }
+}
+
 impl FinishedColumn {
     /// The column's cell in `record`, whose attribute part starts at `base`.
     pub(super) fn cell<'a>(&self, record: &'a [u8], base: usize) -> &'a [u8] {
@@ -303,7 +331,10 @@ impl FinishedColumn {
     }
 
     /// Encodes the column's cells of the given rows.
-    pub(super) fn encode(&self, cells: &[&[u8]]) -> AttributeRows {
+    pub(super) fn encode<'c>(
+        &self,
+        cells: impl ExactSizeIterator<Item = &'c [u8]>,
+    ) -> AttributeRows {
         let dt = self.data_type;
         if !self.categorical {
             let mut le = Vec::with_capacity(cells.len() * self.record_len);
@@ -314,7 +345,6 @@ impl FinishedColumn {
                 .unwrap_or_else(|_| AttributeRows::empty(dt, self.channels));
         }
         let codes: Vec<f64> = cells
-            .iter()
             .map(|r| {
                 let c = u32::from_le_bytes([r[0], r[1], r[2], r[3]]);
                 if c == MISSING_CODE {

@@ -11,27 +11,16 @@ use super::{ZvWriter, LEVEL, SAME_LEVEL};
 use crate::blob::{join, Blobs};
 use crate::error::Result;
 use crate::geometry::Geometry;
-use crate::layout::attributes::{AttributeRows, Dictionary};
+use crate::layout::attributes::AttributeRows;
+use crate::metadata::arrays::{
+    DenseAttributeArray, DenseAttributeKind, FragmentIndexArray, FragmentIndexKind, LinksArray,
+    RowAttributeArray, RowAttributeKind, VerticesArray,
+};
 use crate::metadata::{Axis, ZV_VERSION};
 use crate::names;
 
-/// The `zv_array` of a vertex attribute.
-const VERTEX_ATTRIBUTE: &str = "attribute";
-/// The `zv_array` of a fragment attribute.
-const FRAGMENT_ATTRIBUTE: &str = "fragment_attribute";
-/// The `zv_array` of a link attribute.
-const LINK_ATTRIBUTE: &str = "link_attribute";
-/// The `zv_array` of a cross-chunk link attribute.
-const CROSS_CHUNK_LINK_ATTRIBUTE: &str = "cross_chunk_link_attribute";
-/// The `zv_array` of an object attribute.
-const OBJECT_ATTRIBUTE: &str = "object_attribute";
-/// The `zv_array` of a group attribute.
-const GROUP_ATTRIBUTE: &str = "groupings_attribute";
-/// The `encoding` of a fragment index.
-const FRAGMENT_INDEX: &str = "fragment_index_v1";
-
 /// The members of a JSON object literal.
-pub(super) fn object(v: Value) -> Map<String, Value> {
+fn object(v: Value) -> Map<String, Value> {
     v.as_object().cloned().unwrap_or_default()
 }
 
@@ -40,29 +29,12 @@ pub(super) fn empty_group(blobs: &Blobs, path: &str) -> Result<()> {
     blobs.write_group(path, Map::new())
 }
 
-/// The first members of an attribute's document.
-fn attribute_document(zv_array: &str, name: &str, data_type: DataType) -> Map<String, Value> {
-    let mut attrs = Map::new();
-    attrs.insert(names::ZV_ARRAY.into(), json!(zv_array));
-    attrs.insert("name".into(), json!(name));
-    attrs.insert("dtype".into(), json!(data_type.name()));
-    attrs
-}
-
-/// Adds a dictionary's members, if there is one.
-fn add_dictionary(attrs: &mut Map<String, Value>, dictionary: Option<&Dictionary>) {
-    if let Some(d) = dictionary {
-        d.to_attributes(attrs);
-    }
-}
-
-/// The shape of a dense array of `rows` rows of `channels` values.
-fn shape(rows: u64, channels: usize) -> Vec<u64> {
-    if channels > 1 {
-        vec![rows, channels as u64]
-    } else {
-        vec![rows]
-    }
+/// The document of a row-aligned attribute of `kind` from a finished column: its name, data
+/// type and dictionary.
+fn row_attribute(kind: RowAttributeKind, c: &FinishedColumn, dtype: DataType) -> RowAttributeArray {
+    let mut doc = RowAttributeArray::new(kind, &c.name, dtype);
+    doc.dictionary = c.dictionary.clone();
+    doc
 }
 
 /// The document of a cross-chunk link attribute (`rows`, one per record).
@@ -71,12 +43,16 @@ pub(super) fn cross_chunk_attribute_document(
     rows: &AttributeRows,
     num_links: u64,
 ) -> Map<String, Value> {
-    let mut attrs = attribute_document(CROSS_CHUNK_LINK_ATTRIBUTE, &c.name, rows.data_type());
-    attrs.insert("level_delta".into(), json!(0));
-    attrs.insert("num_links".into(), json!(num_links));
-    attrs.insert("shape".into(), json!(shape(num_links, rows.channels())));
-    add_dictionary(&mut attrs, c.dictionary.as_ref());
-    attrs
+    let mut doc = row_attribute(RowAttributeKind::CrossChunkLink, c, rows.data_type());
+    doc.level_delta = Some(0);
+    doc.num_links = Some(num_links);
+    let channels = rows.channels() as u64;
+    doc.shape = Some(if channels > 1 {
+        vec![num_links, channels]
+    } else {
+        vec![num_links]
+    });
+    doc.to_attributes()
 }
 
 /// The document of a dense object (`with_mask`) or group attribute of `rows` rows.
@@ -85,23 +61,20 @@ pub(super) fn dense_attribute_document(
     rows: u64,
     with_mask: bool,
 ) -> Map<String, Value> {
-    let zv_array = if with_mask {
-        OBJECT_ATTRIBUTE
+    let kind = if with_mask {
+        DenseAttributeKind::Object
     } else {
-        GROUP_ATTRIBUTE
+        DenseAttributeKind::Group
     };
-    let c = dense.rows.channels();
-    let mut attrs = attribute_document(zv_array, dense.name, dense.rows.data_type());
-    attrs.insert("num_channels".into(), json!(c));
-    attrs.insert("shape".into(), json!(shape(rows, c)));
+    let channels = dense.rows.channels() as u64;
+    let mut doc =
+        DenseAttributeArray::new(kind, dense.name, dense.rows.data_type(), rows, channels);
     if with_mask {
-        attrs.insert("has_present_mask".into(), json!(dense.present.is_some()));
+        doc.has_present_mask = Some(dense.present.is_some());
     }
-    add_dictionary(&mut attrs, dense.dictionary.as_ref());
-    if let Some(cn) = &dense.attribute.channel_names {
-        attrs.insert("channel_names".into(), json!(cn));
-    }
-    attrs
+    doc.dictionary = dense.dictionary.clone();
+    doc.channel_names = dense.attribute.channel_names.clone();
+    doc.to_attributes()
 }
 
 impl ZvWriter {
@@ -110,32 +83,37 @@ impl ZvWriter {
         self.blobs.write_group(path, object(attrs))
     }
 
+    /// Writes the document of a fragment index group of `kind` at `path`.
+    fn write_fragment_index_document(&self, path: &str, kind: FragmentIndexKind) -> Result<()> {
+        self.blobs
+            .write_group(path, FragmentIndexArray::new(kind).to_attributes())
+    }
+
     /// The documents of `vertices`, `vertex_fragments` and the vertex and fragment attributes.
     pub(super) fn write_vertex_documents(
         &self,
         columns: &[FinishedColumn],
         fragment_columns: &[DenseAttribute<'_>],
     ) -> Result<()> {
-        self.write_document(
+        self.blobs.write_group(
             &join(&[LEVEL, names::VERTICES]),
-            json!({(names::ZV_ARRAY): names::VERTICES, "dtype": self.grid.vertex_type.name(), "encoding": "raw"}),
+            VerticesArray::new(self.grid.vertex_type).to_attributes(),
         )?;
-        self.write_document(
+        self.write_fragment_index_document(
             &join(&[LEVEL, names::VERTEX_FRAGMENTS]),
-            json!({(names::ZV_ARRAY): names::VERTEX_FRAGMENTS, "encoding": FRAGMENT_INDEX}),
+            FragmentIndexKind::Vertex,
         )?;
         let vertex_attributes = join(&[LEVEL, names::VERTEX_ATTRIBUTES]);
         if !columns.is_empty() {
             empty_group(&self.blobs, &vertex_attributes)?;
         }
         for c in columns {
-            let mut attrs = attribute_document(VERTEX_ATTRIBUTE, &c.name, c.data_type);
+            let mut doc = row_attribute(RowAttributeKind::Vertex, c, c.data_type);
             if c.channels > 1 || c.channel_names.is_some() {
-                attrs.insert("channel_names".into(), json!(c.channel_names_or_default()));
+                doc.channel_names = Some(c.channel_names_or_default());
             }
-            add_dictionary(&mut attrs, c.dictionary.as_ref());
             self.blobs
-                .write_group(&join(&[&vertex_attributes, &c.name]), attrs)?;
+                .write_group(&join(&[&vertex_attributes, &c.name]), doc.to_attributes())?;
         }
         if fragment_columns.is_empty() {
             return Ok(());
@@ -143,13 +121,12 @@ impl ZvWriter {
         let fragment_attributes = join(&[LEVEL, names::FRAGMENT_ATTRIBUTES]);
         empty_group(&self.blobs, &fragment_attributes)?;
         for f in fragment_columns {
-            let mut attrs = attribute_document(FRAGMENT_ATTRIBUTE, f.name, f.rows.data_type());
-            add_dictionary(&mut attrs, f.dictionary.as_ref());
-            if let Some(c) = &f.attribute.channel_names {
-                attrs.insert("channel_names".into(), json!(c));
-            }
+            let mut doc =
+                RowAttributeArray::new(RowAttributeKind::Fragment, f.name, f.rows.data_type());
+            doc.dictionary = f.dictionary.clone();
+            doc.channel_names = f.attribute.channel_names.clone();
             self.blobs
-                .write_group(&join(&[&fragment_attributes, f.name]), attrs)?;
+                .write_group(&join(&[&fragment_attributes, f.name]), doc.to_attributes())?;
         }
         Ok(())
     }
@@ -166,13 +143,14 @@ impl ZvWriter {
         }
         let links = join(&[LEVEL, names::LINKS]);
         empty_group(&self.blobs, &links)?;
-        self.write_document(
+        let width = self.links.width();
+        self.blobs.write_group(
             &join(&[&links, SAME_LEVEL]),
-            json!({(names::ZV_ARRAY): names::LINKS, "dtype": "int64", "link_width": self.links.width(), "level_delta": 0, "num_links": intra_links}),
+            LinksArray::new(width, 0, Some(intra_links)).to_attributes(),
         )?;
-        self.write_document(
+        self.write_fragment_index_document(
             &join(&[LEVEL, names::LINK_FRAGMENTS]),
-            json!({(names::ZV_ARRAY): names::LINK_FRAGMENTS, "encoding": FRAGMENT_INDEX}),
+            FragmentIndexKind::Link,
         )?;
         if columns.is_empty() {
             return Ok(());
@@ -181,14 +159,15 @@ impl ZvWriter {
         empty_group(&self.blobs, &link_attributes)?;
         for c in columns {
             empty_group(&self.blobs, &join(&[&link_attributes, &c.name]))?;
-            let mut attrs = attribute_document(LINK_ATTRIBUTE, &c.name, c.data_type);
-            attrs.insert("level_delta".into(), json!(0));
-            add_dictionary(&mut attrs, c.dictionary.as_ref());
+            let mut doc = row_attribute(RowAttributeKind::Link, c, c.data_type);
+            doc.level_delta = Some(0);
             if c.channels > 1 {
-                attrs.insert("channel_names".into(), json!(c.channel_names_or_default()));
+                doc.channel_names = Some(c.channel_names_or_default());
             }
-            self.blobs
-                .write_group(&join(&[&link_attributes, &c.name, SAME_LEVEL]), attrs)?;
+            self.blobs.write_group(
+                &join(&[&link_attributes, &c.name, SAME_LEVEL]),
+                doc.to_attributes(),
+            )?;
         }
         Ok(())
     }

@@ -6,11 +6,10 @@
 use std::collections::BTreeMap;
 
 use rayon::prelude::*;
-use serde_json::json;
 
 use super::chunk_blobs::ChunkBlobs;
 use super::columns::{Columns, FinishedColumn};
-use super::documents::{cross_chunk_attribute_document, empty_group, object};
+use super::documents::{cross_chunk_attribute_document, empty_group};
 use super::{ZvWriter, LEVEL, SAME_LEVEL};
 use crate::blob::join;
 use crate::document::Attribute;
@@ -20,6 +19,7 @@ use crate::layout::cross_chunk::CrossChunkLinks;
 use crate::layout::fragment_index::FragmentIndex;
 use crate::layout::links::LinkRows;
 use crate::layout::LayoutError;
+use crate::metadata::arrays::CrossChunkLinksArray;
 use crate::names;
 
 /// The edges or faces added so far, and their link attribute rows.
@@ -115,8 +115,9 @@ impl Connectivity {
         let schema = self.columns.check(attributes, n)?;
         self.columns.install(schema);
         // a batch without links fixes no schema
+        let mut cells = self.columns.cells(attributes);
         for r in 0..n {
-            self.columns.push_row(attributes, r, &mut self.records);
+            cells.push_row(r, &mut self.records);
         }
         Ok(())
     }
@@ -290,9 +291,9 @@ impl ZvWriter {
             &self.codecs(8),
         )?;
         for c in columns {
-            let cells: Vec<&[u8]> = links.iter().map(|l| self.links.cell(c, l.1)).collect();
+            let cells = links.iter().map(|l| self.links.cell(c, l.1));
             let path = join(&[LEVEL, names::LINK_ATTRIBUTES, &c.name, SAME_LEVEL, &name]);
-            self.write_rows(&path, &c.encode(&cells))?;
+            self.write_rows(&path, &c.encode(cells))?;
         }
         Ok(links.len() as u64)
     }
@@ -312,10 +313,9 @@ impl ZvWriter {
         let group = join(&[LEVEL, names::CROSS_CHUNK_LINKS]);
         empty_group(&self.blobs, &group)?;
         let delta = join(&[&group, SAME_LEVEL]);
-        self.blobs.write_group(
-            &delta,
-            object(json!({(names::ZV_ARRAY): names::CROSS_CHUNK_LINKS, "level_delta": 0, "link_width": self.links.width(), "num_links": num_links, "sid_ndim": self.grid.ndim})),
-        )?;
+        let doc =
+            CrossChunkLinksArray::new(0, self.links.width(), num_links as u64, self.grid.ndim);
+        self.blobs.write_group(&delta, doc.to_attributes())?;
         self.blobs
             .write_bytes(&join(&[&delta, names::DATA]), &bytes, &self.codecs(8))?;
         drop(bytes);
@@ -325,12 +325,8 @@ impl ZvWriter {
         let attributes = join(&[LEVEL, names::CROSS_CHUNK_LINK_ATTRIBUTES]);
         empty_group(&self.blobs, &attributes)?;
         for c in columns {
-            let cells: Vec<&[u8]> = routed
-                .cross_links
-                .iter()
-                .map(|&li| self.links.cell(c, li))
-                .collect();
-            let rows = c.encode(&cells);
+            let cells = routed.cross_links.iter().map(|&li| self.links.cell(c, li));
+            let rows = c.encode(cells);
             empty_group(&self.blobs, &join(&[&attributes, &c.name]))?;
             let group = join(&[&attributes, &c.name, SAME_LEVEL]);
             self.write_rows(&join(&[&group, names::DATA]), &rows)?;

@@ -3,9 +3,10 @@
 
 use std::borrow::Cow;
 
+use rayon::prelude::*;
+
 use super::checks::Counts;
-use super::chunk_blobs::ChunkBlobs;
-use super::documents::{dense_attribute_document, empty_group, object};
+use super::documents::{dense_attribute_document, empty_group};
 use super::{ZvWriter, LEVEL};
 use crate::blob::join;
 use crate::document::{Attribute, AttributeValues};
@@ -13,8 +14,9 @@ use crate::error::{Error, Result};
 use crate::layout::attributes::{encode_present_mask, AttributeRows, Dictionary};
 use crate::layout::groups::Groups;
 use crate::layout::manifest::Manifest;
+use crate::metadata::arrays::{GroupsArray, ObjectIndexArray};
+use crate::metadata::ChunkKey;
 use crate::names;
-use serde_json::json;
 
 /// A per-object (or per-group) attribute as stored: its rows (categorical values
 /// dictionary-encoded over all rows), presence and dictionary.
@@ -58,34 +60,67 @@ impl<'a> DenseAttribute<'a> {
     }
 }
 
-/// The object index as it is built: the manifest-block stream and its offsets.
+/// The object index: the manifest-block stream and its offsets.
 #[derive(Debug, Default)]
 pub(super) struct Manifests {
     data: Vec<u8>,
     offsets: Vec<u8>,
-    written: u64,
+}
+
+/// Objects per parallel task when building manifests.
+const OBJECTS_PER_TASK: usize = 256;
+
+/// An error of the object index blob.
+fn manifest_error(source: crate::layout::LayoutError) -> Error {
+    Error::Blob {
+        key: join(&[LEVEL, names::OBJECT_INDEX, names::DATA]),
+        source,
+    }
 }
 
 impl Manifests {
-    /// Appends the manifest of the next object.
-    fn push(&mut self, refs: &[(Vec<i64>, u64)], sid_ndim: usize) -> Result<()> {
-        self.offsets
-            .extend_from_slice(&(self.data.len() as i64).to_le_bytes());
-        self.written += 1;
-        Manifest::from_refs(refs)
-            .encode_into(&mut self.data, sid_ndim)
-            .map_err(|source| Error::Blob {
-                key: join(&[LEVEL, names::OBJECT_INDEX, names::DATA]),
-                source,
+    /// The manifests of objects `0..n`, object `o` naming the fragments `refs(o)` yields
+    /// (chunk index, fragment) in order; built in parallel, `OBJECTS_PER_TASK` objects a task.
+    fn build<I>(
+        n: usize,
+        keys: &[ChunkKey],
+        sid_ndim: usize,
+        refs: impl Fn(usize) -> I + Sync,
+    ) -> Result<Self>
+    where
+        I: Iterator<Item = (u32, u32)>,
+    {
+        let parts: Vec<(Vec<u8>, Vec<usize>)> = (0..n.div_ceil(OBJECTS_PER_TASK))
+            .into_par_iter()
+            .map(|t| {
+                let mut data = Vec::new();
+                let mut ends = Vec::new();
+                let mut buf: Vec<(Vec<i64>, u64)> = Vec::new();
+                for o in t * OBJECTS_PER_TASK..((t + 1) * OBJECTS_PER_TASK).min(n) {
+                    buf.clear();
+                    buf.extend(refs(o).map(|(ci, f)| (keys[ci as usize].0.clone(), f as u64)));
+                    Manifest::from_refs(&buf)
+                        .encode_into(&mut data, sid_ndim)
+                        .map_err(manifest_error)?;
+                    ends.push(data.len());
+                }
+                Ok((data, ends))
             })
-    }
-
-    /// Appends empty manifests up to object `n` (excluded).
-    fn pad_to(&mut self, n: u64, sid_ndim: usize) -> Result<()> {
-        while self.written < n {
-            self.push(&[], sid_ndim)?;
+            .collect::<Result<_>>()?;
+        let mut out = Manifests {
+            data: Vec::with_capacity(parts.iter().map(|p| p.0.len()).sum()),
+            offsets: Vec::with_capacity(n * 8),
+        };
+        for (data, ends) in parts {
+            let base = out.data.len();
+            let mut start = base;
+            for end in ends {
+                out.offsets.extend_from_slice(&(start as i64).to_le_bytes());
+                start = base + end;
+            }
+            out.data.extend_from_slice(&data);
         }
-        Ok(())
+        Ok(out)
     }
 }
 
@@ -101,53 +136,59 @@ impl ZvWriter {
             .collect()
     }
 
-    /// The manifest of every object (stores with objects): its fragments, chunk by chunk in
-    /// key order (polylines: its pieces in path order), then empty ones up to `num_objects`.
-    pub(super) fn manifests(&self, chunks: &ChunkBlobs, num_objects: u64) -> Result<Manifests> {
-        let mut out = Manifests::default();
+    /// The manifest of every object (stores with objects): its fragments (the object of each
+    /// fragment of each chunk is `fragment_objects`), chunk by chunk in key order (polylines:
+    /// its pieces in path order), objects without fragments having empty ones, up to
+    /// `num_objects`.
+    fn manifests(&self, fragment_objects: &[Vec<u64>], num_objects: u64) -> Result<Manifests> {
         if !self.has_objects() {
-            return Ok(out);
+            return Ok(Manifests::default());
         }
-        let sid = self.grid.ndim;
-        let keys = self.spill.keys();
+        let (sid, keys) = (self.grid.ndim, self.spill.keys());
+        let n = num_objects as usize;
         if self.opts.geometry.is_sequential() {
-            for pieces in self.polylines.pieces() {
-                let refs: Vec<(Vec<i64>, u64)> = pieces
-                    .iter()
-                    .map(|&(ci, f)| (keys[ci as usize].0.clone(), f as u64))
-                    .collect();
-                out.push(&refs, sid)?;
-            }
-        } else {
-            // (object, chunk in key order, fragment), sorted
-            let mut order: Vec<usize> = (0..keys.len()).collect();
-            order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
-            let mut all: Vec<(u64, u32, u32)> = Vec::new();
-            for (pos, &ci) in order.iter().enumerate() {
-                for (f, &obj) in chunks.objects(ci).iter().enumerate() {
-                    all.push((obj, pos as u32, f as u32));
-                }
-            }
-            all.sort_unstable();
-            for run in all.chunk_by(|a, b| a.0 == b.0) {
-                out.pad_to(run[0].0, sid)?;
-                let refs: Vec<(Vec<i64>, u64)> = run
-                    .iter()
-                    .map(|&(_, pos, f)| (keys[order[pos as usize]].0.clone(), f as u64))
-                    .collect();
-                out.push(&refs, sid)?;
+            let pieces: Vec<&[(u32, u32)]> = self.polylines.pieces().collect();
+            return Manifests::build(n, keys, sid, |o| {
+                pieces.get(o).copied().unwrap_or_default().iter().copied()
+            });
+        }
+        // the fragments of each object, chunks in key order: counted, then filled in
+        let mut order: Vec<u32> = (0..keys.len() as u32).collect();
+        order.par_sort_unstable_by(|&a, &b| keys[a as usize].cmp(&keys[b as usize]));
+        let mut start = vec![0usize; n + 1];
+        for objects in fragment_objects {
+            for &o in objects {
+                start[o as usize + 1] += 1;
             }
         }
-        out.pad_to(num_objects, sid)?;
-        Ok(out)
+        for o in 0..n {
+            start[o + 1] += start[o];
+        }
+        let mut fill = start.clone();
+        let mut refs = vec![(0u32, 0u32); start[n]];
+        for &ci in &order {
+            for (f, &o) in fragment_objects[ci as usize].iter().enumerate() {
+                refs[fill[o as usize]] = (ci, f as u32);
+                fill[o as usize] += 1;
+            }
+        }
+        drop(fill);
+        Manifests::build(n, keys, sid, |o| {
+            refs[start[o]..start[o + 1]].iter().copied()
+        })
     }
 
-    /// Writes the object index, the object attributes, the groups and the group attributes
-    /// (stores with objects).
-    pub(super) fn write_objects(&self, manifests: &Manifests, counts: &Counts) -> Result<()> {
+    /// Writes the object index (see [`ZvWriter::manifests`]), the object attributes, the groups
+    /// and the group attributes (stores with objects).
+    pub(super) fn write_objects(
+        &self,
+        fragment_objects: &[Vec<u64>],
+        counts: &Counts,
+    ) -> Result<()> {
         if !self.has_objects() {
             return Ok(());
         }
+        let manifests = self.manifests(fragment_objects, counts.objects)?;
         let index = join(&[LEVEL, names::OBJECT_INDEX]);
         self.blobs.write_bytes(
             &join(&[&index, names::DATA]),
@@ -161,7 +202,7 @@ impl ZvWriter {
         )?;
         self.blobs.write_group(
             &index,
-            object(json!({(names::ZV_ARRAY): names::OBJECT_INDEX, "num_objects": counts.objects, "sid_ndim": self.grid.ndim})),
+            ObjectIndexArray::new(counts.objects, self.grid.ndim).to_attributes(),
         )?;
         let objects = join(&[LEVEL, names::OBJECT_ATTRIBUTES]);
         if !self.object_attributes.is_empty() {
@@ -197,10 +238,8 @@ impl ZvWriter {
         self.blobs.write_bytes(&data, &bytes, &self.codecs(8))?;
         self.blobs
             .write_bytes(&join(&[&path, names::OFFSETS]), &offsets, &self.codecs(8))?;
-        self.blobs.write_group(
-            &path,
-            object(json!({(names::ZV_ARRAY): names::GROUPS, "num_groups": num_groups})),
-        )
+        self.blobs
+            .write_group(&path, GroupsArray::new(num_groups).to_attributes())
     }
 
     /// Writes a dense attribute of `rows` rows at `group`: its data, its presence mask

@@ -11,6 +11,9 @@ use crate::error::{Error, InputItem, Result};
 use crate::geometry::Geometry;
 use crate::metadata::Axis;
 
+/// The default [`WriterOptions::memory_budget`]: 1 GiB.
+pub const DEFAULT_MEMORY_BUDGET: u64 = 1 << 30;
+
 /// The most bins a chunk may have (each is a fragment of every point-cloud chunk).
 pub const MAX_BINS_PER_CHUNK: u64 = 1 << 21;
 
@@ -155,11 +158,16 @@ pub struct WriterOptions {
     pub codecs: CodecChoice,
     /// The coordinate reference system (opaque).
     pub crs: Option<Value>,
+    /// How many bytes of vertex records (24 bytes of bookkeeping, the stored coordinates and
+    /// the attribute cells per vertex) the writer holds in memory before it spills them to
+    /// temporary files ([`DEFAULT_MEMORY_BUDGET`] by default). The store written is the same
+    /// whatever the budget.
+    pub memory_budget: u64,
 }
 
 impl WriterOptions {
     /// Options with defaults: axes `x, y, z…`, no bins, inferred bounds, `raise`, float32,
-    /// the spec's codecs.
+    /// the spec's codecs, a memory budget of [`DEFAULT_MEMORY_BUDGET`].
     pub fn new(geometry: Geometry, chunk_shape: Vec<f64>) -> Self {
         Self {
             geometry,
@@ -171,6 +179,7 @@ impl WriterOptions {
             vertex_type: DataType::Float32,
             codecs: CodecChoice::default(),
             crs: None,
+            memory_budget: DEFAULT_MEMORY_BUDGET,
         }
     }
 

@@ -6,8 +6,7 @@ use zv_core::data_type::DataType;
 
 use super::options::{OutOfBounds, WriterOptions};
 use crate::error::{Error, InputItem, Result};
-use crate::layout::attributes::{f64_to_le, le_to_f64};
-use crate::metadata::{chunk_of, ChunkKey};
+use crate::layout::attributes::f64_to_le;
 
 /// Coordinates must satisfy `|x / bin| < COORDINATE_LIMIT` (bin = chunk without bins), so
 /// that chunk and bin coordinates are exact integers.
@@ -73,40 +72,58 @@ impl Grid {
         Ok(())
     }
 
-    /// Converts a position to the vertex type: its stored bytes and the stored values.
-    pub(super) fn convert(&self, p: &[f64], item: InputItem) -> Result<(Vec<u8>, Vec<f64>)> {
-        self.check_arity(p, || item.clone())?;
-        let mut bytes = Vec::with_capacity(self.vertex_bytes());
-        let mut stored = Vec::with_capacity(self.ndim);
-        self.convert_into(p, || item.clone(), &mut bytes, &mut stored)?;
-        Ok((bytes, stored))
+    /// The stored value of coordinate `x`: the nearest value of the vertex type (a float
+    /// type), as `f64` — what the stored bytes read back as.
+    fn stored(&self, x: f64) -> f64 {
+        match self.vertex_type {
+            DataType::Float32 => f64::from(x as f32),
+            DataType::Float16 => half::f16::from_f64(x).to_f64(),
+            _ => x,
+        }
     }
 
-    /// Appends the stored bytes and values of position `p` to `bytes` and `stored`; a
-    /// non-finite coordinate, or one the vertex type cannot hold, is an error at `item()`.
-    pub(super) fn convert_into(
+    /// Writes the stored values of position `p` to `out` (`ndim` values); a non-finite
+    /// coordinate, or one the vertex type cannot hold, is an error at `item()`.
+    pub(super) fn store_into(
         &self,
         p: &[f64],
         item: impl Fn() -> InputItem,
-        bytes: &mut Vec<u8>,
-        stored: &mut Vec<f64>,
+        out: &mut [f64],
     ) -> Result<()> {
-        for &x in p {
+        for (&x, o) in p.iter().zip(out.iter_mut()) {
             if !x.is_finite() {
                 return Err(Error::input(item(), format!("non-finite coordinate {x}")));
             }
-            let at = bytes.len();
-            f64_to_le(self.vertex_type, x, bytes);
-            let back = le_to_f64(self.vertex_type, &bytes[at..]);
-            if !back.is_finite() {
+            *o = self.stored(x);
+            if !o.is_finite() {
                 return Err(Error::input(
                     item(),
                     format!("coordinate {x} does not fit {}", self.vertex_type),
                 ));
             }
-            stored.push(back);
         }
         Ok(())
+    }
+
+    /// Appends the stored bytes of a stored position to `out`.
+    pub(super) fn put(&self, stored: &[f64], out: &mut Vec<u8>) {
+        match self.vertex_type {
+            DataType::Float32 => {
+                for &v in stored {
+                    out.extend_from_slice(&(v as f32).to_le_bytes());
+                }
+            }
+            DataType::Float64 => {
+                for &v in stored {
+                    out.extend_from_slice(&v.to_le_bytes());
+                }
+            }
+            vt => {
+                for &v in stored {
+                    f64_to_le(vt, v, out);
+                }
+            }
+        }
     }
 
     /// Checks that a (stored) position has exact integer chunk and bin coordinates.
@@ -124,25 +141,26 @@ impl Grid {
         }
     }
 
-    /// The chunk of `p` (the reader's rule, [`chunk_of`]).
-    pub(super) fn chunk_of(&self, p: &[f64]) -> ChunkKey {
-        ChunkKey(chunk_of(p, &self.chunk_shape))
+    /// Writes the chunk coordinates of `p` to `out`: the reader's rule,
+    /// [`chunk_of`](crate::metadata::chunk_of), `floor(p / chunk_shape)` per axis.
+    pub(super) fn chunk_into(&self, p: &[f64], out: &mut [i64]) {
+        floor_div(p, &self.chunk_shape, out);
     }
 
-    /// The global bin coordinates of `p`.
-    pub(super) fn bin_coords(&self, p: &[f64]) -> Vec<i64> {
-        chunk_of(p, &self.bin_shape)
+    /// Writes the global bin coordinates of `p` to `out`.
+    pub(super) fn bin_into(&self, p: &[f64], out: &mut [i64]) {
+        floor_div(p, &self.bin_shape, out);
     }
 
     /// The bin of `p` within its chunk, row-major (last axis fastest). Positions are checked
     /// by [`Grid::check_range`] first; a bin that rounding puts outside the chunk is clamped
     /// to the chunk's edge bin.
-    pub(super) fn bin_of(&self, p: &[f64], key: &ChunkKey) -> u64 {
+    pub(super) fn bin_of(&self, p: &[f64], chunk: &[i64]) -> u64 {
         let mut idx = 0u64;
         for (((x, bin), c), &bpc) in p
             .iter()
             .zip(&self.bin_shape)
-            .zip(&key.0)
+            .zip(chunk)
             .zip(&self.bins_per_chunk)
         {
             let b = (x / bin).floor() as i128;
@@ -150,6 +168,17 @@ impl Grid {
             idx = idx.saturating_mul(bpc).saturating_add(local);
         }
         idx
+    }
+}
+
+/// `floor(p / shape) as i64` per axis, to `out` (without a call to `floor`: positions are
+/// checked by [`Grid::check_range`], so the quotients are far inside the `i64` range, where
+/// truncating and stepping down below a negative fraction is the floor).
+fn floor_div(p: &[f64], shape: &[f64], out: &mut [i64]) {
+    for ((x, s), o) in p.iter().zip(shape).zip(out.iter_mut()) {
+        let q = x / s;
+        let t = q as i64;
+        *o = if (t as f64) > q { t - 1 } else { t };
     }
 }
 

@@ -3,15 +3,15 @@
 //! chunks are joined by a cross-chunk record from the last vertex of one to the first of the
 //! next.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::ops::Range;
 
 use super::spill::SpillHeader;
+use super::vertices::Placed;
 use super::ZvWriter;
 use crate::document::Attribute;
 use crate::error::{Error, InputItem, Result};
 use crate::geometry::Geometry;
-use crate::metadata::ChunkKey;
 
 /// The pieces of every polyline so far.
 #[derive(Debug, Clone, Default)]
@@ -24,16 +24,28 @@ pub(super) struct Polylines {
     crossings: Vec<[u32; 4]>,
 }
 
-/// The vertices of a batch of polylines, converted and checked: (stored bytes, stored
-/// coordinates) of each vertex, polyline after polyline.
-pub(super) type CheckedPolylines = Vec<Vec<(Vec<u8>, Vec<f64>)>>;
-
-/// The previous vertex of a polyline: its bin coordinates, chunk index, row and fragment.
+/// The previous vertex of a polyline: its chunk index, row and fragment (its bin coordinates
+/// are kept beside).
 struct Previous {
-    bin: Vec<i64>,
     chunk: u32,
     row: u64,
     fragment: u64,
+}
+
+/// Checks that `offsets` (`P + 1` vertex offsets) cut `n` vertices into polylines: it starts
+/// at 0, never decreases and ends at `n`; `[]` is no polylines when there are no vertices.
+pub(super) fn check_offsets(offsets: &[usize], n: usize) -> Result<()> {
+    let ok = match (offsets.first(), offsets.last()) {
+        (Some(&0), Some(&last)) => last == n && offsets.windows(2).all(|w| w[0] <= w[1]),
+        (None, None) => n == 0,
+        _ => false,
+    };
+    if !ok {
+        return Err(super::bad(format!(
+            "polyline offsets must start at 0, never decrease and end at the vertex count ({n})"
+        )));
+    }
+    Ok(())
 }
 
 impl Polylines {
@@ -84,92 +96,92 @@ impl Polylines {
 }
 
 impl ZvWriter {
-    /// Converts and checks every vertex of a batch of polylines, before anything is kept.
-    pub(super) fn check_polylines(&self, polylines: &[Vec<Vec<f64>>]) -> Result<CheckedPolylines> {
-        let mut converted = Vec::with_capacity(polylines.len());
-        for (pi, pl) in polylines.iter().enumerate() {
-            let oid = self.polylines.count() + pi as u64;
-            if self.opts.geometry == Geometry::Line && pl.len() != 2 {
+    /// Converts and checks every vertex of a batch of polylines (`offsets` checked by
+    /// [`check_offsets`]) and finds its chunk, before anything is kept.
+    pub(super) fn check_polylines(&mut self, coords: &[f64], offsets: &[usize]) -> Result<Placed> {
+        let first = self.polylines.count();
+        if self.opts.geometry == Geometry::Line {
+            if let Some((pi, w)) = offsets
+                .windows(2)
+                .enumerate()
+                .find(|(_, w)| w[1] - w[0] != 2)
+            {
                 return Err(Error::input(
-                    InputItem::Polyline(oid),
-                    format!("has {} vertices (a line has 2)", pl.len()),
+                    InputItem::Polyline(first + pi as u64),
+                    format!("has {} vertices (a line has 2)", w[1] - w[0]),
                 ));
             }
-            let mut rows = Vec::with_capacity(pl.len());
-            for (vi, p) in pl.iter().enumerate() {
-                let item = || InputItem::PolylineVertex {
-                    polyline: oid,
-                    vertex: vi as u64,
-                };
-                let (bytes, stored) = self.grid.convert(p, item())?;
-                self.extent.admit(&stored, item)?;
-                self.grid.check_range(&stored, item)?;
-                rows.push((bytes, stored));
-            }
-            converted.push(rows);
         }
-        Ok(converted)
+        self.place_batch(coords, |v| {
+            // the polyline holding vertex v: the last one starting at or before it
+            let pi = offsets.partition_point(|&o| o <= v).saturating_sub(1);
+            InputItem::PolylineVertex {
+                polyline: first + pi as u64,
+                vertex: (v - offsets[pi]) as u64,
+            }
+        })
     }
 
-    /// Keeps a checked batch: splits each polyline into pieces and spills its vertices.
+    /// Keeps a checked batch: splits each polyline into pieces and keeps its vertices as
+    /// records of their chunks.
     pub(super) fn keep_polylines(
         &mut self,
-        converted: CheckedPolylines,
+        coords: &[f64],
+        offsets: &[usize],
+        placed: Placed,
         attributes: &BTreeMap<String, Attribute>,
     ) -> Result<()> {
-        let mut grouped: BTreeMap<ChunkKey, Vec<u8>> = BTreeMap::new();
-        // rows and segments added to each chunk in this batch (not yet in the spill state)
-        let mut pending: HashMap<u32, (u64, u64)> = HashMap::new();
-        let mut vrow = 0usize;
-        for rows in converted {
+        let nd = self.grid.ndim;
+        let record_len = self.record_len();
+        let chunk_of = self.settle(placed, record_len);
+        let mut stored = vec![0.0; nd];
+        let (mut bin, mut prev_bin) = (vec![0i64; nd], vec![0i64; nd]);
+        let mut cells = self.columns.cells(attributes);
+        for w in offsets.windows(2) {
+            let oid = self.polylines.count();
             self.polylines
                 .starts
                 .push(self.polylines.pieces.len() as u64);
             let mut prev: Option<Previous> = None;
-            for (bytes, stored) in rows {
-                self.extent.note(&stored);
-                let key = self.grid.chunk_of(&stored);
-                let bin = self.grid.bin_coords(&stored);
-                let ci = self.spill.index(&key);
-                let base = self
-                    .spill
-                    .get(&key)
-                    .map_or((0, 0), |c| (c.rows, c.segments));
-                let p = pending.entry(ci).or_insert((0, 0));
-                let row = base.0 + p.0;
+            for v in w[0]..w[1] {
+                let item = || InputItem::PolylineVertex {
+                    polyline: oid,
+                    vertex: (v - w[0]) as u64,
+                };
+                self.grid
+                    .store_into(&coords[v * nd..(v + 1) * nd], item, &mut stored)?;
+                self.grid.bin_into(&stored, &mut bin);
+                let ci = chunk_of[v];
+                let row = self.spill.chunk(ci).rows;
                 let fragment = match &prev {
-                    Some(q) if q.bin == bin && q.chunk == ci => q.fragment,
+                    Some(q) if q.chunk == ci && prev_bin == bin => q.fragment,
                     _ => {
-                        let fragment = base.1 + p.1;
-                        p.1 += 1;
+                        let fragment = self.spill.add_segment(ci);
                         self.polylines.start_piece(prev.as_ref(), ci, row, fragment);
                         fragment
                     }
                 };
-                p.0 += 1;
-                let rec = grouped.entry(key).or_default();
+                let rec = self.spill.record(ci, record_len);
                 SpillHeader {
                     fragment,
-                    order: row,
                     vertex: self.n_vertices,
                 }
                 .encode_into(rec);
-                rec.extend_from_slice(&bytes);
-                self.columns.push_row(attributes, vrow, rec);
-                vrow += 1;
+                self.grid.put(&stored, rec);
+                cells.push_row(v, rec);
                 self.n_vertices += 1;
                 prev = Some(Previous {
-                    bin,
                     chunk: ci,
                     row,
                     fragment,
                 });
+                std::mem::swap(&mut bin, &mut prev_bin);
+                if self.spill.over_budget() {
+                    self.spill.spill_all()?;
+                }
             }
         }
-        for (ci, (_, segs)) in &pending {
-            self.spill.add_segments(*ci, *segs);
-        }
-        self.spill.append(grouped, self.record_len())
+        Ok(())
     }
 }
 

@@ -1,30 +1,36 @@
-//! The spill directory: vertex records go to one file per chunk as batches arrive, so that
-//! memory holds one batch, not the vertices; [`ZvWriter::finish`](super::ZvWriter::finish)
-//! reads one chunk's file at a time per thread.
+//! The vertex records of every chunk, as batches arrive: held in memory per chunk while they
+//! fit the memory budget ([`WriterOptions::memory_budget`](super::WriterOptions)); once they
+//! do not, everything held goes to a spill file per chunk in a temporary directory (created
+//! then, removed when the writer drops), and so again each time the budget fills up, so that the
+//! records in memory stay within the budget (plus one record) however many vertices stream
+//! through. [`ZvWriter::finish`](super::ZvWriter::finish) takes one chunk's records at a time
+//! per thread: its spill file (if any) followed by what is held in memory, which is the order
+//! they arrived in, so a spilled and an unspilled write give the same store.
 //!
 //! A record is a [`SpillHeader`] ([`HEADER_LEN`] bytes), then the vertex's stored
 //! coordinates, then one cell per vertex attribute column.
 
-use std::collections::HashMap;
+use std::borrow::Cow;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+use rustc_hash::FxHashMap;
 
 use crate::error::{Error, Result};
 use crate::metadata::ChunkKey;
 
 /// The length of a record's header.
-pub(super) const HEADER_LEN: usize = 24;
+pub(super) const HEADER_LEN: usize = 16;
 
-/// The fixed part of a spill record: which fragment the vertex belongs to, where it goes
-/// within the fragment, and which vertex it is.
+/// The fixed part of a spill record: which fragment the vertex belongs to and which vertex it
+/// is. Records arrive in the order they take within their fragment (skeletons excepted, which
+/// are ordered by [`SkeletonOrder`](super::skeleton::SkeletonOrder)), so the order within a
+/// fragment is the arrival order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct SpillHeader {
     /// What makes the fragment: the object (stores with objects), the bin (point clouds
     /// without object ids) or the piece (polylines, the chunk's fragment number).
     pub(super) fragment: u64,
-    /// The order within the fragment: the vertex's global index (polylines: its row in the
-    /// chunk).
-    pub(super) order: u64,
     /// The vertex's global index (the order vertices were added in).
     pub(super) vertex: u64,
 }
@@ -32,44 +38,59 @@ pub(super) struct SpillHeader {
 impl SpillHeader {
     /// Appends the header's [`HEADER_LEN`] bytes to `out`.
     pub(super) fn encode_into(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.fragment.to_le_bytes());
-        out.extend_from_slice(&self.order.to_le_bytes());
-        out.extend_from_slice(&self.vertex.to_le_bytes());
+        let mut b = [0u8; HEADER_LEN];
+        b[..8].copy_from_slice(&self.fragment.to_le_bytes());
+        b[8..].copy_from_slice(&self.vertex.to_le_bytes());
+        out.extend_from_slice(&b);
     }
 
     /// The header at the start of `record` (which holds at least [`HEADER_LEN`] bytes).
     pub(super) fn decode(record: &[u8]) -> Self {
-        let at = |i: usize| {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(&record[i..i + 8]);
-            u64::from_le_bytes(b)
-        };
         Self {
-            fragment: at(0),
-            order: at(8),
-            vertex: at(16),
+            fragment: u64_at(record, 0),
+            vertex: u64_at(record, 8),
         }
+    }
+
+    /// The fragment of the record at the start of `record`.
+    pub(super) fn fragment_of(record: &[u8]) -> u64 {
+        u64_at(record, 0)
     }
 }
 
-/// The spill state of one chunk.
-#[derive(Debug, Clone)]
+/// The little-endian `u64` at `record[i..i + 8]`.
+fn u64_at(record: &[u8], i: usize) -> u64 {
+    let mut b = [0u8; 8];
+    b.copy_from_slice(&record[i..i + 8]);
+    u64::from_le_bytes(b)
+}
+
+/// The state of one chunk.
+#[derive(Debug, Clone, Default)]
 pub(super) struct SpillChunk {
-    /// The chunk's index, in the order chunks were first seen.
-    pub(super) index: u32,
-    file: PathBuf,
     /// Records so far.
     pub(super) rows: u64,
     /// Polylines: pieces (fragments) so far.
     pub(super) segments: u64,
+    /// The records held in memory (they follow those in the spill file).
+    held: Vec<u8>,
+    /// Whether records of this chunk went to its spill file.
+    spilled: bool,
 }
 
-/// The spill directory (removed when dropped) and the chunks spilled to it.
+/// The records of every occupied chunk, in memory up to the budget and in spill files past it.
 #[derive(Debug)]
 pub(super) struct Spill {
-    dir: tempfile::TempDir,
-    chunks: HashMap<ChunkKey, SpillChunk>,
-    order: Vec<ChunkKey>,
+    budget: u64,
+    /// Bytes held in memory.
+    held: u64,
+    /// The spill directory, once something is spilled (removed when dropped).
+    dir: Option<tempfile::TempDir>,
+    /// The index of each chunk, by its coordinates.
+    lookup: Lookup,
+    /// The chunks, by index (the order they were first seen in).
+    chunks: Vec<SpillChunk>,
+    keys: Vec<ChunkKey>,
 }
 
 /// An I/O error on `path`.
@@ -80,94 +101,186 @@ fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
     }
 }
 
+/// Chunk coordinates → chunk index, looked up without allocating.
+#[derive(Debug)]
+enum Lookup {
+    /// Up to [`INLINE_AXES`] axes: the coordinates zero-padded, held in the table itself.
+    Inline(FxHashMap<[i64; INLINE_AXES], u32>),
+    /// More axes.
+    Boxed(FxHashMap<Box<[i64]>, u32>),
+}
+
+/// The most axes whose chunk coordinates [`Lookup`] holds inline.
+const INLINE_AXES: usize = 4;
+
+/// `coords` zero-padded to [`INLINE_AXES`] values (`coords` has at most that many).
+fn inline(coords: &[i64]) -> [i64; INLINE_AXES] {
+    let mut k = [0; INLINE_AXES];
+    k[..coords.len()].copy_from_slice(coords);
+    k
+}
+
+impl Lookup {
+    fn new(ndim: usize) -> Self {
+        if ndim <= INLINE_AXES {
+            Lookup::Inline(FxHashMap::default())
+        } else {
+            Lookup::Boxed(FxHashMap::default())
+        }
+    }
+
+    fn get(&self, coords: &[i64]) -> Option<u32> {
+        match self {
+            Lookup::Inline(m) => m.get(&inline(coords)).copied(),
+            Lookup::Boxed(m) => m.get(coords).copied(),
+        }
+    }
+
+    fn insert(&mut self, coords: &[i64], index: u32) {
+        match self {
+            Lookup::Inline(m) => m.insert(inline(coords), index),
+            Lookup::Boxed(m) => m.insert(coords.into(), index),
+        };
+    }
+
+    fn remove(&mut self, coords: &[i64]) {
+        match self {
+            Lookup::Inline(m) => m.remove(&inline(coords)),
+            Lookup::Boxed(m) => m.remove(coords),
+        };
+    }
+}
+
 impl Spill {
-    /// A new, empty spill directory in the system's temporary directory.
-    pub(super) fn new() -> Result<Self> {
-        let dir = tempfile::Builder::new()
-            .prefix("zv-spill-")
-            .tempdir()
-            .map_err(io_error(&std::env::temp_dir()))?;
-        Ok(Self {
-            dir,
-            chunks: HashMap::new(),
-            order: Vec::new(),
-        })
+    /// No chunks yet, for positions of `ndim` axes; records are held in memory up to
+    /// `budget` bytes.
+    pub(super) fn new(ndim: usize, budget: u64) -> Self {
+        Self {
+            budget,
+            held: 0,
+            dir: None,
+            lookup: Lookup::new(ndim),
+            chunks: Vec::new(),
+            keys: Vec::new(),
+        }
     }
 
     /// The occupied chunks, in the order they were first seen (their index order).
     pub(super) fn keys(&self) -> &[ChunkKey] {
-        &self.order
+        &self.keys
     }
 
-    /// The state of chunk `key`.
-    pub(super) fn get(&self, key: &ChunkKey) -> Option<&SpillChunk> {
-        self.chunks.get(key)
+    /// The state of chunk number `index`.
+    pub(super) fn chunk(&self, index: u32) -> &SpillChunk {
+        &self.chunks[index as usize]
     }
 
-    /// Every chunk's state, in no particular order.
+    /// Every chunk's key and state, in index order.
     pub(super) fn chunks(&self) -> impl Iterator<Item = (&ChunkKey, &SpillChunk)> {
-        self.chunks.iter()
+        self.keys.iter().zip(&self.chunks)
     }
 
-    /// The index of chunk `key`, which becomes occupied if it was not.
-    pub(super) fn index(&mut self, key: &ChunkKey) -> u32 {
-        if let Some(c) = self.chunks.get(key) {
-            return c.index;
+    /// The index of the chunk at `coords`, which becomes occupied if it was not.
+    pub(super) fn index(&mut self, coords: &[i64]) -> u32 {
+        if let Some(i) = self.lookup.get(coords) {
+            return i;
         }
-        let index = self.order.len() as u32;
-        let file = self.dir.path().join(format!("c{index}.spill"));
-        self.chunks.insert(
-            key.clone(),
-            SpillChunk {
-                index,
-                file,
-                rows: 0,
-                segments: 0,
-            },
-        );
-        self.order.push(key.clone());
+        let index = self.chunks.len() as u32;
+        self.lookup.insert(coords, index);
+        self.chunks.push(SpillChunk::default());
+        self.keys.push(ChunkKey(coords.to_vec()));
         index
     }
 
-    /// Counts `n` more pieces in chunk number `index`.
-    pub(super) fn add_segments(&mut self, index: u32, n: u64) {
-        if let Some(c) = self
-            .order
-            .get(index as usize)
-            .and_then(|k| self.chunks.get_mut(k))
-        {
-            c.segments += n;
+    /// Forgets the chunks from number `occupied` on (which hold no records yet).
+    pub(super) fn truncate(&mut self, occupied: usize) {
+        for key in self.keys.drain(occupied..) {
+            self.lookup.remove(&key.0);
+        }
+        self.chunks.truncate(occupied);
+    }
+
+    /// Counts one more piece in chunk number `index`; returns the piece's fragment number.
+    pub(super) fn add_segment(&mut self, index: u32) -> u64 {
+        let c = &mut self.chunks[index as usize];
+        c.segments += 1;
+        c.segments - 1
+    }
+
+    /// Starts a record of `record_len` bytes in chunk number `index` (the caller appends
+    /// exactly that many bytes to the buffer returned).
+    pub(super) fn record(&mut self, index: u32, record_len: usize) -> &mut Vec<u8> {
+        self.held += record_len as u64;
+        let c = &mut self.chunks[index as usize];
+        c.rows += 1;
+        &mut c.held
+    }
+
+    /// Makes room in memory for `counts[i]` more records of `record_len` bytes in chunk
+    /// number `i`, if they all fit the budget (otherwise buffers grow as records come).
+    pub(super) fn reserve(&mut self, counts: &[u32], record_len: usize) {
+        let total: u64 = counts.iter().map(|&c| u64::from(c)).sum::<u64>() * record_len as u64;
+        if self.held.saturating_add(total) > self.budget {
+            return;
+        }
+        for (c, &n) in self.chunks.iter_mut().zip(counts) {
+            c.held.reserve(n as usize * record_len);
         }
     }
 
-    /// Appends records of `record_len` bytes to the files of their (occupied) chunks.
-    pub(super) fn append(
-        &mut self,
-        records: impl IntoIterator<Item = (ChunkKey, Vec<u8>)>,
-        record_len: usize,
-    ) -> Result<()> {
-        for (key, bytes) in records {
-            let Some(c) = self.chunks.get_mut(&key) else {
+    /// Whether the records held in memory exceed the budget.
+    pub(super) fn over_budget(&self) -> bool {
+        self.held > self.budget
+    }
+
+    /// Appends every chunk's records held in memory to its spill file, and frees them.
+    pub(super) fn spill_all(&mut self) -> Result<()> {
+        let dir = match &self.dir {
+            Some(d) => d.path().to_owned(),
+            None => {
+                let d = tempfile::Builder::new()
+                    .prefix("zv-spill-")
+                    .tempdir()
+                    .map_err(io_error(&std::env::temp_dir()))?;
+                let path = d.path().to_owned();
+                self.dir = Some(d);
+                path
+            }
+        };
+        for (i, c) in self.chunks.iter_mut().enumerate() {
+            if c.held.is_empty() {
                 continue;
-            };
+            }
+            let file = spill_file(&dir, i);
             let mut f = std::fs::OpenOptions::new()
                 .create(true)
                 .append(true)
-                .open(&c.file)
-                .map_err(io_error(&c.file))?;
-            f.write_all(&bytes).map_err(io_error(&c.file))?;
-            c.rows += (bytes.len() / record_len) as u64;
+                .open(&file)
+                .map_err(io_error(&file))?;
+            f.write_all(&c.held).map_err(io_error(&file))?;
+            c.held = Vec::new();
+            c.spilled = true;
         }
+        self.held = 0;
         Ok(())
     }
 
-    /// The records of chunk `key` (none for a chunk that is not occupied).
-    pub(super) fn read(&self, key: &ChunkKey) -> Result<Vec<u8>> {
-        match self.chunks.get(key) {
-            Some(c) => std::fs::read(&c.file).map_err(io_error(&c.file)),
-            None => Ok(Vec::new()),
-        }
+    /// The records of chunk number `index`, in the order they arrived.
+    pub(super) fn read(&self, index: usize) -> Result<Cow<'_, [u8]>> {
+        let c = &self.chunks[index];
+        let Some(dir) = self.dir.as_ref().filter(|_| c.spilled) else {
+            return Ok(Cow::Borrowed(&c.held));
+        };
+        let file = spill_file(dir.path(), index);
+        let mut out = std::fs::read(&file).map_err(io_error(&file))?;
+        out.extend_from_slice(&c.held);
+        Ok(Cow::Owned(out))
     }
+}
+
+/// The spill file of chunk number `index` in `dir`.
+fn spill_file(dir: &Path, index: usize) -> PathBuf {
+    dir.join(format!("c{index}.spill"))
 }
 
 #[cfg(test)]
@@ -175,10 +288,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn headers_round_trip_in_24_bytes() {
+    fn headers_round_trip_in_16_bytes() {
         let h = SpillHeader {
             fragment: 7,
-            order: u64::MAX,
             vertex: 1 << 40,
         };
         let mut out = vec![0xAA];
@@ -187,39 +299,55 @@ mod tests {
         assert_eq!(&out[1..9], &7u64.to_le_bytes());
         out.extend_from_slice(&[1, 2, 3]);
         assert_eq!(SpillHeader::decode(&out[1..]), h);
+        assert_eq!(SpillHeader::fragment_of(&out[1..]), 7);
+    }
+
+    /// Adds a record of vertex `v` to chunk `ci`.
+    fn add(spill: &mut Spill, ci: u32, v: u64) {
+        SpillHeader {
+            fragment: 0,
+            vertex: v,
+        }
+        .encode_into(spill.record(ci, HEADER_LEN));
+    }
+
+    fn vertices(spill: &Spill, ci: usize) -> Vec<u64> {
+        let raw = spill.read(ci).unwrap();
+        raw.chunks_exact(HEADER_LEN)
+            .map(|r| SpillHeader::decode(r).vertex)
+            .collect()
     }
 
     #[test]
-    fn records_are_appended_per_chunk() {
-        let mut spill = Spill::new().unwrap();
-        let (a, b) = (ChunkKey(vec![0, 1]), ChunkKey(vec![-1, 0]));
-        assert_eq!(spill.index(&a), 0);
-        assert_eq!(spill.index(&b), 1);
-        assert_eq!(spill.index(&a), 0);
-        let rec = |v: u64| {
-            let mut r = Vec::new();
-            SpillHeader {
-                fragment: 0,
-                order: v,
-                vertex: v,
+    fn records_are_kept_per_chunk_in_memory_and_spilled_past_the_budget() {
+        for (ndim, budget) in [(2, 0), (2, 2 * HEADER_LEN as u64), (2, u64::MAX), (5, 0)] {
+            let mut spill = Spill::new(ndim, budget);
+            let pad = |k: [i64; 2]| [&k[..], &vec![7; ndim - 2]].concat();
+            let (a, b) = (pad([0, 1]), pad([-1, 0]));
+            assert_eq!(spill.index(&a), 0);
+            assert_eq!(spill.index(&b), 1);
+            assert_eq!(spill.index(&a), 0);
+            for (ci, v) in [(0, 1), (1, 2), (0, 3), (0, 4), (1, 5)] {
+                add(&mut spill, ci, v);
+                if spill.over_budget() {
+                    spill.spill_all().unwrap();
+                }
             }
-            .encode_into(&mut r);
-            r
-        };
-        spill
-            .append([(a.clone(), rec(1)), (b.clone(), rec(2))], HEADER_LEN)
-            .unwrap();
-        spill.append([(a.clone(), rec(3))], HEADER_LEN).unwrap();
-        let raw = spill.read(&a).unwrap();
-        let orders: Vec<u64> = raw
-            .chunks_exact(HEADER_LEN)
-            .map(|r| SpillHeader::decode(r).order)
-            .collect();
-        assert_eq!(orders, vec![1, 3]);
-        assert_eq!(spill.get(&a).unwrap().rows, 2);
-        assert_eq!(spill.keys(), &[a, b.clone()]);
-        assert!(spill.read(&ChunkKey(vec![9, 9])).unwrap().is_empty());
-        spill.add_segments(1, 4);
-        assert_eq!(spill.get(&b).unwrap().segments, 4);
+            assert_eq!(spill.dir.is_some(), budget < u64::MAX, "{budget}");
+            assert_eq!(vertices(&spill, 0), vec![1, 3, 4]);
+            assert_eq!(vertices(&spill, 1), vec![2, 5]);
+            assert_eq!(spill.chunk(0).rows, 3);
+            assert_eq!(spill.keys(), &[ChunkKey(a.clone()), ChunkKey(b.clone())]);
+            assert_eq!(spill.add_segment(1), 0);
+            assert_eq!(spill.add_segment(1), 1);
+            assert_eq!(spill.chunk(1).segments, 2);
+            // chunks met by a refused batch are forgotten
+            let c = pad([5, 5]);
+            assert_eq!(spill.index(&c), 2);
+            spill.truncate(2);
+            assert_eq!(spill.keys().len(), 2);
+            assert_eq!(spill.index(&b), 1);
+            assert_eq!(spill.index(&c), 2);
+        }
     }
 }

@@ -1,26 +1,30 @@
 //! Batches of vertex rows (point clouds, graphs, skeletons, meshes): their checks, and how a
-//! checked batch is kept (spilled per chunk, with the object or bin of each vertex).
+//! checked batch is kept (a record per vertex in its chunk, with its object or bin).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use super::options::OutOfBounds;
+use super::placement::Extent;
 use super::spill::{SpillHeader, HEADER_LEN};
 use super::ZvWriter;
 use crate::document::Attribute;
 use crate::error::{Error, InputItem, Result};
 use crate::geometry::Geometry;
-use crate::metadata::ChunkKey;
 
-/// A batch of vertices converted to the vertex type and checked.
+/// A checked batch of vertices, placed: the chunk of each vertex ([`DROPPED`] for one outside
+/// the bounds under [`OutOfBounds::Ignore`], the one policy that drops vertices), the records
+/// each chunk gets (counted for batches at least as large as the number of occupied chunks)
+/// and the extent of the vertices kept.
 #[derive(Debug)]
-pub(super) struct CheckedRows {
-    /// The stored bytes of the coordinates.
-    bytes: Vec<u8>,
-    /// The stored coordinates.
-    stored: Vec<f64>,
-    /// Whether each vertex is inside the bounds.
-    inside: Vec<bool>,
+pub(super) struct Placed {
+    /// The chunk index of each vertex.
+    pub(super) chunk_of: Vec<u32>,
+    counts: Option<Vec<u32>>,
+    extent: Placement,
 }
+
+/// The chunk index of a vertex that is not kept.
+pub(super) const DROPPED: u32 = u32::MAX;
 
 /// Checks that a batch of `n` vertices has `n` object ids, if it has any.
 pub(crate) fn check_id_count(object_ids: Option<&[u64]>, n: usize) -> Result<()> {
@@ -58,39 +62,74 @@ impl ZvWriter {
         Ok(())
     }
 
-    /// Converts and checks every vertex of a batch, before anything is kept.
-    pub(super) fn check_vertex_rows(&self, coords: &[f64]) -> Result<CheckedRows> {
-        let nd = self.grid.ndim;
-        let n = coords.len() / nd;
-        let first = self.n_vertices;
-        let mut rows = CheckedRows {
-            bytes: Vec::with_capacity(n * self.grid.vertex_bytes()),
-            stored: Vec::with_capacity(n * nd),
-            inside: Vec::with_capacity(n),
-        };
-        for i in 0..n {
-            let item = || InputItem::Vertex(first + i as u64);
-            self.grid.convert_into(
-                &coords[i * nd..(i + 1) * nd],
-                item,
-                &mut rows.bytes,
-                &mut rows.stored,
-            )?;
-            let p = &rows.stored[i * nd..];
-            let ok = self.extent.admit(p, item)?;
-            if ok || self.opts.out_of_bounds != OutOfBounds::Ignore {
-                self.grid.check_range(p, item)?;
-            }
-            rows.inside.push(ok);
+    /// Converts and checks every vertex of a batch and finds its chunk (`item(i)` names
+    /// vertex `i` of the batch in errors). Chunks met for the first time become occupied; if
+    /// the batch is refused they are forgotten again, so a refused batch changes nothing.
+    pub(super) fn place_batch(
+        &mut self,
+        coords: &[f64],
+        item: impl Fn(usize) -> InputItem,
+    ) -> Result<Placed> {
+        let occupied = self.spill.keys().len();
+        let placed = self.try_place(coords, item);
+        if placed.is_err() {
+            self.spill.truncate(occupied);
         }
-        Ok(rows)
+        placed
     }
 
-    /// Keeps a checked batch: each vertex kept goes to its chunk's spill file, keyed by its
+    /// [`ZvWriter::place_batch`] without the rollback.
+    fn try_place(&mut self, coords: &[f64], item: impl Fn(usize) -> InputItem) -> Result<Placed> {
+        let nd = self.grid.ndim;
+        let n = coords.len() / nd;
+        let ignore = self.opts.out_of_bounds == OutOfBounds::Ignore;
+        let mut placed = Placed {
+            chunk_of: Vec::with_capacity(n),
+            // counting costs a slot per occupied chunk: only for batches at least that large
+            counts: (n >= self.spill.keys().len()).then(Vec::new),
+            extent: Placement::new(nd),
+        };
+        let place = &mut placed.extent;
+        for (i, p) in coords.chunks_exact(nd).enumerate() {
+            let item = || item(i);
+            self.grid.store_into(p, item, &mut place.stored)?;
+            let inside = self.extent.admit(&place.stored, item)?;
+            if !inside && ignore {
+                placed.chunk_of.push(DROPPED);
+                continue;
+            }
+            self.grid.check_range(&place.stored, item)?;
+            place.note();
+            self.grid.chunk_into(&place.stored, &mut place.chunk);
+            let ci = self.spill.index(&place.chunk);
+            if let Some(c) = &mut placed.counts {
+                if c.len() <= ci as usize {
+                    c.resize(ci as usize + 1, 0);
+                }
+                c[ci as usize] += 1;
+            }
+            placed.chunk_of.push(ci);
+        }
+        Ok(placed)
+    }
+
+    /// Starts keeping a placed batch: notes its extent and, while the batch fits the memory
+    /// budget, makes room for its records in each chunk, so that they are written without
+    /// growing buffers. Returns the chunk of each vertex.
+    pub(super) fn settle(&mut self, placed: Placed, record_len: usize) -> Vec<u32> {
+        placed.extent.finish(&mut self.extent);
+        if let Some(c) = placed.counts {
+            self.spill.reserve(&c, record_len);
+        }
+        placed.chunk_of
+    }
+
+    /// Keeps a checked batch: each vertex kept becomes a record of its chunk, keyed by its
     /// object (or, without objects, its bin).
     pub(super) fn keep_vertices(
         &mut self,
-        rows: &CheckedRows,
+        coords: &[f64],
+        placed: Placed,
         object_ids: Option<&[u64]>,
         attributes: &BTreeMap<String, Attribute>,
     ) -> Result<()> {
@@ -98,31 +137,33 @@ impl ZvWriter {
         self.objects_given = Some(object_ids.is_some() || !point_cloud);
         let objects_mode = self.has_objects();
         let skeleton = self.opts.geometry == Geometry::Skeleton;
-        let ignore = self.opts.out_of_bounds == OutOfBounds::Ignore;
-        let (nd, vb) = (self.grid.ndim, self.grid.vertex_bytes());
-        let mut grouped: HashMap<ChunkKey, Vec<u8>> = HashMap::new();
-        for (i, &inside) in rows.inside.iter().enumerate() {
-            if !inside && ignore {
+        let nd = self.grid.ndim;
+        let record_len = self.record_len();
+        let chunk_of = self.settle(placed, record_len);
+        let mut place = Placement::new(nd);
+        let mut cells = self.columns.cells(attributes);
+        for (i, p) in coords.chunks_exact(nd).enumerate() {
+            let ci = chunk_of[i];
+            if ci == DROPPED {
                 continue;
             }
-            let p = &rows.stored[i * nd..(i + 1) * nd];
-            self.extent.note(p);
-            let key = self.grid.chunk_of(p);
-            self.spill.index(&key);
+            let item = || InputItem::Vertex(self.n_vertices);
+            self.grid.store_into(p, item, &mut place.stored)?;
             let object = object_ids.map_or(0, |ids| ids[i]);
+            let fragment = if objects_mode {
+                object
+            } else {
+                let chunk = &self.spill.keys()[ci as usize].0;
+                self.grid.bin_of(&place.stored, chunk)
+            };
             let header = SpillHeader {
-                fragment: if objects_mode {
-                    object
-                } else {
-                    self.grid.bin_of(p, &key)
-                },
-                order: self.n_vertices,
+                fragment,
                 vertex: self.n_vertices,
             };
-            let rec = grouped.entry(key).or_default();
+            let rec = self.spill.record(ci, record_len);
             header.encode_into(rec);
-            rec.extend_from_slice(&rows.bytes[i * vb..(i + 1) * vb]);
-            self.columns.push_row(attributes, i, rec);
+            self.grid.put(&place.stored, rec);
+            cells.push_row(i, rec);
             if objects_mode {
                 self.max_object = Some(self.max_object.map_or(object, |m| m.max(object)));
             }
@@ -130,12 +171,58 @@ impl ZvWriter {
                 self.vertex_object.push(object);
             }
             self.n_vertices += 1;
+            if self.spill.over_budget() {
+                self.spill.spill_all()?;
+            }
         }
-        self.spill.append(grouped, self.record_len())
+        Ok(())
     }
 
     /// The length of a spill record: header, coordinates, attribute cells.
     pub(super) fn record_len(&self) -> usize {
         HEADER_LEN + self.grid.vertex_bytes() + self.columns.record_len()
+    }
+}
+
+/// Scratch space for placing one vertex after another, and the extent of those placed.
+#[derive(Debug)]
+pub(super) struct Placement {
+    /// The stored coordinates of the current vertex.
+    pub(super) stored: Vec<f64>,
+    /// Its chunk coordinates.
+    pub(super) chunk: Vec<i64>,
+    /// The extent of the vertices placed so far (`None` before the first).
+    seen: Option<(Vec<f64>, Vec<f64>)>,
+}
+
+impl Placement {
+    /// Scratch space for `ndim` axes.
+    pub(super) fn new(ndim: usize) -> Self {
+        Self {
+            stored: vec![0.0; ndim],
+            chunk: vec![0; ndim],
+            seen: None,
+        }
+    }
+
+    /// Grows the extent to hold the current vertex.
+    pub(super) fn note(&mut self) {
+        match &mut self.seen {
+            None => self.seen = Some((self.stored.clone(), self.stored.clone())),
+            Some((lo, hi)) => {
+                for ((l, h), &x) in lo.iter_mut().zip(hi.iter_mut()).zip(&self.stored) {
+                    *l = l.min(x);
+                    *h = h.max(x);
+                }
+            }
+        }
+    }
+
+    /// Notes the extent of the vertices placed in `extent` (its corners hold them all).
+    pub(super) fn finish(self, extent: &mut Extent) {
+        if let Some((lo, hi)) = self.seen {
+            extent.note(&lo);
+            extent.note(&hi);
+        }
     }
 }
