@@ -307,9 +307,13 @@ impl Columns {
     }
 }
 
+/// One column of a batch: the column, its attribute, and (numeric columns) the bytes and
+/// cell length.
+type BatchColumn<'a> = (&'a mut Column, &'a Attribute, Option<(&'a [u8], usize)>);
+
 /// The attribute cells of one batch: numeric columns as their bytes and cell length.
 pub(super) struct Cells<'a> {
-    columns: Vec<(&'a mut Column, &'a Attribute, Option<(&'a [u8], usize)>)>,
+    columns: Vec<BatchColumn<'a>>,
 }
 
 impl Cells<'_> {
