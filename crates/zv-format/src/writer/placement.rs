@@ -4,6 +4,7 @@
 
 use zv_core::data_type::DataType;
 
+use super::lookup::ChunkLookup;
 use super::options::{OutOfBounds, WriterOptions};
 use crate::error::{Error, InputItem, Result};
 use crate::layout::attributes::f64_to_le;
@@ -133,18 +134,53 @@ impl Grid {
             .zip(&self.bin_shape)
             .find(|(x, b)| (*x / *b).abs() >= COORDINATE_LIMIT)
         {
-            Some((x, b)) => Err(Error::input(
-                item(),
-                format!("coordinate {x} is too far from the origin for bins of {b} (|x / bin| must be below 2^52)"),
-            )),
+            Some((x, b)) => Err(too_far(*x, *b, item())),
             None => Ok(()),
         }
+    }
+
+    /// [`Grid::check_range`], then [`Grid::chunk_into`]; without bins (bin = chunk) one
+    /// division per axis serves both.
+    pub(super) fn check_chunk_into(
+        &self,
+        p: &[f64],
+        item: impl FnOnce() -> InputItem,
+        out: &mut [i64],
+    ) -> Result<()> {
+        if self.bin_shape != self.chunk_shape {
+            self.check_range(p, item)?;
+            self.chunk_into(p, out);
+            return Ok(());
+        }
+        for ((x, c), o) in p.iter().zip(&self.chunk_shape).zip(out.iter_mut()) {
+            let q = x / c;
+            if q.abs() >= COORDINATE_LIMIT {
+                return Err(too_far(*x, *c, item()));
+            }
+            *o = floor_i64(q);
+        }
+        Ok(())
     }
 
     /// Writes the chunk coordinates of `p` to `out`: the reader's rule,
     /// [`chunk_of`](crate::metadata::chunk_of), `floor(p / chunk_shape)` per axis.
     pub(super) fn chunk_into(&self, p: &[f64], out: &mut [i64]) {
         floor_div(p, &self.chunk_shape, out);
+    }
+
+    /// The chunk lookup of a store with these options: dense over the chunks inside the
+    /// bounds when they are given and cannot grow (every vertex kept is inside them).
+    pub(super) fn lookup(&self, options: &WriterOptions) -> ChunkLookup {
+        let dense = match (&options.bounds, options.out_of_bounds) {
+            (Some([lo, hi]), OutOfBounds::Raise | OutOfBounds::Ignore) => {
+                let mut range = (vec![0; self.ndim], vec![0; self.ndim]);
+                self.chunk_into(lo, &mut range.0);
+                self.chunk_into(hi, &mut range.1);
+                Some(range)
+            }
+            _ => None,
+        };
+        ChunkLookup::new(self.ndim, dense)
     }
 
     /// Writes the global bin coordinates of `p` to `out`.
@@ -176,10 +212,26 @@ impl Grid {
 /// truncating and stepping down below a negative fraction is the floor).
 fn floor_div(p: &[f64], shape: &[f64], out: &mut [i64]) {
     for ((x, s), o) in p.iter().zip(shape).zip(out.iter_mut()) {
-        let q = x / s;
-        let t = q as i64;
-        *o = if (t as f64) > q { t - 1 } else { t };
+        *o = floor_i64(x / s);
     }
+}
+
+/// `q.floor() as i64` for `|q| < 2^63`.
+fn floor_i64(q: f64) -> i64 {
+    let t = q as i64;
+    if (t as f64) > q {
+        t - 1
+    } else {
+        t
+    }
+}
+
+/// The error of coordinate `x`, too far from the origin for bins of `bin`.
+fn too_far(x: f64, bin: f64, item: InputItem) -> Error {
+    Error::input(
+        item,
+        format!("coordinate {x} is too far from the origin for bins of {bin} (|x / bin| must be below 2^52)"),
+    )
 }
 
 /// The bounds: the given ones (grown under `expand`), and the extent of the data seen.
