@@ -373,10 +373,7 @@ impl ZvWriter {
         let fragment_objects = self.fragment_objects(skeleton.as_ref())?;
         let (chunks, objects) = rayon::join(
             || self.write_chunk_blobs(skeleton.as_ref(), &columns, &fragment_columns),
-            || {
-                let r = self.write_objects(&fragment_objects, &counts);
-                r
-            },
+            || self.write_objects(&fragment_objects, &counts),
         );
         drop(fragment_objects);
         let chunks = chunks?;

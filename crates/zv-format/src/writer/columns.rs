@@ -307,9 +307,12 @@ impl Columns {
     }
 }
 
+/// The numeric values of a batch's column: its bytes and the length of a cell.
+type NumericCells<'a> = Option<(&'a [u8], usize)>;
+
 /// The attribute cells of one batch: numeric columns as their bytes and cell length.
 pub(super) struct Cells<'a> {
-    columns: Vec<(&'a mut Column, &'a Attribute, Option<(&'a [u8], usize)>)>,
+    columns: Vec<(&'a mut Column, &'a Attribute, NumericCells<'a>)>,
 }
 
 impl Cells<'_> {

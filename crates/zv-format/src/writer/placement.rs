@@ -127,39 +127,33 @@ impl Grid {
         }
     }
 
-    /// Checks that a (stored) position has exact integer chunk and bin coordinates.
-    pub(super) fn check_range(&self, p: &[f64], item: impl FnOnce() -> InputItem) -> Result<()> {
-        match p
-            .iter()
+    /// The first coordinate of `p` too far from the origin, with its bin (`|x / bin|` must be
+    /// below [`COORDINATE_LIMIT`]).
+    fn too_far(&self, p: &[f64]) -> Option<(f64, f64)> {
+        p.iter()
             .zip(&self.bin_shape)
             .find(|(x, b)| (*x / *b).abs() >= COORDINATE_LIMIT)
-        {
-            Some((x, b)) => Err(too_far(*x, *b, item())),
-            None => Ok(()),
-        }
+            .map(|(x, b)| (*x, *b))
     }
 
-    /// [`Grid::check_range`], then [`Grid::chunk_into`]; without bins (bin = chunk) one
-    /// division per axis serves both.
-    pub(super) fn check_chunk_into(
-        &self,
-        p: &[f64],
-        item: impl FnOnce() -> InputItem,
-        out: &mut [i64],
-    ) -> Result<()> {
+    /// Checks that a (stored) position has exact integer chunk and bin coordinates, returning
+    /// the coordinate too far from the origin and its bin if one is, and writes its chunk
+    /// coordinates to `out` ([`Grid::chunk_into`]); without bins (bin = chunk) one division
+    /// per axis serves both.
+    pub(super) fn chunk_in_range(&self, p: &[f64], out: &mut [i64]) -> Option<(f64, f64)> {
         if self.bin_shape != self.chunk_shape {
-            self.check_range(p, item)?;
+            let far = self.too_far(p);
             self.chunk_into(p, out);
-            return Ok(());
+            return far;
         }
         for ((x, c), o) in p.iter().zip(&self.chunk_shape).zip(out.iter_mut()) {
             let q = x / c;
             if q.abs() >= COORDINATE_LIMIT {
-                return Err(too_far(*x, *c, item()));
+                return Some((*x, *c));
             }
             *o = floor_i64(q);
         }
-        Ok(())
+        None
     }
 
     /// Writes the chunk coordinates of `p` to `out`: the reader's rule,
@@ -189,7 +183,7 @@ impl Grid {
     }
 
     /// The bin of `p` within its chunk, row-major (last axis fastest). Positions are checked
-    /// by [`Grid::check_range`] first; a bin that rounding puts outside the chunk is clamped
+    /// by [`Grid::chunk_in_range`] first; a bin that rounding puts outside the chunk is clamped
     /// to the chunk's edge bin.
     pub(super) fn bin_of(&self, p: &[f64], chunk: &[i64]) -> u64 {
         let mut idx = 0u64;
@@ -208,7 +202,7 @@ impl Grid {
 }
 
 /// `floor(p / shape) as i64` per axis, to `out` (without a call to `floor`: positions are
-/// checked by [`Grid::check_range`], so the quotients are far inside the `i64` range, where
+/// checked by [`Grid::chunk_in_range`], so the quotients are far inside the `i64` range, where
 /// truncating and stepping down below a negative fraction is the floor).
 fn floor_div(p: &[f64], shape: &[f64], out: &mut [i64]) {
     for ((x, s), o) in p.iter().zip(shape).zip(out.iter_mut()) {
@@ -227,7 +221,7 @@ fn floor_i64(q: f64) -> i64 {
 }
 
 /// The error of coordinate `x`, too far from the origin for bins of `bin`.
-fn too_far(x: f64, bin: f64, item: InputItem) -> Error {
+pub(super) fn too_far(x: f64, bin: f64, item: InputItem) -> Error {
     Error::input(
         item,
         format!("coordinate {x} is too far from the origin for bins of {bin} (|x / bin| must be below 2^52)"),

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::options::OutOfBounds;
-use super::placement::Extent;
+use super::placement::{too_far, Extent};
 use super::spill::{SpillHeader, HEADER_LEN};
 use super::ZvWriter;
 use crate::document::Attribute;
@@ -98,8 +98,9 @@ impl ZvWriter {
                 placed.chunk_of.push(DROPPED);
                 continue;
             }
-            self.grid
-                .check_chunk_into(&place.stored, item, &mut place.chunk)?;
+            if let Some((x, bin)) = self.grid.chunk_in_range(&place.stored, &mut place.chunk) {
+                return Err(too_far(x, bin, item()));
+            }
             place.note();
             let ci = self.spill.index(&place.chunk);
             if let Some(c) = &mut placed.counts {
