@@ -307,12 +307,13 @@ impl Columns {
     }
 }
 
-/// The numeric values of a batch's column: its bytes and the length of a cell.
-type NumericCells<'a> = Option<(&'a [u8], usize)>;
+/// One column of a batch: the column, its attribute, and (numeric columns) the bytes and
+/// cell length.
+type BatchColumn<'a> = (&'a mut Column, &'a Attribute, Option<(&'a [u8], usize)>);
 
 /// The attribute cells of one batch: numeric columns as their bytes and cell length.
 pub(super) struct Cells<'a> {
-    columns: Vec<(&'a mut Column, &'a Attribute, NumericCells<'a>)>,
+    columns: Vec<BatchColumn<'a>>,
 }
 
 impl Cells<'_> {
