@@ -2,9 +2,15 @@
 //! profile").
 //!
 //! [`ZvWriter`] takes geometry in batches of any size: vertex rows (with object ids and vertex
-//! attributes), polylines, edges, faces. Vertex rows and their attributes go to a spill
-//! directory per chunk as they arrive, so memory holds one batch plus bookkeeping, not the
-//! vertices. What is kept in memory, and so grows with the dataset:
+//! attributes, [`ZvWriter::add_vertices_flat`]), polylines ([`ZvWriter::add_polylines_flat`]),
+//! edges, faces. Each batch is checked whole, then each vertex becomes a record of its chunk
+//! (its fragment key, its global index, its stored coordinates and attribute cells: 16 bytes
+//! plus the stored row), with no allocation per vertex. Records are held in memory per chunk
+//! up to [`WriterOptions::memory_budget`] (1 GiB by default); past it, every record held is
+//! spilled to a temporary file per chunk, and so again each time the budget fills, so that a
+//! dataset of any size streams through in bounded memory. The budget decides where records
+//! wait, never what is written: the store is the same byte for byte. What is kept in memory
+//! besides, and so grows with the dataset:
 //!
 //! - connectivity: 16 bytes per edge, 8 per face corner, plus the link attribute values;
 //!   skeletons also 8 bytes per vertex (its object);
@@ -12,15 +18,23 @@
 //!   and 8 per polyline.
 //!
 //! During [`ZvWriter::finish`], linked geometries add 8 bytes per vertex (its chunk and row),
-//! skeletons 24 more (DFS order) and 16 per intra-chunk link; one chunk's spill data is read
-//! at a time per thread; and the level-global blobs — the object index, the cross-chunk links
-//! (`8·link_width·(ndim+1)` bytes per record) and the dense attributes — are built whole, as
-//! they are single blobs. Nothing is written to the store before [`ZvWriter::finish`], which
-//! validates everything first, then
-//! encodes and writes the chunk blobs in parallel, then the level-global arrays (object index,
-//! groups, cross-chunk links, attributes), then the group documents, and the root `zarr.json`
-//! last: a store whose writing failed or was abandoned has no root metadata and does not open
-//! as a ZV store.
+//! skeletons 24 more (DFS order) and 16 per intra-chunk link; one chunk's spilled records are
+//! read at a time per thread; and the level-global blobs — the object index, the cross-chunk
+//! links (`8·link_width·(ndim+1)` bytes per record) and the dense attributes — are built
+//! whole, as they are single blobs.
+//!
+//! Nothing is written to the store before [`ZvWriter::finish`], which validates everything
+//! first; then the chunk blobs are sorted, encoded and written in parallel (rayon) while the
+//! object index is built (in parallel, per block of objects) and written beside them; then
+//! the links, cross-chunk links and the group documents. Chunk-keyed tables use FxHash, and a
+//! dense table when the bounds are fixed.
+//!
+//! **Durability at commit.** The file-system store does not sync per file
+//! (`zv_store_fs::Durability::Commit`); instead [`ZvWriter::finish`] commits: it writes the
+//! level document, syncs the store (every blob and document written so far becomes durable at
+//! once, one `syncfs` on the file-system store), writes the root `zarr.json` — last: a store
+//! without it does not open as a ZV store, so a write that failed or was abandoned leaves no
+//! store that opens — and syncs again.
 //!
 //! A whole [`GeometryDocument`](crate::document::GeometryDocument) is written by
 //! [`crate::import::write_document`].
@@ -47,6 +61,7 @@ mod chunk_blobs;
 mod columns;
 mod documents;
 mod links;
+mod lookup;
 mod objects;
 mod options;
 mod placement;
@@ -141,7 +156,7 @@ impl ZvWriter {
             blobs,
             grid: Grid::new(&options),
             extent: Extent::new(&options),
-            spill: Spill::new(options.chunk_shape.len(), options.memory_budget),
+            spill: Spill::new(Grid::new(&options).lookup(&options), options.memory_budget),
             columns: Columns::new(AttributeKind::Vertex),
             n_vertices: 0,
             objects_given: None,

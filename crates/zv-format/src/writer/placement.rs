@@ -4,6 +4,7 @@
 
 use zv_core::data_type::DataType;
 
+use super::lookup::ChunkLookup;
 use super::options::{OutOfBounds, WriterOptions};
 use crate::error::{Error, InputItem, Result};
 use crate::layout::attributes::f64_to_le;
@@ -126,19 +127,33 @@ impl Grid {
         }
     }
 
-    /// Checks that a (stored) position has exact integer chunk and bin coordinates.
-    pub(super) fn check_range(&self, p: &[f64], item: impl FnOnce() -> InputItem) -> Result<()> {
-        match p
-            .iter()
+    /// The first coordinate of `p` too far from the origin, with its bin (`|x / bin|` must be
+    /// below [`COORDINATE_LIMIT`]).
+    fn too_far(&self, p: &[f64]) -> Option<(f64, f64)> {
+        p.iter()
             .zip(&self.bin_shape)
             .find(|(x, b)| (*x / *b).abs() >= COORDINATE_LIMIT)
-        {
-            Some((x, b)) => Err(Error::input(
-                item(),
-                format!("coordinate {x} is too far from the origin for bins of {b} (|x / bin| must be below 2^52)"),
-            )),
-            None => Ok(()),
+            .map(|(x, b)| (*x, *b))
+    }
+
+    /// Checks that a (stored) position has exact integer chunk and bin coordinates, returning
+    /// the coordinate too far from the origin and its bin if one is, and writes its chunk
+    /// coordinates to `out` ([`Grid::chunk_into`]); without bins (bin = chunk) one division
+    /// per axis serves both.
+    pub(super) fn chunk_in_range(&self, p: &[f64], out: &mut [i64]) -> Option<(f64, f64)> {
+        if self.bin_shape != self.chunk_shape {
+            let far = self.too_far(p);
+            self.chunk_into(p, out);
+            return far;
         }
+        for ((x, c), o) in p.iter().zip(&self.chunk_shape).zip(out.iter_mut()) {
+            let q = x / c;
+            if q.abs() >= COORDINATE_LIMIT {
+                return Some((*x, *c));
+            }
+            *o = floor_i64(q);
+        }
+        None
     }
 
     /// Writes the chunk coordinates of `p` to `out`: the reader's rule,
@@ -147,13 +162,28 @@ impl Grid {
         floor_div(p, &self.chunk_shape, out);
     }
 
+    /// The chunk lookup of a store with these options: dense over the chunks inside the
+    /// bounds when they are given and cannot grow (every vertex kept is inside them).
+    pub(super) fn lookup(&self, options: &WriterOptions) -> ChunkLookup {
+        let dense = match (&options.bounds, options.out_of_bounds) {
+            (Some([lo, hi]), OutOfBounds::Raise | OutOfBounds::Ignore) => {
+                let mut range = (vec![0; self.ndim], vec![0; self.ndim]);
+                self.chunk_into(lo, &mut range.0);
+                self.chunk_into(hi, &mut range.1);
+                Some(range)
+            }
+            _ => None,
+        };
+        ChunkLookup::new(self.ndim, dense)
+    }
+
     /// Writes the global bin coordinates of `p` to `out`.
     pub(super) fn bin_into(&self, p: &[f64], out: &mut [i64]) {
         floor_div(p, &self.bin_shape, out);
     }
 
     /// The bin of `p` within its chunk, row-major (last axis fastest). Positions are checked
-    /// by [`Grid::check_range`] first; a bin that rounding puts outside the chunk is clamped
+    /// by [`Grid::chunk_in_range`] first; a bin that rounding puts outside the chunk is clamped
     /// to the chunk's edge bin.
     pub(super) fn bin_of(&self, p: &[f64], chunk: &[i64]) -> u64 {
         let mut idx = 0u64;
@@ -172,14 +202,30 @@ impl Grid {
 }
 
 /// `floor(p / shape) as i64` per axis, to `out` (without a call to `floor`: positions are
-/// checked by [`Grid::check_range`], so the quotients are far inside the `i64` range, where
+/// checked by [`Grid::chunk_in_range`], so the quotients are far inside the `i64` range, where
 /// truncating and stepping down below a negative fraction is the floor).
 fn floor_div(p: &[f64], shape: &[f64], out: &mut [i64]) {
     for ((x, s), o) in p.iter().zip(shape).zip(out.iter_mut()) {
-        let q = x / s;
-        let t = q as i64;
-        *o = if (t as f64) > q { t - 1 } else { t };
+        *o = floor_i64(x / s);
     }
+}
+
+/// `q.floor() as i64` for `|q| < 2^63`.
+fn floor_i64(q: f64) -> i64 {
+    let t = q as i64;
+    if (t as f64) > q {
+        t - 1
+    } else {
+        t
+    }
+}
+
+/// The error of coordinate `x`, too far from the origin for bins of `bin`.
+pub(super) fn too_far(x: f64, bin: f64, item: InputItem) -> Error {
+    Error::input(
+        item,
+        format!("coordinate {x} is too far from the origin for bins of {bin} (|x / bin| must be below 2^52)"),
+    )
 }
 
 /// The bounds: the given ones (grown under `expand`), and the extent of the data seen.

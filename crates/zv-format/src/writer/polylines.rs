@@ -137,6 +137,7 @@ impl ZvWriter {
         let mut stored = vec![0.0; nd];
         let (mut bin, mut prev_bin) = (vec![0i64; nd], vec![0i64; nd]);
         let mut cells = self.columns.cells(attributes);
+        let mut rec = Vec::with_capacity(record_len);
         for w in offsets.windows(2) {
             let oid = self.polylines.count();
             self.polylines
@@ -161,14 +162,15 @@ impl ZvWriter {
                         fragment
                     }
                 };
-                let rec = self.spill.record(ci, record_len);
+                rec.clear();
                 SpillHeader {
                     fragment,
                     vertex: self.n_vertices,
                 }
-                .encode_into(rec);
-                self.grid.put(&stored, rec);
-                cells.push_row(v, rec);
+                .encode_into(&mut rec);
+                self.grid.put(&stored, &mut rec);
+                cells.push_row(v, &mut rec);
+                self.spill.push(ci, &rec);
                 self.n_vertices += 1;
                 prev = Some(Previous {
                     chunk: ci,
@@ -181,6 +183,7 @@ impl ZvWriter {
                 }
             }
         }
+        self.spill.unstage();
         Ok(())
     }
 }

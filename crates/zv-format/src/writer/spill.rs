@@ -14,8 +14,7 @@ use std::borrow::Cow;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use rustc_hash::FxHashMap;
-
+use super::lookup::ChunkLookup;
 use crate::error::{Error, Result};
 use crate::metadata::ChunkKey;
 
@@ -65,17 +64,47 @@ fn u64_at(record: &[u8], i: usize) -> u64 {
     u64::from_le_bytes(b)
 }
 
+/// Bytes of records a chunk stages before appending them to its buffer: writes to a thousand
+/// chunks then touch a thousand small, cache-resident stages rather than a thousand growing
+/// buffers (pages and cache lines), and each buffer grows by whole stages.
+const STAGE: usize = 256;
+
 /// The state of one chunk.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(super) struct SpillChunk {
     /// Records so far.
     pub(super) rows: u64,
     /// Polylines: pieces (fragments) so far.
     pub(super) segments: u64,
-    /// The records held in memory (they follow those in the spill file).
+    /// The records held in memory (they follow those in the spill file, and precede those
+    /// staged).
     held: Vec<u8>,
     /// Whether records of this chunk went to its spill file.
     spilled: bool,
+    /// The bytes staged.
+    staged: usize,
+    stage: [u8; STAGE],
+}
+
+impl Default for SpillChunk {
+    fn default() -> Self {
+        Self {
+            rows: 0,
+            segments: 0,
+            held: Vec::new(),
+            spilled: false,
+            staged: 0,
+            stage: [0; STAGE],
+        }
+    }
+}
+
+impl SpillChunk {
+    /// Appends the staged bytes to the buffer.
+    fn unstage(&mut self) {
+        self.held.extend_from_slice(&self.stage[..self.staged]);
+        self.staged = 0;
+    }
 }
 
 /// The records of every occupied chunk, in memory up to the budget and in spill files past it.
@@ -87,9 +116,11 @@ pub(super) struct Spill {
     /// The spill directory, once something is spilled (removed when dropped).
     dir: Option<tempfile::TempDir>,
     /// The index of each chunk, by its coordinates.
-    lookup: Lookup,
+    lookup: ChunkLookup,
     /// The chunks, by index (the order they were first seen in).
     chunks: Vec<SpillChunk>,
+    /// The chunks with staged bytes.
+    staging: Vec<u32>,
     keys: Vec<ChunkKey>,
 }
 
@@ -101,66 +132,17 @@ fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
     }
 }
 
-/// Chunk coordinates → chunk index, looked up without allocating.
-#[derive(Debug)]
-enum Lookup {
-    /// Up to [`INLINE_AXES`] axes: the coordinates zero-padded, held in the table itself.
-    Inline(FxHashMap<[i64; INLINE_AXES], u32>),
-    /// More axes.
-    Boxed(FxHashMap<Box<[i64]>, u32>),
-}
-
-/// The most axes whose chunk coordinates [`Lookup`] holds inline.
-const INLINE_AXES: usize = 4;
-
-/// `coords` zero-padded to [`INLINE_AXES`] values (`coords` has at most that many).
-fn inline(coords: &[i64]) -> [i64; INLINE_AXES] {
-    let mut k = [0; INLINE_AXES];
-    k[..coords.len()].copy_from_slice(coords);
-    k
-}
-
-impl Lookup {
-    fn new(ndim: usize) -> Self {
-        if ndim <= INLINE_AXES {
-            Lookup::Inline(FxHashMap::default())
-        } else {
-            Lookup::Boxed(FxHashMap::default())
-        }
-    }
-
-    fn get(&self, coords: &[i64]) -> Option<u32> {
-        match self {
-            Lookup::Inline(m) => m.get(&inline(coords)).copied(),
-            Lookup::Boxed(m) => m.get(coords).copied(),
-        }
-    }
-
-    fn insert(&mut self, coords: &[i64], index: u32) {
-        match self {
-            Lookup::Inline(m) => m.insert(inline(coords), index),
-            Lookup::Boxed(m) => m.insert(coords.into(), index),
-        };
-    }
-
-    fn remove(&mut self, coords: &[i64]) {
-        match self {
-            Lookup::Inline(m) => m.remove(&inline(coords)),
-            Lookup::Boxed(m) => m.remove(coords),
-        };
-    }
-}
-
 impl Spill {
-    /// No chunks yet, for positions of `ndim` axes; records are held in memory up to
+    /// No chunks yet; chunks are found by `lookup`, and records are held in memory up to
     /// `budget` bytes.
-    pub(super) fn new(ndim: usize, budget: u64) -> Self {
+    pub(super) fn new(lookup: ChunkLookup, budget: u64) -> Self {
         Self {
             budget,
             held: 0,
             dir: None,
-            lookup: Lookup::new(ndim),
+            lookup,
             chunks: Vec::new(),
+            staging: Vec::new(),
             keys: Vec::new(),
         }
     }
@@ -207,13 +189,30 @@ impl Spill {
         c.segments - 1
     }
 
-    /// Starts a record of `record_len` bytes in chunk number `index` (the caller appends
-    /// exactly that many bytes to the buffer returned).
-    pub(super) fn record(&mut self, index: u32, record_len: usize) -> &mut Vec<u8> {
-        self.held += record_len as u64;
+    /// Appends a record to chunk number `index` (staged: [`Spill::unstage`] ends a batch).
+    pub(super) fn push(&mut self, index: u32, record: &[u8]) {
+        self.held += record.len() as u64;
         let c = &mut self.chunks[index as usize];
         c.rows += 1;
-        &mut c.held
+        if c.staged + record.len() > STAGE {
+            c.unstage();
+        }
+        if record.len() > STAGE {
+            c.held.extend_from_slice(record);
+            return;
+        }
+        if c.staged == 0 {
+            self.staging.push(index);
+        }
+        c.stage[c.staged..c.staged + record.len()].copy_from_slice(record);
+        c.staged += record.len();
+    }
+
+    /// Appends every chunk's staged records to its buffer.
+    pub(super) fn unstage(&mut self) {
+        for i in self.staging.drain(..) {
+            self.chunks[i as usize].unstage();
+        }
     }
 
     /// Makes room in memory for `counts[i]` more records of `record_len` bytes in chunk
@@ -235,6 +234,7 @@ impl Spill {
 
     /// Appends every chunk's records held in memory to its spill file, and frees them.
     pub(super) fn spill_all(&mut self) -> Result<()> {
+        self.unstage();
         let dir = match &self.dir {
             Some(d) => d.path().to_owned(),
             None => {
@@ -265,7 +265,7 @@ impl Spill {
         Ok(())
     }
 
-    /// The records of chunk number `index`, in the order they arrived.
+    /// The records of chunk number `index`, in the order they arrived (none staged).
     pub(super) fn read(&self, index: usize) -> Result<Cow<'_, [u8]>> {
         let c = &self.chunks[index];
         let Some(dir) = self.dir.as_ref().filter(|_| c.spilled) else {
@@ -304,11 +304,13 @@ mod tests {
 
     /// Adds a record of vertex `v` to chunk `ci`.
     fn add(spill: &mut Spill, ci: u32, v: u64) {
+        let mut rec = Vec::new();
         SpillHeader {
             fragment: 0,
             vertex: v,
         }
-        .encode_into(spill.record(ci, HEADER_LEN));
+        .encode_into(&mut rec);
+        spill.push(ci, &rec);
     }
 
     fn vertices(spill: &Spill, ci: usize) -> Vec<u64> {
@@ -321,7 +323,7 @@ mod tests {
     #[test]
     fn records_are_kept_per_chunk_in_memory_and_spilled_past_the_budget() {
         for (ndim, budget) in [(2, 0), (2, 2 * HEADER_LEN as u64), (2, u64::MAX), (5, 0)] {
-            let mut spill = Spill::new(ndim, budget);
+            let mut spill = Spill::new(ChunkLookup::new(ndim, None), budget);
             let pad = |k: [i64; 2]| [&k[..], &vec![7; ndim - 2]].concat();
             let (a, b) = (pad([0, 1]), pad([-1, 0]));
             assert_eq!(spill.index(&a), 0);
@@ -333,6 +335,7 @@ mod tests {
                     spill.spill_all().unwrap();
                 }
             }
+            spill.unstage();
             assert_eq!(spill.dir.is_some(), budget < u64::MAX, "{budget}");
             assert_eq!(vertices(&spill, 0), vec![1, 3, 4]);
             assert_eq!(vertices(&spill, 1), vec![2, 5]);

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::options::OutOfBounds;
-use super::placement::Extent;
+use super::placement::{too_far, Extent};
 use super::spill::{SpillHeader, HEADER_LEN};
 use super::ZvWriter;
 use crate::document::Attribute;
@@ -98,9 +98,10 @@ impl ZvWriter {
                 placed.chunk_of.push(DROPPED);
                 continue;
             }
-            self.grid.check_range(&place.stored, item)?;
+            if let Some((x, bin)) = self.grid.chunk_in_range(&place.stored, &mut place.chunk) {
+                return Err(too_far(x, bin, item()));
+            }
             place.note();
-            self.grid.chunk_into(&place.stored, &mut place.chunk);
             let ci = self.spill.index(&place.chunk);
             if let Some(c) = &mut placed.counts {
                 if c.len() <= ci as usize {
@@ -142,6 +143,7 @@ impl ZvWriter {
         let chunk_of = self.settle(placed, record_len);
         let mut place = Placement::new(nd);
         let mut cells = self.columns.cells(attributes);
+        let mut rec = Vec::with_capacity(record_len);
         for (i, p) in coords.chunks_exact(nd).enumerate() {
             let ci = chunk_of[i];
             if ci == DROPPED {
@@ -156,14 +158,15 @@ impl ZvWriter {
                 let chunk = &self.spill.keys()[ci as usize].0;
                 self.grid.bin_of(&place.stored, chunk)
             };
-            let header = SpillHeader {
+            rec.clear();
+            SpillHeader {
                 fragment,
                 vertex: self.n_vertices,
-            };
-            let rec = self.spill.record(ci, record_len);
-            header.encode_into(rec);
-            self.grid.put(&place.stored, rec);
-            cells.push_row(i, rec);
+            }
+            .encode_into(&mut rec);
+            self.grid.put(&place.stored, &mut rec);
+            cells.push_row(i, &mut rec);
+            self.spill.push(ci, &rec);
             if objects_mode {
                 self.max_object = Some(self.max_object.map_or(object, |m| m.max(object)));
             }
@@ -175,6 +178,7 @@ impl ZvWriter {
                 self.spill.spill_all()?;
             }
         }
+        self.spill.unstage();
         Ok(())
     }
 
