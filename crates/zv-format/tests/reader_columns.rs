@@ -286,3 +286,38 @@ fn fixture_objects_read_together_equal_one_by_one() {
         }
     }
 }
+
+#[test]
+fn level_wide_arrays_are_read_once_per_level() {
+    use zv_store_fs::FilesystemStore;
+    use zv_testkit::store::CountingStore;
+    for name in ["graph_basic", "points_basic", "skeleton_basic"] {
+        let inner: Arc<dyn Store> =
+            Arc::new(FilesystemStore::new(fixtures_dir().join(format!("{name}.zarr"))).unwrap());
+        let counting = Arc::new(CountingStore::new(inner));
+        let level = ZvStore::open(counting.clone()).unwrap().level(0).unwrap();
+        let first = level.object(0).unwrap();
+        level.group_members(0).ok();
+        counting.reset();
+        // a clone shares what the level has read
+        let again = level.clone().object(0).unwrap();
+        assert_eq!(first, again, "{name}");
+        level.group_members(0).ok();
+        let reads = counting.reads();
+        let level_wide: Vec<&String> = reads
+            .iter()
+            .filter(|k| {
+                // only chunk blobs: `0/<array>/<chunk key>/…` (links/0/<key>/… included)
+                let parts: Vec<&str> = k.split('/').collect();
+                !parts
+                    .iter()
+                    .any(|p| p.parse::<ChunkKey>().is_ok_and(|c| c.arity() == 3))
+            })
+            .collect();
+        assert!(level_wide.is_empty(), "{name}: read again: {level_wide:?}");
+        assert!(
+            !reads.is_empty(),
+            "{name}: the object's chunks are read again"
+        );
+    }
+}
