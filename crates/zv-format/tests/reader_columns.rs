@@ -75,6 +75,25 @@ fn sparse_cloud(objects: u64) -> Level {
     ZvStore::open(store).unwrap().level(0).unwrap()
 }
 
+/// Every reference fixture store, by name.
+fn fixtures() -> Vec<(String, ZvStore)> {
+    let mut out: Vec<(String, ZvStore)> = std::fs::read_dir(fixtures_dir())
+        .unwrap()
+        .filter_map(|e| {
+            let path = e.unwrap().path();
+            let name = path
+                .file_name()?
+                .to_str()?
+                .strip_suffix(".zarr")?
+                .to_owned();
+            Some((name, ZvStore::open_url(path.to_str()?).unwrap()))
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    assert!(out.len() >= 7, "the reference fixtures");
+    out
+}
+
 /// Every point of the level with `attributes`, chunk by chunk (the reference answer).
 fn by_chunks(level: &Level, attributes: &[&str]) -> Vec<(ChunkKey, u64, Vec<f64>, Vec<Vec<u8>>)> {
     let infos: Vec<_> = attributes
@@ -135,19 +154,7 @@ fn level_points_equal_the_union_of_chunk_reads() {
         by_chunks(&level, &["a", "b"])
     );
     assert_eq!(points.positions.as_flat().len(), 3 * 2000);
-    for name in [
-        "points_basic",
-        "pyramid_points",
-        "graph_basic",
-        "mesh_basic",
-    ] {
-        let store = ZvStore::open_url(
-            fixtures_dir()
-                .join(format!("{name}.zarr"))
-                .to_str()
-                .unwrap(),
-        )
-        .unwrap();
+    for (name, store) in fixtures() {
         for &lid in store.level_ids() {
             let level = store.level(lid).unwrap();
             let names = level.vertex_attribute_names().unwrap();
@@ -259,21 +266,7 @@ fn many_objects_equal_objects_read_one_by_one() {
 
 #[test]
 fn fixture_objects_read_together_equal_one_by_one() {
-    for name in [
-        "points_basic",
-        "streamlines_basic",
-        "graph_basic",
-        "skeleton_basic",
-        "mesh_basic",
-        "pyramid_points",
-    ] {
-        let store = ZvStore::open_url(
-            fixtures_dir()
-                .join(format!("{name}.zarr"))
-                .to_str()
-                .unwrap(),
-        )
-        .unwrap();
+    for (name, store) in fixtures() {
         for &lid in store.level_ids() {
             let level = store.level(lid).unwrap();
             let Some(index) = level.object_index().unwrap() else {
