@@ -75,6 +75,9 @@ fn sparse_cloud(objects: u64) -> Level {
     ZvStore::open(store).unwrap().level(0).unwrap()
 }
 
+/// A point: its chunk and row, its position and the bytes of each attribute's row.
+type Point = (ChunkKey, u64, Vec<f64>, Vec<Vec<u8>>);
+
 /// Every reference fixture store, by name.
 fn fixtures() -> Vec<(String, ZvStore)> {
     let mut out: Vec<(String, ZvStore)> = std::fs::read_dir(fixtures_dir())
@@ -95,7 +98,7 @@ fn fixtures() -> Vec<(String, ZvStore)> {
 }
 
 /// Every point of the level with `attributes`, chunk by chunk (the reference answer).
-fn by_chunks(level: &Level, attributes: &[&str]) -> Vec<(ChunkKey, u64, Vec<f64>, Vec<Vec<u8>>)> {
+fn by_chunks(level: &Level, attributes: &[&str]) -> Vec<Point> {
     let infos: Vec<_> = attributes
         .iter()
         .map(|a| level.vertex_attribute_info(a).unwrap())
@@ -124,7 +127,7 @@ fn by_chunks(level: &Level, attributes: &[&str]) -> Vec<(ChunkKey, u64, Vec<f64>
 }
 
 /// The points of a result in the same form as [`by_chunks`].
-fn rows_of(points: &Points, attributes: &[&str]) -> Vec<(ChunkKey, u64, Vec<f64>, Vec<Vec<u8>>)> {
+fn rows_of(points: &Points, attributes: &[&str]) -> Vec<Point> {
     assert_eq!(points.rows.len(), points.positions.len());
     for a in attributes {
         assert_eq!(points.vertex_attributes[*a].num_rows(), points.len(), "{a}");

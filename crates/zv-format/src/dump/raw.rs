@@ -134,7 +134,7 @@ pub(super) fn chunks_json(scan: &LevelScan) -> Value {
         let mut o = Map::new();
         o.insert("fragments".into(), fragments_json(fragments));
         o.insert("vertex_bytes".into(), json!(vertices.byte_len()));
-        o.insert("vertices".into(), rows_json(&vertices.rows()));
+        o.insert("vertices".into(), rows_json(vertices.rows()));
         if !scan.infos.is_empty() {
             let mut va = Map::new();
             for (info, rows) in scan.infos.iter().zip(&c.attributes) {

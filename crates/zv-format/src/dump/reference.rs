@@ -204,7 +204,7 @@ pub(super) fn canonical(
     items.sort_by(|a, b| cmp_rows(&a.concat(), &b.concat()));
     out.insert(
         name.into(),
-        Value::Array(items.iter().map(|e| rows_json(e)).collect()),
+        Value::Array(items.iter().map(rows_json).collect()),
     );
     Value::Object(out)
 }
