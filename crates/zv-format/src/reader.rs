@@ -29,12 +29,21 @@
 //! assert_eq!(object.links.map(|l| l.len()), Some(2)); // one edge crosses chunks
 //! let hits = level.query_box(&[0.0; 3], &[9.0; 3])?; // only intersecting chunks are read
 //! assert_eq!(hits.positions.len(), 2);
+//! assert_eq!(hits.positions[1], [2.0, 5.0, 1.0]);   // a row is a `&[f64]` of the flat buffer
+//! let all = level.points(&[])?;                       // every chunk read once
+//! assert_eq!((all.len(), all.rows.keys().len()), (4, 3)); // 4 points from 3 chunks
 //! # Ok(()) }
 //! ```
 //!
+//! Results are columnar ([`Points`], [`Object`]): positions in one flat `f64` buffer
+//! ([`Positions`]), the `(chunk, row)` of each point as a shared chunk table plus a chunk index
+//! and a row per point ([`ChunkRefs`]), attributes as row-aligned columns. A [`Level`] reads
+//! its level-wide arrays and array group documents once (module `cache`).
+//!
 //! The submodules hold one concept each, as `impl Level` blocks where they read a level:
 //! chunk arrays, attributes, the object index, cross-chunk links, link numbering, skeleton
-//! parents, objects, box queries, whole-level scans and consistency checks.
+//! parents, objects (gathered chunk by chunk), whole-level points, box queries, whole-level
+//! scans and consistency checks.
 
 use std::sync::Arc;
 

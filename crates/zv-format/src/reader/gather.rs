@@ -4,10 +4,11 @@
 //! Reading objects transposes a level: chunks hold their rows by chunk, objects want them in
 //! manifest order. Going object by object touches every chunk for every object, a cache miss
 //! per fragment reference. Here the requested objects are split into a few groups, one per
-//! worker; a group first lays out each object's output from its manifest (fragment lengths
-//! come from one small table per chunk), then walks the chunks in order and copies each
-//! chunk's fragments to their places: a chunk's data is read while it is in cache, and each
-//! object's columns are written in place.
+//! worker; a group lists each object's fragment references, then walks the chunks in order
+//! and copies each chunk's fragments to their places: a chunk's data is read while it is in
+//! cache, and each object's columns are written in place. An object whose references come in
+//! chunk order (as writers lay point clouds out) simply grows by appending; for any other,
+//! the place of each reference is laid out first from the fragment lengths.
 
 use std::collections::BTreeMap;
 
@@ -40,9 +41,10 @@ pub(crate) struct Gathered {
 struct Plan {
     /// Fragment references `(chunk index, fragment)` in manifest order.
     refs: Vec<(u32, u64)>,
-    /// The object-local index of the first row of each reference.
+    /// The object-local index of the first row of each reference; empty when the references
+    /// are in chunk order (each is appended as the chunks are walked).
     starts: Vec<u64>,
-    /// The number of rows.
+    /// The number of rows (0 when `starts` is empty).
     total: u64,
     /// Per vertex attribute: the type and channels of its rows (`None`: no chunk of the
     /// object has the attribute).
@@ -55,6 +57,25 @@ struct Columns {
     row: Vec<u64>,
     values: Vec<f64>,
     attrs: Vec<Vec<u8>>,
+    /// The object-local index of the first row of each reference, as filled.
+    starts: Vec<u64>,
+}
+
+impl Columns {
+    /// Columns of `rows` rows for the object planned in `plan`.
+    fn new(plan: &Plan, rows: usize, ndim: usize) -> Self {
+        Self {
+            chunk: vec![0; rows],
+            row: vec![0; rows],
+            values: vec![0.0; rows * ndim],
+            attrs: plan
+                .attrs
+                .iter()
+                .map(|l| vec![0; rows * l.map_or(0, |(t, c)| c * t.size().unwrap_or(1))])
+                .collect(),
+            starts: vec![0; plan.refs.len()],
+        }
+    }
 }
 
 impl Level {
@@ -67,11 +88,6 @@ impl Level {
         ids: &[u64],
         scan: &LevelScan,
     ) -> Result<Vec<Gathered>> {
-        let lens: Vec<Vec<u64>> = scan
-            .chunks
-            .par_iter()
-            .map(|c| c.chunk.fragments.iter().map(|r| r.len() as u64).collect())
-            .collect();
         let workers = rayon::current_num_threads().max(1) * 2;
         let size = ids.len().div_ceil(workers).max(1);
         let groups: Vec<Result<Vec<Gathered>>> = ids
@@ -79,7 +95,7 @@ impl Level {
             .map(|group| {
                 let plans = group
                     .iter()
-                    .map(|&id| self.plan(index, id, scan, &lens))
+                    .map(|&id| self.plan(index, id, scan))
                     .collect::<Result<Vec<_>>>()?;
                 self.fill(scan, &plans)
             })
@@ -92,21 +108,9 @@ impl Level {
     }
 
     /// The layout of object `id`'s output (its manifest checked first).
-    fn plan(
-        &self,
-        index: &ObjectIndex,
-        id: u64,
-        scan: &LevelScan,
-        lens: &[Vec<u64>],
-    ) -> Result<Plan> {
+    fn plan(&self, index: &ObjectIndex, id: u64, scan: &LevelScan) -> Result<Plan> {
         let okey = self.p(&[names::OBJECT_INDEX, "zarr.json"]);
-        // the check looks every block's chunk up, in order: keep what it finds
-        let mut found = Vec::new();
-        index.check_object(id, &okey, |c| {
-            let i = scan.index(c)?;
-            found.push(i);
-            Some(scan.chunks[i].chunk.fragments.len() as u64)
-        })?;
+        index.check_object(id, &okey, |c| scan.fragments_of(c))?;
         let mut plan = Plan {
             refs: Vec::new(),
             starts: Vec::new(),
@@ -116,16 +120,11 @@ impl Level {
         let Some(manifest) = index.manifests.get(id as usize) else {
             return Ok(plan);
         };
-        for (b, block) in manifest.blocks.iter().enumerate() {
+        for block in &manifest.blocks {
             // the check above found every chunk and fragment
-            let ci = found
-                .get(b)
-                .copied()
-                .filter(|&i| scan.chunks[i].key().coords() == block.chunk.as_slice())
-                .or_else(|| scan.index(&block.chunk))
-                .ok_or_else(|| {
-                    Error::inconsistent(&okey, format!("object {id} names a chunk not read"))
-                })?;
+            let ci = scan.index(&block.chunk).ok_or_else(|| {
+                Error::inconsistent(&okey, format!("object {id} names a chunk not read"))
+            })?;
             let c = &scan.chunks[ci];
             for (i, a) in c.attributes.iter().enumerate() {
                 let Some(a) = a else { continue };
@@ -144,17 +143,20 @@ impl Level {
                     Some(_) => {}
                 }
             }
-            let mut add = |f: u64| {
-                plan.refs.push((ci as u32, f));
-                plan.starts.push(plan.total);
-                plan.total += lens[ci].get(f as usize).copied().unwrap_or(0);
-            };
+            let mut add = |f: u64| plan.refs.push((ci as u32, f));
             match &block.fragments {
                 BlockFragments::Single(f) => add(*f),
                 BlockFragments::Range { start, count } => {
                     (*start..start.saturating_add(*count)).for_each(add)
                 }
                 BlockFragments::Explicit(fs) => fs.iter().copied().for_each(add),
+            }
+        }
+        if plan.refs.windows(2).any(|w| w[0].0 > w[1].0) {
+            for &(ci, f) in &plan.refs {
+                plan.starts.push(plan.total);
+                let rows = scan.chunks[ci as usize].chunk.fragments.get(f as usize);
+                plan.total += rows.map_or(0, |r| r.len() as u64);
             }
         }
         Ok(plan)
@@ -173,34 +175,42 @@ impl Level {
         for i in 1..counts.len() {
             counts[i] += counts[i - 1];
         }
+        // (object, reference, fragment, start), by chunk; an object's references in manifest
+        // order
         let mut next = counts.clone();
-        let mut tasks = vec![(0u32, 0u64, 0u64); counts[scan.chunks.len()]];
+        let mut tasks = vec![(0u32, 0u32, 0u64, 0u64); counts[scan.chunks.len()]];
         for (o, p) in plans.iter().enumerate() {
-            for (&(ci, f), &start) in p.refs.iter().zip(&p.starts) {
-                tasks[next[ci as usize]] = (o as u32, f, start);
+            for (r, &(ci, f)) in p.refs.iter().enumerate() {
+                tasks[next[ci as usize]] = (o as u32, r as u32, f, 0);
                 next[ci as usize] += 1;
+            }
+        }
+        // the starts: planned, or (references in chunk order) appended as the chunks come
+        let mut total: Vec<u64> = plans.iter().map(|p| p.total).collect();
+        for (ci, c) in scan.chunks.iter().enumerate() {
+            for (o, r, f, start) in &mut tasks[counts[ci]..counts[ci + 1]] {
+                let (o, r) = (*o as usize, *r as usize);
+                *start = match plans[o].starts.get(r) {
+                    Some(&s) => s,
+                    None => {
+                        let s = total[o];
+                        let rows = c.chunk.fragments.get(*f as usize);
+                        total[o] += rows.map_or(0, |x| x.len() as u64);
+                        s
+                    }
+                };
             }
         }
         let mut cols: Vec<Columns> = plans
             .iter()
-            .map(|p| {
-                let n = p.total as usize;
-                Columns {
-                    chunk: vec![0; n],
-                    row: vec![0; n],
-                    values: vec![0.0; n * ndim],
-                    attrs: p
-                        .attrs
-                        .iter()
-                        .map(|l| vec![0; l.map_or(0, |(t, c)| n * c * t.size().unwrap_or(1))])
-                        .collect(),
-                }
-            })
+            .zip(&total)
+            .map(|(p, &n)| Columns::new(p, n as usize, ndim))
             .collect();
         for (ci, c) in scan.chunks.iter().enumerate() {
-            for &(o, f, start) in &tasks[counts[ci]..counts[ci + 1]] {
+            for &(o, r, f, start) in &tasks[counts[ci]..counts[ci + 1]] {
                 let col = &mut cols[o as usize];
                 self.copy_fragment(scan, c, ci as u32, f, start, col)?;
+                col.starts[r as usize] = start;
             }
         }
         plans
@@ -304,10 +314,11 @@ impl Level {
         ndim: usize,
     ) -> Result<Gathered> {
         let (chunks, fragments): (Vec<u32>, Vec<u64>) = plan.refs.iter().copied().unzip();
-        let spans = plan
+        let total = cols.chunk.len() as u64;
+        let spans = cols
             .starts
             .iter()
-            .zip(plan.starts.iter().skip(1).chain([&plan.total]))
+            .zip(cols.starts.iter().skip(1).chain([&total]))
             .map(|(&a, &b)| (a, b))
             .collect();
         let mut vertex_attributes = BTreeMap::new();

@@ -76,6 +76,85 @@ impl Hasher for CoordsHasher {
 /// Maps keyed by chunk coordinates.
 pub(crate) type CoordsMap<K, V> = HashMap<K, V, BuildHasherDefault<CoordsHasher>>;
 
+/// Positions of chunks by coordinates: a dense grid over the keys' bounding box when it is
+/// not much larger than their number (a lookup is a few subtractions), else a hash map.
+#[derive(Debug)]
+enum KeyIndex {
+    Dense {
+        lo: Vec<i64>,
+        dims: Vec<u64>,
+        slots: Vec<u32>,
+    },
+    Hashed(CoordsMap<Vec<i64>, usize>),
+}
+
+impl KeyIndex {
+    fn new(keys: &[ChunkKey]) -> Self {
+        let hashed = || {
+            let map = keys.iter().enumerate().map(|(i, k)| (k.0.clone(), i));
+            KeyIndex::Hashed(map.collect())
+        };
+        let arity = keys.first().map_or(0, ChunkKey::arity);
+        if keys.iter().any(|k| k.arity() != arity) || keys.len() >= u32::MAX as usize {
+            return hashed();
+        }
+        let lo: Vec<i64> = (0..arity)
+            .map(|d| keys.iter().map(|k| k.0[d]).min().unwrap_or(0))
+            .collect();
+        let dims: Option<Vec<u64>> = (0..arity)
+            .map(|d| {
+                let hi = keys.iter().map(|k| k.0[d]).max().unwrap_or(0);
+                u64::try_from(i128::from(hi) - i128::from(lo[d]) + 1).ok()
+            })
+            .collect();
+        let volume = dims.as_ref().and_then(|d| {
+            d.iter()
+                .try_fold(1u64, |acc, &n| acc.checked_mul(n))
+                .filter(|&v| v <= 4 * keys.len() as u64 + 64)
+        });
+        let (Some(dims), Some(volume)) = (dims, volume) else {
+            return hashed();
+        };
+        let mut index = KeyIndex::Dense {
+            lo,
+            dims,
+            slots: vec![u32::MAX; volume as usize],
+        };
+        for (i, k) in keys.iter().enumerate() {
+            if let (Some(s), KeyIndex::Dense { slots, .. }) = (index.slot(&k.0), &mut index) {
+                slots[s] = i as u32;
+            }
+        }
+        index
+    }
+
+    /// The grid slot of `coords` (dense index only).
+    fn slot(&self, coords: &[i64]) -> Option<usize> {
+        let KeyIndex::Dense { lo, dims, .. } = self else {
+            return None;
+        };
+        if coords.len() != lo.len() {
+            return None;
+        }
+        let mut slot = 0u64;
+        for ((&c, &l), &n) in coords.iter().zip(lo).zip(dims) {
+            let x = u64::try_from(c.checked_sub(l)?).ok().filter(|&x| x < n)?;
+            slot = slot * n + x;
+        }
+        usize::try_from(slot).ok()
+    }
+
+    fn get(&self, coords: &[i64]) -> Option<usize> {
+        match self {
+            KeyIndex::Dense { slots, .. } => {
+                let i = *slots.get(self.slot(coords)?)?;
+                (i != u32::MAX).then_some(i as usize)
+            }
+            KeyIndex::Hashed(map) => map.get(coords).copied(),
+        }
+    }
+}
+
 /// Chunks of a level read once, in key order.
 #[derive(Debug)]
 pub(crate) struct LevelScan {
@@ -87,7 +166,7 @@ pub(crate) struct LevelScan {
     pub keys: Arc<[ChunkKey]>,
     /// The values per position.
     ndim: usize,
-    index_of: CoordsMap<Vec<i64>, usize>,
+    index_of: KeyIndex,
 }
 
 /// The chunk and fragment rows of one `(chunk, fragment)` reference of a manifest.
@@ -101,7 +180,7 @@ impl LevelScan {
 
     /// The position of the chunk at `coords` in [`LevelScan::chunks`], if scanned.
     pub(crate) fn index(&self, coords: &[i64]) -> Option<usize> {
-        self.index_of.get(coords).copied()
+        self.index_of.get(coords)
     }
 
     /// The level-global number of row `row` of chunk `key`, if the chunk has that row.
@@ -231,11 +310,7 @@ impl Level {
             c.offset = total;
             total += c.rows();
         }
-        let index_of = keys
-            .iter()
-            .enumerate()
-            .map(|(i, k)| (k.0.clone(), i))
-            .collect();
+        let index_of = KeyIndex::new(&keys);
         Ok(LevelScan {
             infos,
             chunks,
