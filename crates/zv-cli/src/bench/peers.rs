@@ -26,7 +26,8 @@ impl PeerPhase {
         PeerPhase::WritePolylines,
     ];
 
-    fn arg(self) -> &'static str {
+    /// The runner's name of the phase (`--phase`).
+    pub(crate) fn arg(self) -> &'static str {
         match self {
             PeerPhase::WritePoints => "write_points",
             PeerPhase::ReadPoints => "read_points",

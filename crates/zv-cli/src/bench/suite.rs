@@ -54,6 +54,11 @@ pub(crate) struct SuiteArgs {
     /// from PyPI), ref07 (the 0.7.0 reference).
     #[arg(long, value_delimiter = ',')]
     peers: Vec<String>,
+    /// The peer phases to run (comma-separated: write_points, read_points, box,
+    /// read_objects, write_polylines); all when not given. The reference's read_objects
+    /// takes many minutes on the default workload.
+    #[arg(long, value_delimiter = ',')]
+    peer_phases: Vec<String>,
     /// Python of zarr-vectors 0.9.2.
     #[arg(long, default_value = ".venv-zv09/bin/python")]
     zv09_python: PathBuf,
@@ -274,6 +279,9 @@ fn read_round(a: &SuiteArgs, inputs: &Inputs, points: &Path, figures: &mut Figur
 
 fn peer_round(a: &SuiteArgs, peer: &Peer, inputs_dir: &Path, figures: &mut Figures) -> CliResult {
     for phase in PeerPhase::ALL {
+        if !a.peer_phases.is_empty() && !a.peer_phases.iter().any(|p| p == phase.arg()) {
+            continue;
+        }
         let store = a
             .dir
             .join(format!("{}-{}.zarr", peer.short, phase.store_name()));
@@ -368,6 +376,13 @@ pub(crate) fn run(a: &SuiteArgs) -> CliResult {
         .map(|name| Peer::new(name, &a.zv09_python, &a.ref_python, &a.peer_script))
         .collect::<CliResult<Vec<_>>>()?;
     let inputs_dir = a.dir.join("inputs");
+    if let Some(bad) = a
+        .peer_phases
+        .iter()
+        .find(|p| !PeerPhase::ALL.iter().any(|phase| phase.arg() == p.as_str()))
+    {
+        return Err(format!("unknown peer phase {bad:?} (--peer-phases)").into());
+    }
     if !peers.is_empty() {
         inputs.write_for_peers(&inputs_dir, CHUNK, &BOX_LO, &BOX_HI)?;
     }
