@@ -62,7 +62,12 @@ fn fixtures_exported_and_reimported_by_zv_validate() {
         if !out.status.success() {
             // graph_basic's link attribute has null values the writer refuses (not a
             // validator matter); every other fixture round-trips
-            assert_eq!(name, "graph_basic", "{}", String::from_utf8_lossy(&out.stderr));
+            assert_eq!(
+                name,
+                "graph_basic",
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
             continue;
         }
         written += 1;
@@ -129,12 +134,21 @@ fn info_agrees_with_each_fixtures_expected_content() {
             let objects = level["object_index"]["manifest_blocks"]
                 .as_array()
                 .map(Vec::len);
-            assert_eq!(got["objects"].as_u64(), objects.map(|n| n as u64), "{name} level {id}");
+            assert_eq!(
+                got["objects"].as_u64(),
+                objects.map(|n| n as u64),
+                "{name} level {id}"
+            );
             let groups = level["groups"].as_array().map(Vec::len);
-            assert_eq!(got["groups"].as_u64(), groups.map(|n| n as u64), "{name} level {id}");
+            assert_eq!(
+                got["groups"].as_u64(),
+                groups.map(|n| n as u64),
+                "{name} level {id}"
+            );
             for (attr, a) in level["vertex_attribute_info"].as_object().unwrap() {
                 assert_eq!(
-                    got["attributes"][format!("vertex/{attr}")]["dtype"], a["dtype"],
+                    got["attributes"][format!("vertex/{attr}")]["dtype"],
+                    a["dtype"],
                     "{name} level {id} {attr}"
                 );
             }

@@ -142,3 +142,22 @@ fn check_vertex_count(level: &Level, pass: &chunks::LevelChunks, out: &mut Vec<F
         ));
     }
 }
+
+/// The node path an error names (its key without `/zarr.json`, `/c/0` or a trailing
+/// remark), or `fallback`.
+pub(crate) fn error_key(e: &crate::Error, fallback: &str) -> String {
+    use crate::Error as E;
+    let key = match e {
+        E::Metadata { key, .. }
+        | E::Version { key, .. }
+        | E::Blob { key, .. }
+        | E::Codec { key, .. }
+        | E::Missing { key, .. }
+        | E::Unsupported { key, .. }
+        | E::Inconsistent { key, .. } => key.as_str(),
+        _ => return fallback.to_owned(),
+    };
+    let key = key.split(" (").next().unwrap_or(key);
+    let key = key.strip_suffix("/zarr.json").unwrap_or(key);
+    key.strip_suffix("/c/0").unwrap_or(key).to_owned()
+}

@@ -2,6 +2,7 @@
 //! name objects of the level, group attributes have a row per group. (Per-chunk attribute
 //! rows are checked in the chunk pass.)
 
+use super::error_key;
 use super::finding::*;
 use super::manifests::push_capped;
 use crate::metadata::arrays::GroupsArray;
@@ -14,7 +15,7 @@ pub(crate) fn check(level: &Level, index: Option<&ObjectIndex>, out: &mut Vec<Fi
     match level.object_attributes() {
         Err(e) => out.push(Finding::new(
             &OBJECT_ATTRIBUTE,
-            level.p(&[names::OBJECT_ATTRIBUTES]),
+            error_key(&e, &level.p(&[names::OBJECT_ATTRIBUTES])),
             e.to_string(),
         )),
         Ok(attrs) => {
@@ -72,7 +73,7 @@ pub(crate) fn check(level: &Level, index: Option<&ObjectIndex>, out: &mut Vec<Fi
     match level.group_attributes() {
         Err(e) => out.push(Finding::new(
             &GROUP_ATTRIBUTE,
-            level.p(&[names::GROUP_ATTRIBUTES]),
+            error_key(&e, &level.p(&[names::GROUP_ATTRIBUTES])),
             e.to_string(),
         )),
         Ok(attrs) => {
