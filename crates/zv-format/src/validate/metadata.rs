@@ -174,7 +174,11 @@ fn check_root(root: &JsonObject, zv: &JsonObject, out: &mut Vec<Finding>) {
             .and_then(|b| b.iter().map(|s| f64_list(s, "bounds").ok()).collect());
         match sides.as_deref() {
             Some([lo, hi]) if lo.len() == ndim && hi.len() == ndim => {
-                if lo.iter().zip(hi).any(|(l, h)| !(l <= h)) {
+                if lo
+                    .iter()
+                    .zip(hi)
+                    .any(|(l, h)| l.partial_cmp(h).is_none_or(|o| o.is_gt()))
+                {
                     push(
                         &ROOT_SHAPES,
                         format!("bounds min {lo:?} exceeds max {hi:?}"),
