@@ -62,7 +62,7 @@ macro_rules! rules {
 
 rules! {
     ROOT_DOCUMENT = ("root-document", 1, Error, "The root `zarr.json` exists, parses and is a group whose attributes hold a `zarr_vectors` object.");
-    LEVEL_GROUPS = ("level-groups", 1, Error, "The store has level groups named by integers, level 0 among them, and each has a group document.");
+    LEVEL_GROUPS = ("level-groups", 1, Error, "The store has level groups named by integers, level 0 among them, and each level group document that exists parses.");
     VERTICES_ARRAY = ("vertices-array", 1, Error, "Every level has a `vertices` array group.");
     ARRAY_DOCUMENT = ("array-document", 1, Error, "Every per-array group document parses and its `zv_array` names the array it sits at.");
     UNKNOWN_ARRAY = ("unknown-array", 1, Warning, "A level's children are known ZV arrays.");
