@@ -5,6 +5,8 @@
 //! zv dump STORE [--compact]                     a ZV store's content as JSON (zv-dump/1)
 //! zv import FILE.json STORE [--batch N] [--codecs C]   write a store from zv-geometry/1 JSON
 //! zv export STORE [--format geometry-json] [-o FILE]    level 0 as zv-geometry/1 JSON
+//! zv validate STORE [--level 1..5] [--json]    check a ZV store (exit 0 valid, 1 invalid, 2 could not run)
+//! zv info STORE [--json]                        a ZV store's summary: geometry, levels, arrays, sizes
 //! zv zarr info STORE [NODE] [--children]          metadata of a Zarr v3 node, as JSON
 //! zv zarr get STORE ARRAY [--region R] [--raw]    values of an array region (JSON or raw LE bytes)
 //! ```
@@ -14,6 +16,8 @@
 
 mod bench;
 mod demo;
+mod info;
+mod validate;
 mod zarr;
 
 use std::process::ExitCode;
@@ -74,6 +78,25 @@ enum Command {
         #[arg(long, short)]
         output: Option<String>,
     },
+    /// Check a ZV store at a conformance level (exit 0 valid, 1 invalid, 2 could not run).
+    Validate {
+        /// The store: a path, file:///path or memory://name.
+        store: String,
+        /// The conformance level, 1 (structure) to 5 (multiresolution).
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u8).range(1..=5))]
+        level: u8,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Summarise a ZV store: geometry, axes, bounds, levels, attributes, codecs, sizes.
+    Info {
+        /// The store: a path, file:///path or memory://name.
+        store: String,
+        /// Print the summary as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Measurements (see scripts/memory-test.sh).
     Bench {
         #[command(subcommand)]
@@ -105,6 +128,8 @@ fn main() -> ExitCode {
             format,
             output,
         } => export(&store, &format, output.as_deref()),
+        Command::Validate { store, level, json } => return validate::run(&store, level, json),
+        Command::Info { store, json } => info::run(&store, json),
         Command::Bench { command } => bench::run(command),
         Command::Zarr { command } => zarr::run(command),
     };

@@ -4,6 +4,7 @@
 //!
 //! - [`reader`]: open any ZV 0.7 store ([`ZvStore`]) and answer by level, chunk, object,
 //!   group and bounding box;
+//! - [`validate`]: conformance levels 1–5 (`zv validate`);
 //! - [`dump`]: a store's content as "zv-dump/1" JSON (`zv dump`);
 //! - [`layout`]: the binary framings inside ZV blobs (fragment index, manifests, links, …);
 //! - [`metadata`], [`blob`]: root and level metadata, blob access.
@@ -68,6 +69,7 @@ pub mod layout;
 pub mod metadata;
 pub mod names;
 pub mod reader;
+pub mod validate;
 pub mod writer;
 
 pub use error::{Error, Result};

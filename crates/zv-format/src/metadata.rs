@@ -15,7 +15,7 @@
 
 pub mod arrays;
 mod chunk_key;
-mod json;
+pub(crate) mod json;
 mod level;
 mod root;
 

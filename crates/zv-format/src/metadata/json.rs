@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::JsonObject;
 
-pub(super) fn f64_list(v: &Value, what: &str) -> std::result::Result<Vec<f64>, String> {
+pub(crate) fn f64_list(v: &Value, what: &str) -> std::result::Result<Vec<f64>, String> {
     v.as_array()
         .ok_or_else(|| format!("{what} is not a list"))?
         .iter()
@@ -17,7 +17,7 @@ pub(super) fn f64_list(v: &Value, what: &str) -> std::result::Result<Vec<f64>, S
         .collect()
 }
 
-pub(super) fn string_list(v: &Value, what: &str) -> std::result::Result<Vec<String>, String> {
+pub(crate) fn string_list(v: &Value, what: &str) -> std::result::Result<Vec<String>, String> {
     v.as_array()
         .ok_or_else(|| format!("{what} is not a list"))?
         .iter()
@@ -29,7 +29,7 @@ pub(super) fn string_list(v: &Value, what: &str) -> std::result::Result<Vec<Stri
         .collect()
 }
 
-pub(super) fn opt_str(
+pub(crate) fn opt_str(
     m: &JsonObject,
     key: &str,
     default: &str,
@@ -41,7 +41,7 @@ pub(super) fn opt_str(
     }
 }
 
-pub(super) fn opt_i64(m: &JsonObject, key: &str, default: i64) -> std::result::Result<i64, String> {
+pub(crate) fn opt_i64(m: &JsonObject, key: &str, default: i64) -> std::result::Result<i64, String> {
     match m.get(key) {
         None | Some(Value::Null) => Ok(default),
         Some(v) => as_int(v).ok_or_else(|| format!("`{key}` is {v}, not an integer")),
@@ -49,7 +49,7 @@ pub(super) fn opt_i64(m: &JsonObject, key: &str, default: i64) -> std::result::R
 }
 
 /// Checks that `extents` (named `what`) has `ndim` values, each positive and finite.
-pub(super) fn positive_extents(
+pub(crate) fn positive_extents(
     extents: &[f64],
     ndim: usize,
     what: &str,
@@ -65,7 +65,7 @@ pub(super) fn positive_extents(
 
 /// Whether each of `outer` is a whole multiple (1 or more, to within 1e-9) of the matching
 /// value of `inner`.
-pub(super) fn whole_multiples(outer: &[f64], inner: &[f64]) -> bool {
+pub(crate) fn whole_multiples(outer: &[f64], inner: &[f64]) -> bool {
     !outer.iter().zip(inner).any(|(o, i)| {
         let r = o / i;
         (r - r.round()).abs() > 1e-9 || r.round() < 1.0
@@ -73,13 +73,13 @@ pub(super) fn whole_multiples(outer: &[f64], inner: &[f64]) -> bool {
 }
 
 /// An integer, written as an integer or as an integral float.
-pub(super) fn as_int(v: &Value) -> Option<i64> {
+pub(crate) fn as_int(v: &Value) -> Option<i64> {
     v.as_i64()
         .or_else(|| v.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64))
 }
 
 /// A non-negative integer, written as an integer or as an integral float.
-pub(super) fn as_uint(v: &Value) -> Option<u64> {
+pub(crate) fn as_uint(v: &Value) -> Option<u64> {
     v.as_u64().or_else(|| {
         v.as_f64()
             .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f < u64::MAX as f64)
@@ -89,7 +89,7 @@ pub(super) fn as_uint(v: &Value) -> Option<u64> {
 
 /// `m[key]` read by `read`; absent or `null` is `None`, a value `read` refuses is the error
 /// "`<key> <value> is invalid`".
-pub(super) fn opt_value<T>(
+pub(crate) fn opt_value<T>(
     m: &JsonObject,
     key: &str,
     read: impl FnOnce(&Value) -> Option<T>,
@@ -103,12 +103,12 @@ pub(super) fn opt_value<T>(
 }
 
 /// A list of non-negative integers (integral floats accepted).
-pub(super) fn uint_list(v: &Value) -> Option<Vec<u64>> {
+pub(crate) fn uint_list(v: &Value) -> Option<Vec<u64>> {
     v.as_array()?.iter().map(as_uint).collect()
 }
 
 /// The keys of `m` not in `known`, in their order.
-pub(super) fn unknown_keys(m: &JsonObject, known: impl Fn(&str) -> bool) -> JsonObject {
+pub(crate) fn unknown_keys(m: &JsonObject, known: impl Fn(&str) -> bool) -> JsonObject {
     m.iter()
         .filter(|(k, _)| !known(k))
         .map(|(k, v)| (k.clone(), v.clone()))
