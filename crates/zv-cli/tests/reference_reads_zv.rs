@@ -63,34 +63,10 @@ const VALIDATE_LEVEL: u8 = 5;
 /// level-global skeleton parents (ONDISK section 11, item 5), is reproduced in zv's dump
 /// (docs/format-decisions.md, "Reference reading rules kept in the dump"). Its validator's
 /// defects are stepped around in [`VALIDATOR_DEFECTS`].
-const ZV_BUGS: &[(&str, &[&str], &str)] = &[
-    (
-        "bug_skeleton_first_row_has_parent",
-        &[
-            "^/levels/0/reader/edges$",
-            "^/levels/0/reader/edge_count$",
-            "^/levels/0/canonical/edges_xyz_sorted$",
-            "^/levels/0/objects$",
-        ],
-        "zv's dump applies the reference's skeleton parent rule (`reference_parents` in \
-         zv-format's reader/skeleton.rs) without the stored parent of the level's first \
-         vertex; the reference's read_graph overrides parent[0] like any other, so it \
-         reads edges [[0, 1], [1, 0]] where zv's dump says [[1, 0]]",
-    ),
-    (
-        "bug_points_categorical",
-        &["^/levels/0/reader/vertex_attributes/kind$"],
-        "the reference's read_points decodes dictionary-encoded vertex attributes to their \
-         categories (null for _FillValue); zv's dump gives the integer codes in `reader`",
-    ),
-    (
-        "bug_lines",
-        &["^/levels/0/reader$", "^/levels/0/objects$"],
-        "for `line` stores zv's dump fills `reader` as read_polylines and gives objects \
-         `links`; dump_store.py, which defines zv-dump/1, wires no reader for `line` (a \
-         `note`) and gives no object links",
-    ),
-];
+// Empty: the three bugs once listed here (the skeleton parent of vertex 0, categorical
+// vertex attributes in `reader`, `line` stores given a reader and object links) are fixed;
+// their `bug_*` stores below stay as regression cases.
+const ZV_BUGS: &[(&str, &[&str], &str)] = &[];
 
 /// The reference validator's documented defects that trip on zv's stores, each stepped around
 /// by changing what `validate` reads (never the store): (name, the defect and the step-around).
@@ -339,7 +315,8 @@ fn zv_stores() -> Vec<Store> {
                 }
             }),
         ),
-        // The smallest reproductions of the zv bugs in ZV_BUGS (default codecs only).
+        // The smallest reproductions of zv bugs once listed in ZV_BUGS, kept as regression
+        // cases (default codecs only).
         Store {
             name: "bug_skeleton_first_row_has_parent".into(),
             doc: doc(json!({

@@ -9,7 +9,8 @@
 //! - zv's rule ([`fragment_parents`]): inside each fragment, a vertex's parent is the vertex
 //!   before it; stored links override.
 //! - The reference's rule ([`reference_parents`], used by the dump only): level-global
-//!   `parent(i) = i − 1`, overridden by stored links; vertex 0 has none.
+//!   `parent(i) = i − 1`, overridden by stored links (vertex 0 has a parent only when a
+//!   link gives it one).
 
 use super::links::NumberedLink;
 use super::Level;
@@ -133,14 +134,11 @@ pub(crate) fn fragment_parents<F: IntoIterator<Item = u64>>(
 }
 
 /// The reference's skeleton rule over `n` level-global vertices: `parent(i) = i − 1` for
-/// every `i > 0`, overridden by each stored `[child, parent]` link (later links win);
-/// vertex 0 has no parent even when a link gives it one. In child order.
+/// every `i > 0`, overridden by each stored `[child, parent]` link (later links win; the
+/// reference's `read_graph` overrides vertex 0's entry like any other). In child order.
 pub(crate) fn reference_parents(n: u64, links: &[NumberedLink]) -> Vec<Parent> {
     let parent = (0..n).map(|i| (i > 0).then(|| (i - 1, None))).collect();
     override_parents(parent, links)
-        .into_iter()
-        .filter(|&(c, _, _)| c > 0)
-        .collect()
 }
 
 /// Applies the stored `[child, parent]` links (other widths are ignored) to `parent`, and
