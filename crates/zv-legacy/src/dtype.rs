@@ -233,17 +233,33 @@ impl NumpyDtype {
     }
 }
 
+impl NumpyDtype {
+    /// The numpy type string (`<i4`, `>f8`, `|b1`, `|S12`), byte order always explicit.
+    pub fn to_numpy(&self) -> String {
+        let order = match self.order {
+            ByteOrder::Little => '<',
+            ByteOrder::Big => '>',
+            ByteOrder::NotApplicable => '|',
+        };
+        let kind = match self.element {
+            ElementType::FixedBytes(n) => return format!("|S{n}"),
+            ElementType::Zarr(DataType::Bool) => 'b',
+            ElementType::Zarr(
+                DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64,
+            ) => 'i',
+            ElementType::Zarr(
+                DataType::UInt8 | DataType::UInt16 | DataType::UInt32 | DataType::UInt64,
+            ) => 'u',
+            ElementType::Zarr(DataType::Complex64 | DataType::Complex128) => 'c',
+            ElementType::Zarr(_) => 'f',
+        };
+        format!("{order}{kind}{}", self.size())
+    }
+}
+
 impl std::fmt::Display for NumpyDtype {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let order = match self.order {
-            ByteOrder::Little => "<",
-            ByteOrder::Big => ">",
-            ByteOrder::NotApplicable => "|",
-        };
-        match self.element {
-            ElementType::Zarr(dt) => write!(f, "{order}{dt}"),
-            ElementType::FixedBytes(n) => write!(f, "|S{n}"),
-        }
+        f.write_str(&self.to_numpy())
     }
 }
 
