@@ -205,6 +205,13 @@ fn zarr04_stores_read_equal() {
     assert_eq!(arrays, 22 + 15 + 6);
 }
 
+/// A converted case: its name, the report and every chunk event.
+type Converted = (
+    String,
+    zv_legacy::convert::ConvertReport,
+    Vec<(Vec<u64>, ChunkAction)>,
+);
+
 /// Converts every case of `dir` into `out/NAME`, returning the reports by name.
 fn convert_all(
     dir: &Path,
