@@ -213,14 +213,7 @@ type Converted = (
 );
 
 /// Converts every case of `dir` into `out/NAME`, returning the reports by name.
-fn convert_all(
-    dir: &Path,
-    out: &Path,
-) -> Vec<(
-    String,
-    zv_legacy::convert::ConvertReport,
-    Vec<(Vec<u64>, ChunkAction)>,
-)> {
+fn convert_all(dir: &Path, out: &Path) -> Vec<Converted> {
     let mut reports = Vec::new();
     for entry in manifest(dir) {
         let name = entry["name"].as_str().unwrap().to_owned();
