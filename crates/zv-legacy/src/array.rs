@@ -259,7 +259,11 @@ impl LegacyArray {
         let mut out = vec![0u8; len];
         let grid = self.info.grid();
         for coords in grid.chunks_in(region) {
-            let chunk = self.chunk_stored_order(&coords)?;
+            // A missing chunk is filled in place, without building the chunk.
+            let chunk = match self.stored_chunk(&coords)? {
+                Some(stored) => Some(self.pad_chunk(Some(&stored))?),
+                None => None,
+            };
             let Some(part) = grid.chunk_region(&coords).and_then(|r| r.intersect(region)) else {
                 continue;
             };
@@ -284,8 +288,20 @@ impl LegacyArray {
                 part.shape(),
             ) {
                 let (s, d, n) = (s * item, d * item, n * item);
-                if let (Some(src), Some(dst)) = (chunk.get(s..s + n), out.get_mut(d..d + n)) {
-                    dst.copy_from_slice(src);
+                let Some(dst) = out.get_mut(d..d + n) else {
+                    continue;
+                };
+                match &chunk {
+                    Some(chunk) => {
+                        if let Some(src) = chunk.get(s..s + n) {
+                            dst.copy_from_slice(src);
+                        }
+                    }
+                    None => {
+                        for e in dst.chunks_exact_mut(item.max(1)) {
+                            e.copy_from_slice(&self.info.fill_value);
+                        }
+                    }
                 }
             }
         }

@@ -40,20 +40,22 @@ impl Ctable {
                     .collect::<Option<Vec<_>>>()
             })
             .ok_or_else(|| Error::invalid(&path, "`names` must be a list of strings"))?;
-        let mut columns: Vec<(String, LegacyArray)> = Vec::with_capacity(names.len().min(4096));
-        for name in names {
-            if !is_plain_name(&name) {
+        for (i, name) in names.iter().enumerate() {
+            if !is_plain_name(name) {
                 return Err(Error::invalid(
                     &path,
                     format!("column name {name:?} is not a plain directory name"),
                 ));
             }
-            if columns.iter().any(|(n, _)| *n == name) {
+            if names[..i].contains(name) {
                 return Err(Error::invalid(
                     &path,
                     format!("column {name:?} is named twice"),
                 ));
             }
+        }
+        let mut columns: Vec<(String, LegacyArray)> = Vec::with_capacity(names.len());
+        for name in names {
             let dir = root.join(&name);
             if dir.join(ROOTDIRS_FILE).exists() {
                 return Err(Error::unsupported(&dir, "nested ctable columns"));
