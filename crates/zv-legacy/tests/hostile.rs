@@ -82,6 +82,9 @@ fn carray(dir: &Path) -> PathBuf {
     root
 }
 
+/// A change made to a file (or a store root) by a test case.
+type Corruption = Box<dyn Fn(&Path)>;
+
 /// Opens and reads everything; the error, if any.
 fn read(root: &Path) -> Result<(), zv_legacy::Error> {
     match zv_legacy::open(root)? {
@@ -120,7 +123,7 @@ fn the_valid_stores_read() {
 
 #[test]
 fn corrupt_superchunks_name_the_file() {
-    let cases: Vec<(&str, Box<dyn Fn(&Path)>)> = vec![
+    let cases: Vec<(&str, Corruption)> = vec![
         (
             "wrong magic",
             Box::new(|f| {
@@ -203,7 +206,7 @@ fn a_leftover_frame_of_the_wrong_size_is_refused() {
 
 #[test]
 fn corrupt_zarr04_chunks_name_the_file() {
-    let cases: Vec<(&str, Box<dyn Fn(&Path)>)> = vec![
+    let cases: Vec<(&str, Corruption)> = vec![
         (
             "__zmeta__ chunks do not match the frame",
             Box::new(|f| {
@@ -227,7 +230,7 @@ fn corrupt_zarr04_chunks_name_the_file() {
         ),
         (
             "file larger than a chunk can be",
-            Box::new(|f| write(f, &vec![0u8; 33])),
+            Box::new(|f| write(f, &[0u8; 33])),
         ),
     ];
     for (what, corrupt) in cases {
@@ -250,7 +253,7 @@ fn bad_metadata_names_the_metadata_file() {
         b[k] = v;
         b
     };
-    let cases: Vec<(&str, Box<dyn Fn(&Path)>)> = vec![
+    let cases: Vec<(&str, Corruption)> = vec![
         ("object dtype", Box::new(zmeta(with("dtype", json!("|O"))))),
         (
             "unicode dtype",
