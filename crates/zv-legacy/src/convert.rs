@@ -2,7 +2,7 @@
 //! bcolz ctable a group with one array per column; attributes, fill value, data type and byte
 //! order are kept (`bytes` codec with the stored `endian`, then `blosc`).
 //!
-//! Chunks stream one at a time. A stored frame that holds a whole chunk (every zarr 0.4
+//! Chunks stream in small batches converted in parallel. A stored frame that holds a whole chunk (every zarr 0.4
 //! chunk, every bcolz chunk but a short leftover) is **passed through** byte for byte, after
 //! a full decode checks it; a short leftover is decoded, padded with the fill value and
 //! re-encoded with the metadata's compressor; a missing zarr 0.4 chunk stays missing (Zarr v3
@@ -19,6 +19,7 @@
 //! ```
 
 use bytes::Bytes;
+use rayon::prelude::*;
 use serde_json::{json, Map, Value};
 use zv_codecs::blosc::{BloscCodec, BloscCompressor, BloscConfig, BloscShuffle};
 use zv_core::data_type::{DataType, FillValue};
@@ -214,45 +215,67 @@ pub fn convert_array(
         reencoded: 0,
         missing: 0,
     };
-    for coords in grid.chunks_in(&zv_core::grid::Region::whole(array.shape())) {
-        let stored = array.stored_chunk(&coords)?;
-        let (action, bytes) = match &stored {
-            None => (ChunkAction::Missing, None),
-            Some(s) => {
-                // Decoding checks the frame completely (and pads a short one).
-                let full = array.pad_chunk(Some(s))?;
-                if s.shape == array.chunk_shape() {
-                    (ChunkAction::PassedThrough, Some(s.frame.clone()))
-                } else {
-                    let frame = codec.compress(&full).map_err(|source| Error::Codec {
-                        path: s.path.clone(),
-                        source,
-                    })?;
-                    (ChunkAction::Reencoded, Some(frame))
-                }
+    // Chunks go in batches of a few per thread, converted and written in parallel: memory
+    // holds one batch, whatever the array's size.
+    let batch_len = rayon::current_num_threads().max(1) * 4;
+    let mut chunks = grid.chunks_in(&zv_core::grid::Region::whole(array.shape()));
+    loop {
+        let batch: Vec<Vec<u64>> = chunks.by_ref().take(batch_len).collect();
+        if batch.is_empty() {
+            break;
+        }
+        let done: Vec<Result<(ChunkAction, u64)>> = batch
+            .par_iter()
+            .map(|coords| convert_chunk(array, &codec, target, path, &keys, coords))
+            .collect();
+        for (coords, result) in batch.iter().zip(done) {
+            let (action, written) = result?;
+            match action {
+                ChunkAction::PassedThrough => report.passed_through += 1,
+                ChunkAction::Reencoded => report.reencoded += 1,
+                ChunkAction::Missing => report.missing += 1,
             }
-        };
-        let written = bytes.as_ref().map_or(0, |b| b.len() as u64);
-        if let Some(b) = bytes {
-            let key = path
-                .key(&keys.encode(&coords))
-                .map_err(zv_core::Error::from)?;
-            put(target, &key, b)?;
+            on_chunk(&ChunkEvent {
+                array: path,
+                coords,
+                action,
+                bytes: written,
+            });
         }
-        match action {
-            ChunkAction::PassedThrough => report.passed_through += 1,
-            ChunkAction::Reencoded => report.reencoded += 1,
-            ChunkAction::Missing => report.missing += 1,
-        }
-        on_chunk(&ChunkEvent {
-            array: path,
-            coords: &coords,
-            action,
-            bytes: written,
-        });
     }
     put(target, &path.metadata_key(), to_pretty(&doc))?;
     Ok(report)
+}
+
+/// Converts and writes one chunk; what was done and the bytes written.
+fn convert_chunk(
+    array: &LegacyArray,
+    codec: &BloscCodec,
+    target: &dyn Store,
+    path: &NodePath,
+    keys: &ChunkKeyEncoding,
+    coords: &[u64],
+) -> Result<(ChunkAction, u64)> {
+    let Some(stored) = array.stored_chunk(coords)? else {
+        return Ok((ChunkAction::Missing, 0));
+    };
+    // Decoding checks the frame completely (and pads a short one).
+    let full = array.pad_chunk(Some(&stored))?;
+    let (action, bytes) = if stored.shape == array.chunk_shape() {
+        (ChunkAction::PassedThrough, stored.frame)
+    } else {
+        let frame = codec.compress(&full).map_err(|source| Error::Codec {
+            path: stored.path.clone(),
+            source,
+        })?;
+        (ChunkAction::Reencoded, frame)
+    };
+    let written = bytes.len() as u64;
+    let key = path
+        .key(&keys.encode(coords))
+        .map_err(zv_core::Error::from)?;
+    put(target, &key, bytes)?;
+    Ok((action, written))
 }
 
 /// The `zarr.json` of the group a ctable becomes (for `zv zarr info`).
