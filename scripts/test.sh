@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole zv test suite, on a fresh machine (Rust toolchain, gcc, Python 3.11 with pip).
-# Creates .venv with zarr-python 3 from PyPI for the interoperability tests and .venv-ref with
-# the reference implementation (zarr-vectors 0.7.0, from ../shared/reference/), then runs
+# Creates .venv with zarr-python 3 from PyPI for the interoperability tests, .venv-ref with
+# the reference implementation (zarr-vectors 0.7.0, from ../shared/reference/) and .venv-bcolz
+# with bcolz and blosc (for the legacy formats), then runs
 # formatting and lint checks, dependency checks, every test of the workspace, and the
 # minimal-feature build.
 set -euo pipefail
@@ -41,6 +42,17 @@ fi
 export ZV_REFERENCE_PYTHON="$PWD/.venv-ref/bin/python"
 "$ZV_REFERENCE_PYTHON" -c 'import zarr_vectors, zarr; print("zarr-vectors", zarr_vectors.__version__, "(reference), with zarr-python", zarr.__version__)'
 
+# The real bcolz (PyPI bcolz-zipline, which needs numpy<2) and PyPI blosc, for the tests of
+# zv-legacy: they write bcolz stores with bcolz and assemble zarr 0.4 stores with c-blosc frames.
+if ! .venv-bcolz/bin/python -c 'import bcolz, blosc, numpy' 2>/dev/null; then
+  step "creating .venv-bcolz with bcolz-zipline and blosc from PyPI"
+  rm -rf .venv-bcolz
+  python3 -m venv .venv-bcolz
+  .venv-bcolz/bin/pip install --quiet --disable-pip-version-check 'numpy<2' 'bcolz-zipline>=1.12' 'blosc>=1.11'
+fi
+export ZV_BCOLZ_PYTHON="$PWD/.venv-bcolz/bin/python"
+"$ZV_BCOLZ_PYTHON" -c 'import bcolz, blosc; print("bcolz", bcolz.__version__, "and python-blosc", blosc.__version__)'
+
 # The shared fixtures must be beside the checkout.
 if [ ! -d ../shared/fixtures/zv-0.7 ] && [ -z "${ZV_FIXTURES:-}" ]; then
   echo "error: ../shared/fixtures/zv-0.7 not found (set ZV_FIXTURES)" >&2
@@ -65,8 +77,8 @@ fi
 
 # `grep -q` on a captured output, not at the end of a pipe: under `pipefail` a `cargo tree`
 # killed by SIGPIPE after an early match would make the pipeline fail and the check pass.
-step "dependencies: no store or codec crate pulls zv-format (not even as a dev-dependency)"
-for pkg in zv-core zv-codecs zv-store-fs zv-store-mem zv-testkit zv-codec-delta; do
+step "dependencies: no store, codec or legacy crate pulls zv-format (not even as a dev-dependency)"
+for pkg in zv-core zv-codecs zv-store-fs zv-store-mem zv-testkit zv-codec-delta zv-legacy; do
   tree=$(cargo tree -p "$pkg" -e normal,dev,build --prefix none --locked)
   if grep -q '^zv-format ' <<<"$tree"; then
     echo "error: $pkg depends on zv-format (cargo tree -p $pkg -e normal,dev,build -i zv-format)" >&2

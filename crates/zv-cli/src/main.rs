@@ -9,6 +9,7 @@
 //! zv info STORE [--json]                        a ZV store's summary: geometry, levels, arrays, sizes
 //! zv zarr info STORE [NODE] [--children]          metadata of a Zarr v3 node, as JSON
 //! zv zarr get STORE ARRAY [--region R] [--raw]    values of an array region (JSON or raw LE bytes)
+//! zv convert legacy SRC DST [--quiet]             a zarr 0.4 / bcolz 1.x array (or ctable) to Zarr v3
 //! ```
 //!
 //! Errors go to stderr with exit status 1 (2 for usage errors); the command never panics on
@@ -17,6 +18,8 @@
 mod bench;
 mod demo;
 mod info;
+#[cfg(feature = "legacy")]
+mod legacy;
 mod validate;
 mod zarr;
 
@@ -107,6 +110,12 @@ enum Command {
         #[command(subcommand)]
         command: zarr::ZarrCommand,
     },
+    /// Convert other formats to Zarr v3.
+    #[cfg(feature = "legacy")]
+    Convert {
+        #[command(subcommand)]
+        command: legacy::ConvertCommand,
+    },
 }
 
 fn main() -> ExitCode {
@@ -132,6 +141,8 @@ fn main() -> ExitCode {
         Command::Info { store, json } => info::run(&store, json),
         Command::Bench { command } => bench::run(command),
         Command::Zarr { command } => zarr::run(command),
+        #[cfg(feature = "legacy")]
+        Command::Convert { command } => legacy::run(command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -19,7 +19,9 @@ use crate::CliResult;
 pub(crate) enum ZarrCommand {
     /// Print the metadata of a node (its zarr.json as zv reads it) as JSON.
     Info {
-        /// The store: a path, file:///path or memory://name.
+        /// The store: a path, file:///path or memory://name; or a legacy array
+        /// (`legacy-zarr:PATH`, `bcolz:PATH`, or a directory holding `__zmeta__`,
+        /// `__rootdirs__` or `meta/storage`).
         store: String,
         /// The node path inside the store (default: the root).
         #[arg(default_value = "/")]
@@ -31,9 +33,9 @@ pub(crate) enum ZarrCommand {
     /// Print the values of an array region as JSON (nested lists, C order), or with --raw its
     /// C-order little-endian bytes.
     Get {
-        /// The store: a path, file:///path or memory://name.
+        /// The store: a path, file:///path or memory://name; or a legacy array (as for info).
         store: String,
-        /// The array path inside the store.
+        /// The array path inside the store (a ctable's column: `/NAME`).
         array: String,
         /// The region, e.g. `0:10,5:20` (half-open per dimension; `:` or empty = whole).
         #[arg(long)]
@@ -61,6 +63,10 @@ pub(crate) fn run(command: ZarrCommand) -> CliResult {
 }
 
 fn info(store: &str, node: &str, with_children: bool) -> CliResult {
+    #[cfg(feature = "legacy")]
+    if let Some(legacy) = crate::legacy::open_arg(store)? {
+        return crate::legacy::info(&legacy, node, with_children);
+    }
     let store = open_store(store)?;
     let path = NodePath::new(node)?;
     let metadata = match read_node_metadata(store.as_ref(), &path)? {
@@ -100,6 +106,10 @@ fn info(store: &str, node: &str, with_children: bool) -> CliResult {
 }
 
 fn get(store: &str, array: &str, region: Option<&str>, raw: bool) -> CliResult {
+    #[cfg(feature = "legacy")]
+    if let Some(legacy) = crate::legacy::open_arg(store)? {
+        return crate::legacy::get(&legacy, array, region, raw);
+    }
     let store = open_store(store)?;
     let array = Array::open(store, &NodePath::new(array)?)?;
     let region = match region {
@@ -115,7 +125,16 @@ fn get(store: &str, array: &str, region: Option<&str>, raw: bool) -> CliResult {
         };
         out.write_all(&to_little_endian(&bytes, dt))?;
     } else {
-        write_json(&mut out, &data, dt, region.shape())?;
+        let element = |i: usize| -> Value {
+            match &data {
+                ArrayBytes::Fixed(b) => {
+                    let es = dt.size().unwrap_or(1);
+                    element_to_json(dt, b.get(i * es..(i + 1) * es).unwrap_or(&[]))
+                }
+                ArrayBytes::Variable { .. } => element_to_json(dt, data.element(i).unwrap_or(&[])),
+            }
+        };
+        write_json(&mut out, region.shape(), &element)?;
         out.write_all(b"\n")?;
     }
     out.flush()?;
@@ -123,7 +142,7 @@ fn get(store: &str, array: &str, region: Option<&str>, raw: bool) -> CliResult {
 }
 
 /// Native-order element bytes to little-endian.
-fn to_little_endian(bytes: &[u8], dt: DataType) -> Vec<u8> {
+pub(crate) fn to_little_endian(bytes: &[u8], dt: DataType) -> Vec<u8> {
     let mut v = bytes.to_vec();
     if cfg!(target_endian = "big") {
         if let Some(w) = dt.component_size().filter(|&w| w > 1) {
@@ -133,21 +152,12 @@ fn to_little_endian(bytes: &[u8], dt: DataType) -> Vec<u8> {
     v
 }
 
-fn write_json(
+/// Writes elements `0..prod(shape)` (given by `element`) as nested JSON lists, C order.
+pub(crate) fn write_json(
     out: &mut impl Write,
-    data: &ArrayBytes<'_>,
-    dt: DataType,
     shape: &[u64],
+    element: &dyn Fn(usize) -> Value,
 ) -> CliResult {
-    let element = |i: usize| -> Value {
-        match data {
-            ArrayBytes::Fixed(b) => {
-                let es = dt.size().unwrap_or(1);
-                element_to_json(dt, b.get(i * es..(i + 1) * es).unwrap_or(&[]))
-            }
-            ArrayBytes::Variable { .. } => element_to_json(dt, data.element(i).unwrap_or(&[])),
-        }
-    };
     fn rec(
         out: &mut dyn Write,
         shape: &[u64],
@@ -173,6 +183,6 @@ fn write_json(
         }
     }
     let mut offset = 0usize;
-    rec(out, shape, &mut offset, &element)?;
+    rec(out, shape, &mut offset, element)?;
     Ok(())
 }

@@ -112,7 +112,10 @@ impl BytesCodec {
     }
 }
 
-fn swap_in_place(bytes: &mut [u8], width: usize) {
+/// Reverses the byte order of every `width`-byte component of `bytes` in place (a trailing
+/// partial component is left as is). Used by the `bytes` codec and by readers of stores whose
+/// elements are in a non-native byte order.
+pub fn swap_in_place(bytes: &mut [u8], width: usize) {
     for c in bytes.chunks_exact_mut(width) {
         c.reverse();
     }

@@ -320,7 +320,7 @@ impl Iterator for ChunksIn {
 /// Runs of consecutive elements for copying a box between two C-order buffers: yields
 /// `(src_offset, dst_offset, len)` in elements. `box_start_src` / `box_start_dst` are the box
 /// corners in each buffer's coordinates; the caller guarantees the box fits both.
-pub(crate) fn box_runs(
+pub fn box_runs(
     src_shape: &[u64],
     box_start_src: &[u64],
     dst_shape: &[u64],

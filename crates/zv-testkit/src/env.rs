@@ -98,3 +98,33 @@ pub fn reference_python() -> PathBuf {
          or set ZV_REFERENCE_PYTHON to a Python that has it."
     );
 }
+
+/// A Python interpreter with the real bcolz (PyPI `bcolz-zipline`, with `numpy<2`) and PyPI
+/// `blosc`, for the tests of the legacy formats: `ZV_BCOLZ_PYTHON`, else the workspace's
+/// `.venv-bcolz`. Panics with instructions if there is none: those tests are part of the
+/// suite and do not skip silently.
+pub fn bcolz_python() -> PathBuf {
+    let candidates: Vec<PathBuf> = match std::env::var("ZV_BCOLZ_PYTHON") {
+        Ok(p) => vec![PathBuf::from(p)],
+        Err(_) => vec![
+            workspace_root().join(".venv-bcolz/bin/python"),
+            workspace_root().join(".venv-bcolz/Scripts/python.exe"),
+        ],
+    };
+    for python in &candidates {
+        let ok = Command::new(python)
+            .args(["-c", "import bcolz, blosc, numpy"])
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false);
+        if ok {
+            return python.clone();
+        }
+    }
+    panic!(
+        "no Python with bcolz and blosc found (tried {candidates:?}). Run the README's test \
+         command (`scripts/test.sh`), which creates .venv-bcolz, or by hand:\n  \
+         python3 -m venv .venv-bcolz && .venv-bcolz/bin/pip install \"numpy<2\" bcolz-zipline blosc\n\
+         or set ZV_BCOLZ_PYTHON to a Python that has them."
+    );
+}

@@ -1,0 +1,168 @@
+//! `zv convert legacy SRC DST`, and legacy arrays (zarr 0.4, bcolz 1.x) in `zv zarr info/get`
+//! (Cargo feature `legacy`).
+
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+use clap::Subcommand;
+use serde_json::Value;
+use zv_core::grid::Region;
+use zv_core::metadata::to_pretty;
+use zv_core::node::NodePath;
+use zv_legacy::convert::{self, ChunkAction};
+use zv_legacy::dtype::ElementType;
+use zv_legacy::{Legacy, LegacyArray};
+
+use crate::CliResult;
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum ConvertCommand {
+    /// Convert a zarr 0.4 array or a bcolz carray to a Zarr v3 array, a bcolz ctable to a
+    /// group with one array per column. Blosc frames pass through without recompression
+    /// where the chunk geometry allows.
+    Legacy {
+        /// The legacy directory (`legacy-zarr:` / `bcolz:` prefixes accepted; the format is
+        /// otherwise detected by its file names).
+        src: String,
+        /// The new Zarr v3 store: a path, file:///path or memory://name (must be empty).
+        dst: String,
+        /// No progress bar.
+        #[arg(long)]
+        quiet: bool,
+    },
+}
+
+pub(crate) fn run(command: ConvertCommand) -> CliResult {
+    match command {
+        ConvertCommand::Legacy { src, dst, quiet } => convert_legacy(&src, &dst, quiet),
+    }
+}
+
+/// A legacy array named by a store argument: a `legacy-zarr:` / `bcolz:` prefix, or a plain
+/// path to a directory whose file names say it is one. `None` for anything else.
+pub(crate) fn open_arg(arg: &str) -> CliResult<Option<Legacy>> {
+    if let Some((format, path)) = zv_legacy::strip_prefix(arg) {
+        return Ok(Some(zv_legacy::open_as(Path::new(path), format)?));
+    }
+    if arg.contains("://") {
+        return Ok(None);
+    }
+    if zv_legacy::detect(Path::new(arg)).is_none() {
+        return Ok(None);
+    }
+    Ok(Some(zv_legacy::open(Path::new(arg))?))
+}
+
+fn open_src(src: &str) -> CliResult<Legacy> {
+    match open_arg(src)? {
+        Some(l) => Ok(l),
+        None => Ok(zv_legacy::open(Path::new(src))?),
+    }
+}
+
+fn convert_legacy(src: &str, dst: &str, quiet: bool) -> CliResult {
+    let legacy = open_src(src)?;
+    let target = zv_core::plugin::open_store(dst)?;
+    if !target
+        .list_prefix(&zv_core::key::StorePrefix::root())?
+        .is_empty()
+    {
+        return Err(format!("{dst} is not empty").into());
+    }
+    let total = convert::total_chunks(&legacy);
+    let bar = if quiet {
+        indicatif::ProgressBar::hidden()
+    } else {
+        indicatif::ProgressBar::with_draw_target(
+            Some(total),
+            indicatif::ProgressDrawTarget::stderr(),
+        )
+    };
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{msg} [{bar:40}] {pos}/{len} chunks, {bytes_per_sec} written, {eta} left",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let mut written = 0u64;
+    let report = convert::convert(&legacy, target.as_ref(), &mut |event| {
+        written += event.bytes;
+        bar.set_message(event.array.to_string());
+        bar.inc(1);
+        if event.action == ChunkAction::Reencoded {
+            bar.set_message(format!("{} (re-encoding)", event.array));
+        }
+    })?;
+    bar.finish_and_clear();
+    let missing: u64 = report.arrays.iter().map(|a| a.missing).sum();
+    eprintln!(
+        "converted {} array(s) to {dst}: {} chunks passed through, {} re-encoded, {} not stored (fill value), {written} bytes",
+        report.arrays.len(),
+        report.passed_through(),
+        report.reencoded(),
+        missing
+    );
+    Ok(())
+}
+
+/// The array at `node`: the root of a carray or zarr 0.4 array, a column of a ctable.
+fn array_at<'a>(legacy: &'a Legacy, node: &str) -> CliResult<&'a LegacyArray> {
+    let path = NodePath::new(node)?;
+    match legacy {
+        Legacy::Array(a) if path.is_root() => Ok(a),
+        Legacy::Table(t) => path
+            .name()
+            .filter(|_| path.parent().is_some_and(|p| p.is_root()))
+            .and_then(|n| t.column(n.as_str()))
+            .ok_or_else(|| format!("the ctable has no column `{node}`").into()),
+        Legacy::Array(_) => Err(format!("no node `{node}` (a legacy array has only `/`)").into()),
+    }
+}
+
+/// `zv zarr info` of a legacy array: the `zarr.json` its conversion writes.
+pub(crate) fn info(legacy: &Legacy, node: &str, with_children: bool) -> CliResult {
+    let path = NodePath::new(node)?;
+    let (metadata, children) = match legacy {
+        Legacy::Table(t) if path.is_root() => (
+            convert::v3_group_metadata(t.attributes()),
+            t.columns()
+                .map(|(n, _)| serde_json::json!({"name": n, "node_type": "array"}))
+                .collect(),
+        ),
+        _ => (convert::v3_metadata(array_at(legacy, node)?)?, Vec::new()),
+    };
+    let doc = if with_children {
+        serde_json::json!({"metadata": metadata, "children": children})
+    } else {
+        metadata
+    };
+    std::io::stdout().write_all(&to_pretty(&doc))?;
+    Ok(())
+}
+
+/// `zv zarr get` of a legacy array.
+pub(crate) fn get(legacy: &Legacy, node: &str, region: Option<&str>, raw: bool) -> CliResult {
+    let array = array_at(legacy, node)?;
+    let region = match region {
+        Some(r) => Region::parse(r, array.shape())?,
+        None => Region::whole(array.shape()),
+    };
+    let data = array.read_region(&region)?;
+    let dtype = array.dtype();
+    let item = dtype.size();
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    if raw {
+        match dtype.element {
+            ElementType::Zarr(dt) => out.write_all(&crate::zarr::to_little_endian(&data, dt))?,
+            ElementType::FixedBytes(_) => out.write_all(&data)?,
+        }
+    } else {
+        let element = |i: usize| -> Value {
+            dtype.element_json(data.get(i * item..(i + 1) * item).unwrap_or(&[]))
+        };
+        crate::zarr::write_json(&mut out, region.shape(), &element)?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    Ok(())
+}
