@@ -11,12 +11,13 @@ fuzz_target!(|data: &[u8]| {
     let rows = input.u32() as u64;
     let row_count = (flags & 1 != 0).then_some(rows);
     if let Ok(index) = FragmentIndex::decode(input.rest(), row_count) {
-        let mut total = 0usize;
-        for f in index.iter() {
-            total += f.iter().count();
-            assert_eq!(f.len(), f.iter().count());
+        // Rows are expanded only once they are known to lie in a small chunk, as the reader
+        // does (a range of 2^62 rows is valid without a row count and costs nothing stored).
+        if index.check_rows(1 << 16).is_ok() {
+            for f in index.iter() {
+                assert_eq!(f.len(), f.iter().count());
+            }
         }
-        let _ = total;
         let _ = index.check_rows(rows);
         let again = FragmentIndex::decode(&index.encode(), row_count)
             .unwrap_or_else(|e| panic!("a decoded fragment index does not re-decode: {e}"));
