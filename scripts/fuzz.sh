@@ -83,10 +83,11 @@ run_one() {
   local status=0
   RAYON_NUM_THREADS=1 nice -n 10 "$bin_dir/$t" "${args[@]}" "fuzz/corpus/$t" >"$log" 2>&1 || status=$?
   local execs cov ft rss verdict
+  # (a crash on the first input leaves no cov: line: the greps may match nothing)
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log" | tail -1)
-  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
-  ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
+  cov=$( (grep -o 'cov: [0-9]*' "$log" || true) | tail -1 | cut -d' ' -f2)
+  ft=$( (grep -o 'ft: [0-9]*' "$log" || true) | tail -1 | cut -d' ' -f2)
   if [ "$status" = 0 ]; then verdict=ok; else verdict="FINDING (exit $status; see $log, fuzz/artifacts/$t/)"; fi
   printf '%-20s execs %10s  cov %5s  ft %6s  peak RSS %4s MiB  %s\n' \
     "$t" "${execs:-?}" "${cov:-?}" "${ft:-?}" "${rss:-?}" "$verdict"

@@ -17,7 +17,12 @@ use zv_format::metadata::{parse_version, JsonObject, LevelMetadata, RootMetadata
 /// A root of three axes, for level documents fuzzed without a root of their own.
 const ROOT: &str = r#"{"zarr_vectors": {"zv_version": "0.7.0", "chunk_shape": [50.0, 50.0, 50.0],
   "bounds": [[0.0, 0.0, 0.0], [100.0, 100.0, 100.0]], "geometry_types": ["point_cloud"],
-  "base_bin_shape": [12.5, 12.5, 12.5]}}"#;
+  "base_bin_shape": [12.5, 12.5, 12.5]},
+  "multiscales": [{"version": "0.4", "name": "default",
+    "axes": [{"name": "x", "type": "space"}, {"name": "y", "type": "space"},
+             {"name": "z", "type": "space"}],
+    "datasets": [{"path": "0", "coordinateTransformations": [
+      {"type": "scale", "scale": [1.0, 1.0, 1.0]}]}]}]}"#;
 
 fn attributes(doc: &[u8]) -> Option<JsonObject> {
     GroupMetadata::from_json(doc).ok().map(|g| g.attributes)
