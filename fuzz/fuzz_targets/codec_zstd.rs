@@ -1,0 +1,11 @@
+//! zstd frames through the codec registry: `[data type][u16 element count][frame]`, decoded
+//! by the `bytes` + `zstd` pipeline.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    zv_fuzz::fuzz_bytes_to_bytes(
+        data,
+        serde_json::json!({"name": "zstd", "configuration": {"level": 0, "checksum": false}}),
+    );
+});

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Coverage-guided fuzzing of zv's decoders (cargo-fuzz / libFuzzer; needs `cargo +nightly` and
+# `cargo install cargo-fuzz`). Builds every target of fuzz/ (debug assertions on, so integer
+# overflow panics), seeds corpora from the fixtures when missing (scripts/fuzz-seeds.sh), runs
+# each target, and fails on any finding: a crash or panic, a timeout (-timeout=10), or more
+# than 512 MiB of RSS (-rss_limit_mb=512). The failing input is left in fuzz/artifacts/TARGET/.
+#
+#   scripts/fuzz.sh [--smoke] [--time SECONDS] [--runs N] [--jobs N] [TARGET...]
+#
+#   --smoke       30 s per target (CI; scripts/test.sh runs it two targets at a time)
+#   --time S      stop a target after S seconds (default 3600)
+#   --runs N      stop a target after N executions (default 10000000; 0 = no limit)
+#   --jobs N      run N targets at once (default 1)
+#   TARGET...     the targets to run (default: all; `cargo +nightly fuzz list`)
+#
+# Each run prints one line: executions, libFuzzer's final cov:/ft:, peak RSS and the verdict;
+# logs are in fuzz/logs/TARGET.log. Runs are niced and use one rayon thread per process.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+time_limit=3600
+runs=10000000
+jobs=1
+targets=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --smoke) time_limit=30; runs=0 ;;
+    --time) time_limit="$2"; shift ;;
+    --runs) runs="$2"; shift ;;
+    --jobs) jobs="$2"; shift ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -*) echo "error: unknown option $1" >&2; exit 2 ;;
+    *) targets+=("$1") ;;
+  esac
+  shift
+done
+
+if ! cargo +nightly --version >/dev/null 2>&1; then
+  echo "error: the nightly toolchain is needed (rustup toolchain install nightly)" >&2
+  exit 1
+fi
+if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
+  echo "error: cargo-fuzz is needed (cargo install cargo-fuzz --locked)" >&2
+  exit 1
+fi
+
+all=$(cd fuzz && cargo +nightly fuzz list)
+if [ ${#targets[@]} -eq 0 ]; then
+  mapfile -t targets <<<"$all"
+fi
+for t in "${targets[@]}"; do
+  if ! grep -qx "$t" <<<"$all"; then
+    echo "error: no fuzz target $t (targets: $(tr '\n' ' ' <<<"$all"))" >&2
+    exit 2
+  fi
+done
+
+echo "==> building the fuzz targets (cargo +nightly fuzz build, debug assertions)"
+mkdir -p fuzz/logs
+if ! (cd fuzz && nice -n 10 cargo +nightly fuzz build --sanitizer none --debug-assertions) \
+  >fuzz/logs/build.log 2>&1; then
+  cat fuzz/logs/build.log >&2
+  echo "error: building the fuzz targets failed" >&2
+  exit 1
+fi
+bin_dir="fuzz/target/$(rustc +nightly -vV | sed -n 's/^host: //p')/release"
+
+missing=0
+for t in "${targets[@]}"; do
+  [ -n "$(ls -A "fuzz/corpus/$t" 2>/dev/null)" ] || missing=1
+done
+if [ "$missing" = 1 ]; then
+  echo "==> seeding fuzz/corpus from the fixtures (scripts/fuzz-seeds.sh)"
+  scripts/fuzz-seeds.sh >/dev/null
+fi
+
+run_one() {
+  local t=$1 log="fuzz/logs/$1.log"
+  mkdir -p "fuzz/artifacts/$t" "fuzz/corpus/$t"
+  local args=(-rss_limit_mb=512 -timeout=10 -max_total_time="$time_limit" -print_final_stats=1
+    -artifact_prefix="fuzz/artifacts/$t/")
+  [ "$runs" != 0 ] && args+=(-runs="$runs")
+  local status=0
+  RAYON_NUM_THREADS=1 nice -n 10 "$bin_dir/$t" "${args[@]}" "fuzz/corpus/$t" >"$log" 2>&1 || status=$?
+  local execs cov ft rss verdict
+  # (a crash on the first input leaves no cov: line: the greps may match nothing)
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log" | tail -1)
+  cov=$( (grep -o 'cov: [0-9]*' "$log" || true) | tail -1 | cut -d' ' -f2)
+  ft=$( (grep -o 'ft: [0-9]*' "$log" || true) | tail -1 | cut -d' ' -f2)
+  if [ "$status" = 0 ]; then verdict=ok; else verdict="FINDING (exit $status; see $log, fuzz/artifacts/$t/)"; fi
+  printf '%-20s execs %10s  cov %5s  ft %6s  peak RSS %4s MiB  %s\n' \
+    "$t" "${execs:-?}" "${cov:-?}" "${ft:-?}" "${rss:-?}" "$verdict"
+  return "$status"
+}
+
+echo "==> fuzzing: ${#targets[@]} targets, ${time_limit}s or $( [ "$runs" = 0 ] && echo 'unlimited' || echo "$runs") executions each, $jobs at a time"
+failed=0
+running=0
+for t in "${targets[@]}"; do
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || failed=1
+    running=$((running - 1))
+  fi
+  run_one "$t" &
+  running=$((running + 1))
+done
+while [ "$running" -gt 0 ]; do
+  wait -n || failed=1
+  running=$((running - 1))
+done
+
+if [ "$failed" != 0 ]; then
+  echo "error: fuzzing found a crash, a timeout or an out-of-memory (see above)" >&2
+  exit 1
+fi
+echo "==> fuzzing: no findings"
