@@ -33,6 +33,14 @@ fn enabled_codecs_resolve_and_disabled_ones_name_their_feature() {
             Err(e) => panic!("{name}: unexpected error {e}"),
         }
     }
+    match codec_plugin("sharding_indexed") {
+        Ok(p) => assert!(cfg!(feature = "sharding") && p.is_available()),
+        Err(CodecError::Disabled { feature, .. }) => {
+            assert!(!cfg!(feature = "sharding"));
+            assert_eq!(feature, "sharding");
+        }
+        Err(e) => panic!("sharding_indexed: unexpected error {e}"),
+    }
 }
 
 #[cfg(all(feature = "mem", feature = "zstd", not(feature = "blosc")))]
