@@ -33,13 +33,15 @@ fn enabled_codecs_resolve_and_disabled_ones_name_their_feature() {
             Err(e) => panic!("{name}: unexpected error {e}"),
         }
     }
-    match codec_plugin("sharding_indexed") {
-        Ok(p) => assert!(cfg!(feature = "sharding") && p.is_available()),
-        Err(CodecError::Disabled { feature, .. }) => {
-            assert!(!cfg!(feature = "sharding"));
-            assert_eq!(feature, "sharding");
+    for (name, feature, enabled) in [("sharding_indexed", "sharding", cfg!(feature = "sharding"))] {
+        match codec_plugin(name) {
+            Ok(p) => assert!(enabled && p.is_available(), "{name}"),
+            Err(CodecError::Disabled { feature: f, .. }) => {
+                assert!(!enabled, "{name} is enabled but refused");
+                assert_eq!(f, feature);
+            }
+            Err(e) => panic!("{name}: unexpected error {e}"),
         }
-        Err(e) => panic!("sharding_indexed: unexpected error {e}"),
     }
 }
 
