@@ -7,6 +7,10 @@ Driven by crates/zv-cli/tests/zarr_interop.rs, which owns the test matrix:
                               then report what zarr-python reads (see `report`)
   read SPEC.json STORE_DIR    open every array of the spec (written by zv) with zarr-python and
                               report what it reads
+  write-meta SPEC.json STORE_DIR
+                              like write, but each case gives its whole zarr.json (`metadata`),
+                              which is stored as is before zarr-python opens the array and
+                              writes its data (for codecs such as sharding_indexed)
   vlen STORE_DIR              write variable_length_bytes arrays with zarr-python; print their
                               values (base64) as JSON
   walk STORE_DIR...           open every group and array below the root; print the group paths
@@ -134,6 +138,25 @@ def write(spec, store_dir):
     return read_report(spec, store_dir)
 
 
+def write_meta(spec, store_dir):
+    for case in spec["cases"]:
+        name = case["name"]
+        os.makedirs(os.path.join(store_dir, name), exist_ok=True)
+        with open(os.path.join(store_dir, name, "zarr.json"), "w") as f:
+            json.dump(case["metadata"], f, indent=2)
+        arr = zarr.open_array(os.path.join(store_dir, name), mode="r+")
+        dt = np.dtype(NUMPY[case["data_type"]])
+        shape = tuple(case["shape"])
+        with open(case["expected"], "rb") as f:
+            expected = np.frombuffer(f.read(), dtype=dt).reshape(shape)
+        rows = case.get("written_rows")
+        if rows is None or len(shape) == 0:
+            arr[...] = expected
+        elif rows > 0:
+            arr[:rows] = expected[:rows]
+    return read_report(spec, store_dir)
+
+
 def vlen(store_dir):
     from zarr.core.dtype import VariableLengthBytes
 
@@ -191,6 +214,8 @@ def main(argv):
             spec = json.load(f)
         if cmd == "write":
             report = write(spec, argv[3])
+        elif cmd == "write-meta":
+            report = write_meta(spec, argv[3])
         elif cmd == "read":
             report = read_report(spec, argv[3])
         else:

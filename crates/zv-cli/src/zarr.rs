@@ -9,7 +9,7 @@ use zv_core::codec::ArrayBytes;
 use zv_core::data_type::{element_to_json, DataType};
 use zv_core::grid::Region;
 use zv_core::group::{Group, NodeKind};
-use zv_core::metadata::{to_pretty, GroupMetadata, NodeMetadata};
+use zv_core::metadata::{to_pretty, ExtensionMetadata, GroupMetadata, NodeMetadata};
 use zv_core::node::NodePath;
 use zv_core::plugin::open_store;
 
@@ -17,7 +17,8 @@ use crate::CliResult;
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum ZarrCommand {
-    /// Print the metadata of a node (its zarr.json as zv reads it) as JSON.
+    /// Print the metadata of a node (its zarr.json as zv reads it) as JSON; for a sharded
+    /// array, with a "sharding" summary (shard and inner chunk shapes, index location).
     Info {
         /// The store: a path, file:///path or memory://name; or a legacy array
         /// (`legacy-zarr:PATH`, `bcolz:PATH`, or a directory holding `__zmeta__`,
@@ -82,6 +83,12 @@ fn info(store: &str, node: &str, with_children: bool) -> CliResult {
             NodeMetadata::Group(GroupMetadata::default())
         }
     };
+    let mut doc_metadata = metadata.to_value();
+    if let (NodeMetadata::Array(a), Value::Object(m)) = (&metadata, &mut doc_metadata) {
+        if let Some(sharding) = sharding_summary(a.chunk_shape(), &a.codecs) {
+            m.insert("sharding".to_owned(), sharding);
+        }
+    }
     let doc = if with_children {
         let children: Vec<Value> = match metadata {
             NodeMetadata::Group(_) => Group::open_implicit(store.clone(), &path)?
@@ -97,12 +104,39 @@ fn info(store: &str, node: &str, with_children: bool) -> CliResult {
                 .collect(),
             NodeMetadata::Array(_) => Vec::new(),
         };
-        serde_json::json!({"metadata": metadata.to_value(), "children": children})
+        serde_json::json!({"metadata": doc_metadata, "children": children})
     } else {
-        metadata.to_value()
+        doc_metadata
     };
     std::io::stdout().write_all(&to_pretty(&doc))?;
     Ok(())
+}
+
+/// For an array whose codecs shard: the shard shape (the array's chunk shape), the inner chunk
+/// shape, the index location and, for nested sharding, the same for the inner chunks.
+fn sharding_summary(shard_shape: &[u64], codecs: &[ExtensionMetadata]) -> Option<Value> {
+    let codec = codecs.iter().find(|c| c.name == "sharding_indexed")?;
+    let config = codec.configuration.as_ref()?;
+    let inner_shape: Vec<u64> = serde_json::from_value(config.get("chunk_shape")?.clone()).ok()?;
+    let inner_codecs: Vec<ExtensionMetadata> = config
+        .get("codecs")
+        .and_then(|c| serde_json::from_value(c.clone()).ok())
+        .unwrap_or_default();
+    let per_shard: u64 = shard_shape
+        .iter()
+        .zip(&inner_shape)
+        .map(|(s, i)| s / i.max(&1))
+        .product();
+    let mut out = serde_json::json!({
+        "shard_shape": shard_shape,
+        "inner_chunk_shape": inner_shape,
+        "inner_chunks_per_shard": per_shard,
+        "index_location": config.get("index_location").cloned().unwrap_or_else(|| "end".into()),
+    });
+    if let Some(nested) = sharding_summary(&inner_shape, &inner_codecs) {
+        out["nested"] = nested;
+    }
+    Some(out)
 }
 
 fn get(store: &str, array: &str, region: Option<&str>, raw: bool) -> CliResult {

@@ -12,6 +12,7 @@
 //! | `zstd` | bytes→bytes | `zstd` | `zstd` (C, via `zstd-sys`) |
 //! | `gzip` | bytes→bytes | `gzip` | `gzip` (pure Rust `flate2`) |
 //! | `crc32c` | bytes→bytes | `crc32c` | `crc32c` |
+//! | `sharding_indexed` | array→bytes | `sharding` | `sharding` (uses `rayon`) |
 //!
 //! A codec whose feature is off still registers its name as *disabled*, so that opening an
 //! array that needs it fails with "codec `blosc` is disabled at compile time: enable feature
@@ -35,15 +36,18 @@ pub mod blosc;
 pub mod crc32c;
 #[cfg(feature = "gzip")]
 pub mod gzip;
+#[cfg(feature = "sharding")]
+pub mod sharding;
 #[cfg(feature = "zstd")]
 pub mod zstd;
 
 /// The codec names this crate registers (available or disabled), for tests and listings.
-pub const CODEC_NAMES: [&str; 7] = [
+pub const CODEC_NAMES: [&str; 8] = [
     "blosc",
     "bytes",
     "crc32c",
     "gzip",
+    "sharding_indexed",
     "transpose",
     "vlen-bytes",
     "zstd",
@@ -147,4 +151,6 @@ mod disabled {
     inventory::submit! { CodecPlugin::disabled("gzip", CodecKind::BytesToBytes, "gzip", KRATE) }
     #[cfg(not(feature = "crc32c"))]
     inventory::submit! { CodecPlugin::disabled("crc32c", CodecKind::BytesToBytes, "crc32c", KRATE) }
+    #[cfg(not(feature = "sharding"))]
+    inventory::submit! { CodecPlugin::disabled("sharding_indexed", CodecKind::ArrayToBytes, "sharding", KRATE) }
 }

@@ -62,3 +62,31 @@ fn gzip_codec() {
 fn crc32c_codec() {
     check_codec(json!({"name": "crc32c"}));
 }
+
+#[cfg(all(feature = "sharding", feature = "crc32c"))]
+#[test]
+fn sharding_codec() {
+    let bytes = json!({"name": "bytes", "configuration": {"endian": "little"}});
+    let index_crc = json!([bytes.clone(), {"name": "crc32c"}]);
+    for (shape, location, index) in [
+        (json!([1]), "end", index_crc.clone()),
+        (json!([1, 1]), "start", json!([bytes.clone()])),
+        (json!([1, 1, 1]), "end", json!([bytes.clone()])),
+        (json!([]), "start", index_crc.clone()),
+    ] {
+        check_codec(json!({"name": "sharding_indexed", "configuration": {
+            "chunk_shape": shape, "codecs": [bytes.clone()], "index_codecs": index,
+            "index_location": location}}));
+    }
+    // variable-length elements inside shards
+    check_codec(json!({"name": "sharding_indexed", "configuration": {
+        "chunk_shape": [1], "codecs": [{"name": "vlen-bytes", "configuration": {}}],
+        "index_codecs": index_crc.clone()}}));
+    // nested sharding, inner chunks with a checksum
+    check_codec(json!({"name": "sharding_indexed", "configuration": {
+        "chunk_shape": [1, 1],
+        "codecs": [{"name": "sharding_indexed", "configuration": {
+            "chunk_shape": [1, 1], "codecs": [bytes.clone(), {"name": "crc32c"}],
+            "index_codecs": index_crc.clone(), "index_location": "start"}}],
+        "index_codecs": index_crc}}));
+}

@@ -34,6 +34,8 @@ use crate::metadata::{ArrayMetadata, JsonObject, NodeMetadata};
 use crate::node::NodePath;
 use crate::store::Store;
 
+mod read;
+
 /// A Zarr v3 array in a store.
 #[derive(Debug, Clone)]
 pub struct Array {
@@ -334,133 +336,6 @@ impl Array {
     pub fn erase_chunk(&self, coords: &[u64]) -> Result<()> {
         self.check_coords(coords)?;
         self.store.delete(&self.chunk_key(coords)?)?;
-        Ok(())
-    }
-
-    /// The elements of `region`, in C order.
-    pub fn retrieve_region(&self, region: &Region) -> Result<ArrayBytes<'static>> {
-        region
-            .check_within(self.shape())
-            .map_err(|e| self.region_err(e))?;
-        let n = usize::try_from(region.num_elements().unwrap_or(u64::MAX)).map_err(|_| {
-            Error::InvalidInput {
-                path: self.path.to_string(),
-                reason: format!("region {region} is too large"),
-            }
-        })?;
-        let too_large = |what: &str| Error::InvalidInput {
-            path: self.path.to_string(),
-            reason: format!("region {region} is too large to hold in memory ({what})"),
-        };
-        // The result is allocated (fallibly) before any chunk is read or decoded.
-        let mut out_fixed = Vec::new();
-        let mut out_elements: Vec<&[u8]> = Vec::new();
-        match self.data_type().size() {
-            Some(es) => {
-                let total = n
-                    .checked_mul(es)
-                    .ok_or_else(|| too_large("size overflows"))?;
-                out_fixed
-                    .try_reserve_exact(total)
-                    .map_err(|_| too_large(&format!("{total} bytes")))?;
-                out_fixed.resize(total, 0u8);
-            }
-            None => {
-                out_elements
-                    .try_reserve_exact(n)
-                    .map_err(|_| too_large(&format!("{n} elements")))?;
-                out_elements.resize(n, &[]);
-            }
-        }
-        let decoded: Vec<(Vec<u64>, ArrayBytes<'static>)> = self
-            .grid
-            .chunks_in(region)
-            .par_bridge()
-            .map(|c| self.retrieve_chunk(&c).map(|d| (c, d)))
-            .collect::<Result<_>>()?;
-        let chunk_shape = self.grid.chunk_shape();
-        match self.data_type().size() {
-            Some(es) => {
-                let mut out = out_fixed;
-                for (coords, data) in &decoded {
-                    let ArrayBytes::Fixed(src) = data else {
-                        continue;
-                    };
-                    self.copy_chunk_part(
-                        coords,
-                        region,
-                        |so, doff, len| {
-                            let (s, d) = (so * es, doff * es);
-                            let l = len * es;
-                            match (src.get(s..s + l), out.get_mut(d..d + l)) {
-                                (Some(a), Some(b)) => {
-                                    b.copy_from_slice(a);
-                                    true
-                                }
-                                _ => false,
-                            }
-                        },
-                        chunk_shape,
-                    )?;
-                }
-                Ok(ArrayBytes::Fixed(Cow::Owned(out)))
-            }
-            None => {
-                let mut elements = out_elements;
-                for (coords, data) in &decoded {
-                    self.copy_chunk_part(
-                        coords,
-                        region,
-                        |so, doff, len| {
-                            for i in 0..len {
-                                match (data.element(so + i), elements.get_mut(doff + i)) {
-                                    (Some(e), Some(slot)) => *slot = e,
-                                    _ => return false,
-                                }
-                            }
-                            true
-                        },
-                        chunk_shape,
-                    )?;
-                }
-                Ok(ArrayBytes::from_elements(elements))
-            }
-        }
-    }
-
-    /// Calls `copy(src_offset, dst_offset, len)` (in elements) for each run of the part of
-    /// chunk `coords` that lies in `region`; chunk buffers are whole chunks, the destination
-    /// is the region.
-    fn copy_chunk_part(
-        &self,
-        coords: &[u64],
-        region: &Region,
-        mut copy: impl FnMut(usize, usize, usize) -> bool,
-        chunk_shape: &[u64],
-    ) -> Result<()> {
-        let Some(part) = self
-            .grid
-            .chunk_region(coords)
-            .and_then(|r| r.intersect(region))
-            .or_else(|| (region.ndim() == 0).then(|| Region::whole(&[])))
-        else {
-            return Ok(());
-        };
-        let (in_chunk, in_region) = part_offsets(&part, coords, chunk_shape, region);
-        for (so, doff, len) in box_runs(
-            chunk_shape,
-            &in_chunk,
-            region.shape(),
-            &in_region,
-            part.shape(),
-        ) {
-            if !copy(so, doff, len) {
-                return Err(Error::InvalidInput {
-                    path: self.path.to_string(),
-                    reason: format!("decoded chunk {coords:?} is smaller than the chunk shape"),
-                });
-            }
-        }
         Ok(())
     }
 

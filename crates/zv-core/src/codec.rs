@@ -26,8 +26,10 @@ use crate::data_type::{DataType, FillValue};
 use crate::metadata::{ExtensionMetadata, JsonObject};
 
 mod chain;
+mod partial;
 
 pub use chain::CodecChain;
+pub use partial::{assemble, ChunkReader, StoreChunkReader, SubReader};
 
 /// Errors of codecs and of building a pipeline.
 #[derive(Debug, thiserror::Error)]
@@ -103,6 +105,9 @@ pub enum CodecError {
     /// A size computation overflowed.
     #[error("size overflow: {0}")]
     Overflow(String),
+    /// A store error while a codec read part of a chunk ([`ChunkReader`]).
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
     /// An error from a third-party codec.
     #[error("codec `{codec}`: {message}")]
     Other {
@@ -428,6 +433,34 @@ pub trait ArrayToBytesCodec: CodecTraits {
 
     /// The exact encoded size for `repr`, if it is known without the data.
     fn encoded_size(&self, repr: &ChunkRepresentation) -> Option<usize>;
+
+    /// Whether [`ArrayToBytesCodec::partial_decode`] reads less than the whole chunk (the
+    /// array layer then uses it for regions that cover part of a chunk).
+    fn supports_partial_decode(&self) -> bool {
+        false
+    }
+
+    /// The elements of `region` (in chunk coordinates, within `repr`'s shape; C order) of
+    /// the chunk that `reader` reads, or `None` if the chunk is not stored. The default reads
+    /// the whole chunk and decodes it.
+    fn partial_decode(
+        &self,
+        reader: &dyn ChunkReader,
+        region: &crate::grid::Region,
+        repr: &ChunkRepresentation,
+    ) -> Result<Option<ArrayBytes<'static>>, CodecError> {
+        let Some(bytes) = reader.read(crate::store::ByteRange::FromStart {
+            offset: 0,
+            length: None,
+        })?
+        else {
+            return Ok(None);
+        };
+        let data = self.decode(Cow::Owned(bytes.into()), repr)?;
+        data.validate(repr)?;
+        let whole = crate::grid::Region::whole(repr.shape());
+        assemble(region, repr, &[(&whole, &data)]).map(Some)
+    }
 }
 
 /// A codec that transforms bytes (compressors, checksums).

@@ -41,6 +41,7 @@
 //! | `fs` | the filesystem store (`file://`, plain paths) |
 //! | `mem` | the in-memory store (`memory://`) |
 //! | `blosc`, `zstd`, `gzip`, `crc32c` | those codecs of `zv-codecs` |
+//! | `sharding` | the `sharding_indexed` codec of `zv-codecs` |
 //!
 //! `bytes`, `transpose` and `vlen-bytes` are always available. A codec left out by the
 //! features is still known by name, and asking for it says which feature to enable.

@@ -33,6 +33,16 @@ fn enabled_codecs_resolve_and_disabled_ones_name_their_feature() {
             Err(e) => panic!("{name}: unexpected error {e}"),
         }
     }
+    for (name, feature, enabled) in [("sharding_indexed", "sharding", cfg!(feature = "sharding"))] {
+        match codec_plugin(name) {
+            Ok(p) => assert!(enabled && p.is_available(), "{name}"),
+            Err(CodecError::Disabled { feature: f, .. }) => {
+                assert!(!enabled, "{name} is enabled but refused");
+                assert_eq!(f, feature);
+            }
+            Err(e) => panic!("{name}: unexpected error {e}"),
+        }
+    }
 }
 
 #[cfg(all(feature = "mem", feature = "zstd", not(feature = "blosc")))]

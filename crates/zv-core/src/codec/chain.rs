@@ -4,11 +4,13 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::{
-    ArrayBytes, ArrayToArrayCodec, ArrayToBytesCodec, BytesToBytesCodec, ChunkRepresentation,
-    Codec, CodecError,
+    assemble, ArrayBytes, ArrayToArrayCodec, ArrayToBytesCodec, BytesToBytesCodec, ChunkReader,
+    ChunkRepresentation, Codec, CodecError,
 };
+use crate::grid::Region;
 use crate::metadata::ExtensionMetadata;
 use crate::plugin;
+use crate::store::ByteRange;
 
 /// A validated codec pipeline bound to one chunk representation: array→array codecs, one
 /// array→bytes codec, bytes→bytes codecs.
@@ -179,5 +181,58 @@ impl CodecChain {
         }
         data.validate(&self.decoded)?;
         Ok(data)
+    }
+
+    /// The exact encoded size of a chunk, if it is known without the data (e.g. `bytes`,
+    /// optionally followed by `crc32c`).
+    pub fn encoded_size(&self) -> Option<usize> {
+        let mut size = self.array_to_bytes.encoded_size(&self.array_to_bytes_repr);
+        for c in &self.bytes_to_bytes {
+            size = size.and_then(|s| c.encoded_size(s));
+        }
+        size
+    }
+
+    /// Whether [`CodecChain::partial_decode`] reads less than the whole chunk: the array→bytes
+    /// codec decodes partially and no other codec stands around it.
+    pub fn supports_partial_decode(&self) -> bool {
+        self.array_to_array.is_empty()
+            && self.bytes_to_bytes.is_empty()
+            && self.array_to_bytes.supports_partial_decode()
+    }
+
+    /// The elements of `region` (chunk coordinates, within the chunk shape) of the chunk
+    /// `reader` reads, in C order; `None` if the chunk is not stored. Reads only what the
+    /// region needs when [`CodecChain::supports_partial_decode`], else the whole chunk.
+    pub fn partial_decode(
+        &self,
+        reader: &dyn ChunkReader,
+        region: &Region,
+    ) -> Result<Option<ArrayBytes<'static>>, CodecError> {
+        region
+            .check_within(self.decoded.shape())
+            .map_err(|e| CodecError::Unsupported {
+                codec: self.array_to_bytes.name().to_owned(),
+                what: e.to_string(),
+            })?;
+        if self.supports_partial_decode() {
+            let data = self
+                .array_to_bytes
+                .partial_decode(reader, region, &self.decoded)?;
+            if let Some(d) = &data {
+                d.validate(&self.decoded.with_shape(region.shape().to_vec())?)?;
+            }
+            return Ok(data);
+        }
+        let whole = ByteRange::FromStart {
+            offset: 0,
+            length: None,
+        };
+        let Some(bytes) = reader.read(whole)? else {
+            return Ok(None);
+        };
+        let data = self.decode(Cow::Owned(bytes.into()))?;
+        let whole = Region::whole(self.decoded.shape());
+        assemble(region, &self.decoded, &[(&whole, &data)]).map(Some)
     }
 }

@@ -1,0 +1,218 @@
+//! Region reads of sharded arrays through the store: a region inside one inner chunk costs the
+//! index read plus one ranged read, a whole shard one read; bad shards are errors naming the
+//! chunk key.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use serde_json::{json, Value};
+use zv_core::array::Array;
+use zv_core::grid::Region;
+use zv_core::key::{StoreKey, StorePrefix};
+use zv_core::metadata::ArrayMetadata;
+use zv_core::node::NodePath;
+use zv_core::store::{ByteRange, ListableStore, ReadableStore, Store, StoreResult, WritableStore};
+use zv_store_mem::MemoryStore;
+
+/// One read of the store: the key and the range (`None` for a whole-value `get`).
+type Read = (String, Option<ByteRange>);
+
+/// A memory store that records every read.
+#[derive(Default)]
+struct Counting {
+    inner: MemoryStore,
+    reads: Mutex<Vec<Read>>,
+}
+
+impl Counting {
+    fn take(&self) -> Vec<Read> {
+        std::mem::take(&mut *self.reads.lock().unwrap())
+    }
+}
+
+impl ReadableStore for Counting {
+    fn get(&self, key: &StoreKey) -> StoreResult<Option<Bytes>> {
+        self.reads.lock().unwrap().push((key.to_string(), None));
+        self.inner.get(key)
+    }
+
+    fn get_range(&self, key: &StoreKey, range: ByteRange) -> StoreResult<Option<Bytes>> {
+        self.reads
+            .lock()
+            .unwrap()
+            .push((key.to_string(), Some(range)));
+        self.inner.get_range(key, range)
+    }
+}
+
+impl WritableStore for Counting {
+    fn set(&self, key: &StoreKey, value: Bytes) -> StoreResult<()> {
+        self.inner.set(key, value)
+    }
+
+    fn delete(&self, key: &StoreKey) -> StoreResult<()> {
+        self.inner.delete(key)
+    }
+}
+
+impl ListableStore for Counting {
+    fn list_prefix(&self, prefix: &StorePrefix) -> StoreResult<Vec<StoreKey>> {
+        self.inner.list_prefix(prefix)
+    }
+}
+
+impl Store for Counting {}
+
+fn sharded(store: Arc<dyn Store>, location: &str, index_crc: bool) -> Array {
+    zv_codecs::link();
+    let bytes = json!({"name": "bytes", "configuration": {"endian": "little"}});
+    let index: Value = if index_crc {
+        json!([bytes, {"name": "crc32c"}])
+    } else {
+        json!([bytes])
+    };
+    let doc = json!({"zarr_format": 3, "node_type": "array", "shape": [64, 40], "data_type": "uint16",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [32, 20]}},
+        "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
+        "fill_value": 0, "codecs": [{"name": "sharding_indexed", "configuration": {
+            "chunk_shape": [8, 5], "codecs": [bytes, {"name": "zstd", "configuration": {"level": 1, "checksum": false}}],
+            "index_codecs": index, "index_location": location}}]});
+    let meta = ArrayMetadata::from_json(doc.to_string().as_bytes()).unwrap();
+    Array::create(store, &NodePath::new("/a").unwrap(), meta).unwrap()
+}
+
+fn values() -> Vec<u16> {
+    (0..64 * 40).map(|i| (i * 7 % 65521) as u16).collect()
+}
+
+fn expected(region: &Region) -> Vec<u16> {
+    let all = values();
+    let (s, n) = (region.start(), region.shape());
+    let mut out = Vec::new();
+    for r in s[0]..s[0] + n[0] {
+        for c in s[1]..s[1] + n[1] {
+            out.push(all[(r * 40 + c) as usize]);
+        }
+    }
+    out
+}
+
+#[test]
+fn one_inner_chunk_costs_the_index_and_one_ranged_read() {
+    for (location, crc) in [("end", true), ("start", false), ("end", false)] {
+        let counting = Arc::new(Counting::default());
+        let array = sharded(counting.clone(), location, crc);
+        array
+            .store_region_elements(&Region::whole(&[64, 40]), &values())
+            .unwrap();
+        counting.take();
+        // inside inner chunk (1, 2) of shard (1, 0)
+        let region = Region::new(vec![41, 11], vec![3, 2]).unwrap();
+        assert_eq!(
+            array.retrieve_region_elements::<u16>(&region).unwrap(),
+            expected(&region)
+        );
+        let reads = counting.take();
+        let index_size = 4 * 4 * 16 + if crc { 4 } else { 0 };
+        assert_eq!(reads.len(), 2, "{location}: {reads:?}");
+        assert!(reads.iter().all(|(k, _)| k == "a/c/1/0"), "{reads:?}");
+        let index_read = match location {
+            "end" => ByteRange::Suffix(index_size),
+            _ => ByteRange::FromStart {
+                offset: 0,
+                length: Some(index_size),
+            },
+        };
+        assert_eq!(reads[0].1, Some(index_read), "{location}");
+        assert!(
+            matches!(
+                reads[1].1,
+                Some(ByteRange::FromStart {
+                    length: Some(_),
+                    ..
+                })
+            ),
+            "{reads:?}"
+        );
+        // two inner chunks: the index and two ranged reads
+        let region = Region::new(vec![41, 11], vec![3, 6]).unwrap();
+        assert_eq!(
+            array.retrieve_region_elements::<u16>(&region).unwrap(),
+            expected(&region)
+        );
+        assert_eq!(counting.take().len(), 3);
+        // a whole shard: one read
+        let region = Region::new(vec![32, 0], vec![32, 20]).unwrap();
+        assert_eq!(
+            array.retrieve_region_elements::<u16>(&region).unwrap(),
+            expected(&region)
+        );
+        assert_eq!(counting.take(), vec![("a/c/1/0".to_owned(), None)]);
+        // everything
+        let whole = Region::whole(&[64, 40]);
+        assert_eq!(
+            array.retrieve_region_elements::<u16>(&whole).unwrap(),
+            values()
+        );
+        assert_eq!(counting.take().len(), 4);
+    }
+}
+
+#[test]
+fn missing_shards_and_inner_chunks_read_as_fill() {
+    let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
+    let array = sharded(store.clone(), "end", true);
+    let region = Region::new(vec![8, 5], vec![8, 5]).unwrap();
+    array.store_region_elements(&region, &[9u16; 40]).unwrap();
+    // only the inner chunk written holds data; its neighbours and other shards are fill
+    let around = Region::new(vec![6, 3], vec![12, 9]).unwrap();
+    let got = array.retrieve_region_elements::<u16>(&around).unwrap();
+    let inside = |r: usize, c: usize| (8..16).contains(&(r + 6)) && (5..10).contains(&(c + 3));
+    for (i, v) in got.iter().enumerate() {
+        let want = if inside(i / 9, i % 9) { 9 } else { 0 };
+        assert_eq!(*v, want, "element {i}");
+    }
+    let far = Region::new(vec![40, 30], vec![2, 2]).unwrap();
+    assert_eq!(
+        array.retrieve_region_elements::<u16>(&far).unwrap(),
+        vec![0; 4]
+    );
+    // the shard holds one inner chunk and the index
+    let shard = store
+        .get(&StoreKey::new("a/c/0/0").unwrap())
+        .unwrap()
+        .unwrap();
+    assert!(shard.len() < 16 * 16 + 4 + 80, "{} bytes", shard.len());
+}
+
+#[test]
+fn truncated_and_corrupt_shards_name_the_key() {
+    let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
+    let array = sharded(store.clone(), "end", true);
+    array
+        .store_region_elements(&Region::whole(&[64, 40]), &values())
+        .unwrap();
+    let key = StoreKey::new("a/c/0/1").unwrap();
+    let shard = store.get(&key).unwrap().unwrap();
+    let part = Region::new(vec![0, 20], vec![2, 2]).unwrap();
+    let whole = Region::new(vec![0, 20], vec![32, 20]).unwrap();
+    for bad in [
+        shard.slice(..shard.len() - 1),
+        shard.slice(..100),
+        shard.slice(..3),
+        Bytes::new(),
+        {
+            let mut v = shard.to_vec();
+            let n = v.len();
+            v[n - 30] ^= 1; // inside the index: checksum mismatch
+            Bytes::from(v)
+        },
+    ] {
+        store.set(&key, bad).unwrap();
+        for region in [&part, &whole] {
+            let e = array.retrieve_region(region).unwrap_err().to_string();
+            assert!(e.contains("a/c/0/1"), "{e}");
+        }
+    }
+}
