@@ -278,6 +278,7 @@ fn dense_info(name: &str, a: &DenseAttribute, channels: bool) -> AttributeInfo {
         data_type: a.data_type,
         channel_names,
         dictionary: a.dictionary.clone(),
+        level_delta: None,
         attributes: a.attributes.clone(),
     }
 }
