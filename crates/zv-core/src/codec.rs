@@ -27,7 +27,7 @@ use crate::metadata::{ExtensionMetadata, JsonObject};
 
 mod chain;
 
-pub use chain::CodecChain;
+pub use chain::{CodecChain, COMPRESSOR_SLACK, MAX_VARIABLE_CHUNK_BYTES};
 
 /// Errors of codecs and of building a pipeline.
 #[derive(Debug, thiserror::Error)]
