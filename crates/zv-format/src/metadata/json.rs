@@ -168,3 +168,27 @@ pub(super) fn bounded_bins(
         )),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bins_per_chunk_are_bounded() {
+        assert!(bounded_bins(&[40.0, 40.0], &[20.0, 20.0], "b").is_ok());
+        // 2^16 × 2^16 = 2^32 > u32::MAX
+        let e = bounded_bins(&[65536.0, 65536.0], &[1.0, 1.0], "b").unwrap_err();
+        assert!(e.contains("bins per chunk"), "{e}");
+        assert!(bounded_bins(&[65536.0, 65535.0], &[1.0, 1.0], "b").is_ok());
+        assert!(bounded_bins(&[1.0, 1.0], &[1e-300, 1.0], "b").is_err());
+    }
+
+    #[test]
+    fn enumerations_refuse_unknown_values() {
+        let m: JsonObject = serde_json::from_str(r#"{"a": "x", "b": 1}"#).unwrap();
+        assert_eq!(opt_enum(&m, "a", "y", &["x", "y"]).unwrap(), "x");
+        assert_eq!(opt_enum(&m, "c", "y", &["x", "y"]).unwrap(), "y");
+        assert!(opt_enum(&m, "a", "y", &["y"]).unwrap_err().contains("`x`"));
+        assert!(opt_enum(&m, "b", "y", &["y"]).is_err());
+    }
+}
