@@ -186,3 +186,12 @@ fn a_bin_shape_with_too_many_bins() {
         &["base_bin_shape", "bins per chunk"],
     );
 }
+
+#[test]
+fn an_unknown_attribute_encoding() {
+    let foo = |a: &mut Value| a["encoding"] = json!("foo");
+    let doc = "0/link_attributes/weight/0/zarr.json";
+    refused("graph_basic", doc, foo, doc, &["encoding", "foo"]);
+    let doc = "0/vertex_attributes/intensity/zarr.json";
+    refused("points_basic", doc, foo, doc, &["encoding", "foo"]);
+}

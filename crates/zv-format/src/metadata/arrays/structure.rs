@@ -6,7 +6,8 @@ use zv_core::data_type::DataType;
 
 use super::super::json::{as_uint, opt_value, unknown_keys};
 use super::{
-    accepted_kind, at, delta, document, finish, is_discriminator, parse_dtype, put, string, ZvArray,
+    accepted_kind, at, delta, document, finish, is_discriminator, one_of, parse_dtype, put, string,
+    ZvArray,
 };
 use crate::error::{Error, Result};
 use crate::geometry::{Geometry, CROSS_LEVEL_LINK_WIDTHS};
@@ -20,30 +21,6 @@ pub const VLEN_MANIFESTS_V1: &str = "vlen_manifests_v1";
 const RAW: &str = "raw";
 /// The `encoding` of Draco-compressed vertices (recognised, then refused when read).
 const DRACO: &str = "draco";
-
-/// `value` if it is one of `allowed`, else an error naming `key`, the attribute `name` and
-/// the values allowed (an unknown enumeration value is never read silently).
-fn one_of(
-    value: Option<String>,
-    name: &str,
-    allowed: &[&str],
-    key: &str,
-) -> Result<Option<String>> {
-    match value {
-        Some(v) if !allowed.contains(&v.as_str()) => Err(Error::metadata(
-            key,
-            format!(
-                "`{name}` is `{v}`; this build reads {}",
-                allowed
-                    .iter()
-                    .map(|a| format!("`{a}`"))
-                    .collect::<Vec<_>>()
-                    .join(" or ")
-            ),
-        )),
-        v => Ok(v),
-    }
-}
 
 /// Checks the links of the folder `<array>/<folder_delta>` against their metadata and the
 /// store's geometry: a stored `level_delta` must name the folder's delta, and the
