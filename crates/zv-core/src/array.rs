@@ -30,7 +30,7 @@ use crate::data_type::{DataType, Element};
 use crate::error::{Error, Result};
 use crate::grid::{box_runs, Region, RegularGrid};
 use crate::key::StoreKey;
-use crate::metadata::{ArrayMetadata, JsonObject, NodeMetadata};
+use crate::metadata::{ArrayMetadata, JsonObject, NodeMetadata, MAX_METADATA_BYTES};
 use crate::node::NodePath;
 use crate::store::Store;
 
@@ -45,6 +45,8 @@ pub struct Array {
     chain: Arc<CodecChain>,
     grid: RegularGrid,
     store_empty_chunks: bool,
+    /// The most bytes a stored chunk may hold ([`CodecChain::encoded_size_bound`]).
+    chunk_cap: u64,
 }
 
 /// Where `part` (the piece of chunk `coords` inside `region`) starts within the chunk and
@@ -71,10 +73,12 @@ fn part_offsets(
     (in_chunk, in_region)
 }
 
-/// Reads and parses the `zarr.json` of the node at `path`; `Ok(None)` if there is none.
+/// Reads and parses the `zarr.json` of the node at `path`; `Ok(None)` if there is none. A
+/// document larger than [`MAX_METADATA_BYTES`] is a
+/// [`StoreError::TooLarge`](crate::store::StoreError::TooLarge) error naming its key.
 pub fn read_node_metadata(store: &dyn Store, path: &NodePath) -> Result<Option<NodeMetadata>> {
     let key = path.metadata_key();
-    match store.get(&key)? {
+    match store.get_capped(&key, MAX_METADATA_BYTES)? {
         None => Ok(None),
         Some(bytes) => {
             NodeMetadata::from_json(&bytes)
@@ -117,6 +121,7 @@ impl Array {
         .map_err(pipeline_err)?;
         let chain = CodecChain::from_metadata(&metadata.codecs, &repr).map_err(pipeline_err)?;
         let grid = RegularGrid::new(metadata.shape.clone(), metadata.chunk_shape().to_vec());
+        let chunk_cap = chain.encoded_size_bound();
         Ok(Self {
             store,
             path: path.clone(),
@@ -124,6 +129,7 @@ impl Array {
             chain: Arc::new(chain),
             grid,
             store_empty_chunks: true,
+            chunk_cap,
         })
     }
 
@@ -246,10 +252,21 @@ impl Array {
         }
     }
 
-    /// The stored (encoded) bytes of chunk `coords`, or `None` if it does not exist.
+    /// The stored (encoded) bytes of chunk `coords`, or `None` if it does not exist. A stored
+    /// value larger than the codecs allow ([`Array::chunk_cap`]) is a
+    /// [`StoreError::TooLarge`](crate::store::StoreError::TooLarge) error naming its key,
+    /// refused before it is read where the store knows sizes.
     pub fn retrieve_encoded_chunk(&self, coords: &[u64]) -> Result<Option<Bytes>> {
         self.check_coords(coords)?;
-        Ok(self.store.get(&self.chunk_key(coords)?)?)
+        Ok(self
+            .store
+            .get_capped(&self.chunk_key(coords)?, self.chunk_cap)?)
+    }
+
+    /// The most bytes a stored chunk of this array may hold: the exact encoded size where
+    /// the codecs know it, else a generous bound ([`CodecChain::encoded_size_bound`]).
+    pub fn chunk_cap(&self) -> u64 {
+        self.chunk_cap
     }
 
     /// Decodes stored chunk bytes (`key` names the chunk in errors).
@@ -269,7 +286,7 @@ impl Array {
     pub fn retrieve_chunk_if_exists(&self, coords: &[u64]) -> Result<Option<ArrayBytes<'static>>> {
         self.check_coords(coords)?;
         let key = self.chunk_key(coords)?;
-        match self.store.get(&key)? {
+        match self.store.get_capped(&key, self.chunk_cap)? {
             Some(bytes) => self.decode_chunk(&key, bytes).map(Some),
             None => Ok(None),
         }

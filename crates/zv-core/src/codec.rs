@@ -28,7 +28,7 @@ use crate::metadata::{ExtensionMetadata, JsonObject};
 mod chain;
 mod partial;
 
-pub use chain::CodecChain;
+pub use chain::{CodecChain, COMPRESSOR_SLACK, MAX_VARIABLE_CHUNK_BYTES};
 pub use partial::{assemble, ChunkReader, StoreChunkReader, SubReader};
 
 /// Errors of codecs and of building a pipeline.

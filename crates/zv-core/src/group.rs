@@ -10,7 +10,7 @@ use bytes::Bytes;
 
 use crate::array::{read_node_metadata, Array};
 use crate::error::{Error, Result};
-use crate::metadata::{GroupMetadata, JsonObject, NodeMetadata};
+use crate::metadata::{GroupMetadata, JsonObject, NodeMetadata, MAX_METADATA_BYTES};
 use crate::node::{NodePath, METADATA_NAME};
 use crate::store::Store;
 
@@ -213,7 +213,7 @@ impl Group {
                 .unwrap_or_default()
                 .to_owned();
             let key = prefix.key(METADATA_NAME)?;
-            let kind = match self.store.get(&key)? {
+            let kind = match self.store.get_capped(&key, MAX_METADATA_BYTES)? {
                 Some(bytes) => match NodeMetadata::from_json(&bytes) {
                     Ok(NodeMetadata::Array(_)) => NodeKind::Array,
                     Ok(NodeMetadata::Group(_)) => NodeKind::Group,

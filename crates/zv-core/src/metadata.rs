@@ -27,6 +27,11 @@ mod node;
 use serde_json::{Map, Value};
 
 pub use array::ArrayMetadata;
+
+/// The most bytes a `zarr.json` document may hold when read (64 MiB): far more than any
+/// array or group document needs (a ZV level document with every key is a few KiB), so a
+/// value that large is not metadata.
+pub const MAX_METADATA_BYTES: u64 = 64 << 20;
 pub use chunk_key::ChunkKeyEncoding;
 pub use extension::ExtensionMetadata;
 pub use group::GroupMetadata;

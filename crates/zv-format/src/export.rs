@@ -10,6 +10,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{json, Map, Value};
+use zv_core::data_type::DataType;
 
 use crate::blob::join;
 use crate::error::{Error, Result};
@@ -57,6 +58,20 @@ fn values_or_nulls(
     match rows {
         Some(a) => rows_json(&a, info, 0..n),
         None => Ok(vec![Value::Null; n]),
+    }
+}
+
+/// A float link attribute row whose every value is NaN is a missing value, exported as
+/// `null` (`docs/format-decisions.md`, "Missing link attribute values"); import stores a
+/// `null` row as NaN, so export → import → export is stable.
+fn missing_as_null(v: &mut Value) {
+    let nan = |x: &Value| x.as_str() == Some("NaN");
+    let missing = match &*v {
+        Value::Array(cells) => !cells.is_empty() && cells.iter().all(nan),
+        other => nan(other),
+    };
+    if missing {
+        *v = Value::Null;
     }
 }
 
@@ -235,6 +250,15 @@ fn level_links(level: &Level, scan: &LevelScan) -> Result<(Vec<Vec<u64>>, LinkAt
             v.extend(values_or_nulls(a, info, records)?);
         }
     }
+    for (info, v) in infos.iter().zip(&mut values) {
+        let float = matches!(
+            info.data_type,
+            DataType::Float16 | DataType::Float32 | DataType::Float64
+        );
+        if info.dictionary.is_none() && float {
+            v.iter_mut().for_each(missing_as_null);
+        }
+    }
     let links = if *level.geometry() == Geometry::Skeleton {
         // implicit parents inside each fragment, overridden by the stored links
         let fragments = scan.chunks.iter().flat_map(|c| {
@@ -278,6 +302,7 @@ fn dense_info(name: &str, a: &DenseAttribute, channels: bool) -> AttributeInfo {
         data_type: a.data_type,
         channel_names,
         dictionary: a.dictionary.clone(),
+        level_delta: None,
         attributes: a.attributes.clone(),
     }
 }

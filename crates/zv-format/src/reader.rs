@@ -54,7 +54,7 @@ use crate::blob::{join, Blobs};
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
 use crate::layout::LayoutError;
-use crate::metadata::arrays::VerticesArray;
+use crate::metadata::arrays::{FragmentIndexArray, VerticesArray};
 use crate::metadata::{JsonObject, LevelMetadata, RootMetadata};
 use crate::names;
 
@@ -312,11 +312,31 @@ impl Level {
         self.blobs.children(&self.p(&[array]))
     }
 
-    /// Whether the level has a `vertex_fragments` array (checked once).
+    /// Whether the level has a `vertex_fragments` array (checked once, with its group
+    /// document: an `encoding` other than `fragment_index_v1` is an error).
     pub(crate) fn has_fragment_array(&self) -> Result<bool> {
         cache::once(&self.cache.has_fragment_array, || {
-            self.blobs.exists(&self.p(&[names::VERTEX_FRAGMENTS]))
+            self.fragment_array(names::VERTEX_FRAGMENTS)
         })
+    }
+
+    /// Whether the level has a `link_fragments` array (checked once, as
+    /// [`Level::has_fragment_array`]).
+    pub(crate) fn has_link_fragment_array(&self) -> Result<bool> {
+        cache::once(&self.cache.has_link_fragment_array, || {
+            self.fragment_array(names::LINK_FRAGMENTS)
+        })
+    }
+
+    /// Whether the fragment index array `array` exists; its group document, if any, must
+    /// read as a fragment index group.
+    fn fragment_array(&self, array: &str) -> Result<bool> {
+        let group = self.p(&[array]);
+        if let Some(attributes) = self.blobs.group_attributes(&group)? {
+            FragmentIndexArray::from_attributes(&attributes, &join(&[&group, "zarr.json"]))?;
+            return Ok(true);
+        }
+        self.blobs.exists(&group)
     }
 
     /// Whether the level has an `object_index` array (checked once).

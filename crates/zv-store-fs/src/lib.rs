@@ -41,7 +41,6 @@ mod write;
 use std::fs;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -64,7 +63,6 @@ pub struct FilesystemStore {
     root: PathBuf,
     durability: Durability,
     symlinks: SymlinkPolicy,
-    counter: AtomicU64,
     dirs: DirCache,
 }
 
@@ -100,7 +98,6 @@ impl FilesystemStore {
             root,
             durability: Durability::default(),
             symlinks: SymlinkPolicy::default(),
-            counter: AtomicU64::new(0),
             dirs: DirCache::default(),
         })
     }
@@ -160,7 +157,7 @@ impl FilesystemStore {
         let parent = path.parent().unwrap_or(&self.root);
         self.dirs.ensure(&self.root, parent, self.symlinks)?;
         let sync = self.durability.syncs_each(key.name());
-        write::write_atomic(path, key.name(), value, sync, &self.counter)
+        write::write_atomic(path, key.name(), value, sync)
     }
 
     /// Ends a removal of `path` (a file or a directory tree): on success prunes the

@@ -151,22 +151,20 @@ fn leaves_root() -> io::Error {
     )
 }
 
+/// The number of the next temporary file of this process. It is process-wide, not per store:
+/// two store handles on one directory in one process (threads that each open the store) must
+/// never pick the same temporary name.
+static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// How many temporary names a write tries before giving up (a name is taken only by a
+/// leftover of an earlier process with the same id).
+const TMP_ATTEMPTS: usize = 16;
+
 /// Writes `value` to `path` through a temporary file and a rename.
-pub(crate) fn write_atomic(
-    path: &Path,
-    name: &str,
-    value: &[u8],
-    sync: bool,
-    counter: &AtomicU64,
-) -> io::Result<()> {
+pub(crate) fn write_atomic(path: &Path, name: &str, value: &[u8], sync: bool) -> io::Result<()> {
     let parent = path.parent().unwrap_or(Path::new("."));
-    let n = counter.fetch_add(1, Ordering::Relaxed);
-    let tmp = parent.join(format!(".{name}{TMP_MARKER}{}.{n}", std::process::id()));
+    let (tmp, mut f) = create_temporary(parent, name)?;
     let result = (|| {
-        let mut f = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)?;
         f.write_all(value)?;
         if sync {
             f.sync_all()?;
@@ -179,9 +177,30 @@ pub(crate) fn write_atomic(
         Ok(())
     })();
     if result.is_err() {
+        // only the file this write created is removed
         let _ = fs::remove_file(&tmp);
     }
     result
+}
+
+/// Creates a new temporary file in `parent` for the value `name`: `.NAME.zv-tmp.PID.N`, with
+/// the next N of this process; a name already taken is skipped, never opened.
+fn create_temporary(parent: &Path, name: &str) -> io::Result<(std::path::PathBuf, fs::File)> {
+    let mut last = None;
+    for _ in 0..TMP_ATTEMPTS {
+        let n = TMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+        let tmp = parent.join(format!(".{name}{TMP_MARKER}{}.{n}", std::process::id()));
+        match fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+        {
+            Ok(f) => return Ok((tmp, f)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| io::Error::other("no temporary file name")))
 }
 
 /// Makes everything written to the file system holding `root` durable (`syncfs(2)`).

@@ -12,6 +12,19 @@ use crate::metadata::ExtensionMetadata;
 use crate::plugin;
 use crate::store::ByteRange;
 
+/// The bytes a compressor may add to its input, beyond an eighth of it, in the read cap of
+/// [`CodecChain::encoded_size_bound`] (64 KiB).
+pub const COMPRESSOR_SLACK: u64 = 64 << 10;
+
+/// The read cap of a chunk whose decoded size is not known from the metadata
+/// (variable-length elements): 1 GiB.
+pub const MAX_VARIABLE_CHUNK_BYTES: u64 = 1 << 30;
+
+/// `n` bytes through a compressor, at most.
+fn generous(n: u64) -> u64 {
+    n.saturating_add(n / 8).saturating_add(COMPRESSOR_SLACK)
+}
+
 /// A validated codec pipeline bound to one chunk representation: array→array codecs, one
 /// array→bytes codec, bytes→bytes codecs.
 ///
@@ -121,6 +134,35 @@ impl CodecChain {
             built.push(codec);
         }
         Self::new(built, decoded.clone())
+    }
+
+    /// The largest stored size a chunk may have, read before the chunk is (so a read is
+    /// capped by what the metadata allows): the exact encoded size where every codec knows it
+    /// (`bytes`, `crc32c`, …); through a compressor (whose output depends on the data) its
+    /// input size plus an eighth plus [`COMPRESSOR_SLACK`] bytes, more than any supported
+    /// compressor's worst case (incompressible data gains at most a header and a few bytes
+    /// per block); [`MAX_VARIABLE_CHUNK_BYTES`] when the decoded size is not known
+    /// (variable-length elements).
+    pub fn encoded_size_bound(&self) -> u64 {
+        let first = self
+            .array_to_bytes
+            .encoded_size(&self.array_to_bytes_repr)
+            .map(|n| n as u64)
+            .or_else(|| {
+                self.array_to_bytes_repr
+                    .fixed_size()
+                    .map(|n| generous(n as u64))
+            });
+        let Some(mut size) = first else {
+            return MAX_VARIABLE_CHUNK_BYTES;
+        };
+        for c in &self.bytes_to_bytes {
+            size = match usize::try_from(size).ok().and_then(|s| c.encoded_size(s)) {
+                Some(n) => n as u64,
+                None => generous(size),
+            };
+        }
+        size
     }
 
     /// The representation of the decoded chunks.

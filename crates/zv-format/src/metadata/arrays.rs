@@ -212,6 +212,30 @@ fn finish(mut m: JsonObject, extra: &JsonObject) -> JsonObject {
     m
 }
 
+/// `value` if it is one of `allowed`, else an error naming `key`, the attribute `name` and
+/// the values allowed (an unknown enumeration value is never read silently).
+pub(super) fn one_of(
+    value: Option<String>,
+    name: &str,
+    allowed: &[&str],
+    key: &str,
+) -> Result<Option<String>> {
+    match value {
+        Some(v) if !allowed.contains(&v.as_str()) => Err(Error::metadata(
+            key,
+            format!(
+                "`{name}` is `{v}`; this build reads {}",
+                allowed
+                    .iter()
+                    .map(|a| format!("`{a}`"))
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            ),
+        )),
+        v => Ok(v),
+    }
+}
+
 /// A string value, or `None` for anything else.
 fn string(v: &Value) -> Option<String> {
     v.as_str().map(str::to_owned)

@@ -41,6 +41,28 @@ pub(crate) fn opt_str(
     }
 }
 
+/// [`opt_str`] for an enumeration: the value (or `default`) must be one of `allowed`
+/// (an unknown value is an error naming the values read, never kept silently).
+pub(super) fn opt_enum(
+    m: &JsonObject,
+    key: &str,
+    default: &str,
+    allowed: &[&str],
+) -> std::result::Result<String, String> {
+    let v = opt_str(m, key, default)?;
+    if allowed.contains(&v.as_str()) {
+        return Ok(v);
+    }
+    Err(format!(
+        "`{key}` is `{v}`; this build reads {}",
+        allowed
+            .iter()
+            .map(|a| format!("`{a}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
+}
+
 pub(crate) fn opt_i64(m: &JsonObject, key: &str, default: i64) -> std::result::Result<i64, String> {
     match m.get(key) {
         None | Some(Value::Null) => Ok(default),
@@ -113,4 +135,60 @@ pub(crate) fn unknown_keys(m: &JsonObject, known: impl Fn(&str) -> bool) -> Json
         .filter(|(k, _)| !known(k))
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect()
+}
+
+/// The most bins a chunk may have when read: a fragment index counts its fragments in a u32,
+/// and a point cloud without objects stores one fragment per bin (`docs/format-decisions.md`,
+/// "Metadata that contradicts the layout").
+pub const MAX_BINS_PER_CHUNK: u64 = u32::MAX as u64;
+
+/// Checks that `bin` cuts `chunk` into at most [`MAX_BINS_PER_CHUNK`] bins (`what` names the
+/// bin shape in the error). Nothing is allocated from the count.
+pub(super) fn bounded_bins(
+    chunk: &[f64],
+    bin: &[f64],
+    what: &str,
+) -> std::result::Result<(), String> {
+    let per_axis: Vec<f64> = chunk
+        .iter()
+        .zip(bin)
+        .map(|(c, b)| (c / b).round())
+        .collect();
+    let total = per_axis.iter().try_fold(1u64, |acc, &n| {
+        if n.is_finite() && (1.0..=MAX_BINS_PER_CHUNK as f64).contains(&n) {
+            acc.checked_mul(n as u64)
+        } else {
+            None
+        }
+    });
+    match total {
+        Some(t) if t <= MAX_BINS_PER_CHUNK => Ok(()),
+        _ => Err(format!(
+            "{what} {bin:?} cuts chunk_shape {chunk:?} into {per_axis:?} bins per axis, more than {MAX_BINS_PER_CHUNK} bins per chunk"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bins_per_chunk_are_bounded() {
+        assert!(bounded_bins(&[40.0, 40.0], &[20.0, 20.0], "b").is_ok());
+        // 2^16 × 2^16 = 2^32 > u32::MAX
+        let e = bounded_bins(&[65536.0, 65536.0], &[1.0, 1.0], "b").unwrap_err();
+        assert!(e.contains("bins per chunk"), "{e}");
+        assert!(bounded_bins(&[65536.0, 65535.0], &[1.0, 1.0], "b").is_ok());
+        assert!(bounded_bins(&[1.0, 1.0], &[1e-300, 1.0], "b").is_err());
+    }
+
+    #[test]
+    fn enumerations_refuse_unknown_values() {
+        let m: JsonObject = serde_json::from_str(r#"{"a": "x", "b": 1}"#).unwrap();
+        assert_eq!(opt_enum(&m, "a", "y", &["x", "y"]).unwrap(), "x");
+        assert_eq!(opt_enum(&m, "c", "y", &["x", "y"]).unwrap(), "y");
+        assert!(opt_enum(&m, "a", "y", &["y"]).unwrap_err().contains("`x`"));
+        assert!(opt_enum(&m, "b", "y", &["y"]).is_err());
+    }
 }

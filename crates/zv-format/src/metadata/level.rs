@@ -3,7 +3,9 @@
 
 use serde_json::Value;
 
-use super::json::{f64_list, opt_str, positive_extents, string_list, whole_multiples};
+use super::json::{
+    bounded_bins, f64_list, opt_str, positive_extents, string_list, whole_multiples,
+};
 use super::{JsonObject, RootMetadata};
 use crate::error::{Error, Result};
 use crate::names::LEVEL_ATTRIBUTE;
@@ -179,6 +181,8 @@ impl LevelMetadata {
                     root.ndim()
                 )));
             }
+            let chunk = chunk_shape.as_ref().unwrap_or(&root.chunk_shape);
+            bounded_bins(chunk, b, "the level's bin shape").map_err(&err)?;
         }
         let object_sparsity = match lv.get("object_sparsity") {
             None | Some(Value::Null) => 1.0,

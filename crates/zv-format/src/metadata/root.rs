@@ -3,7 +3,9 @@
 
 use serde_json::{Map, Value};
 
-use super::json::{f64_list, opt_i64, opt_str, positive_extents, string_list, whole_multiples};
+use super::json::{
+    bounded_bins, f64_list, opt_enum, opt_i64, positive_extents, string_list, whole_multiples,
+};
 use super::JsonObject;
 use crate::error::{Error, Result};
 use crate::names::ROOT_ATTRIBUTE;
@@ -111,6 +113,19 @@ pub fn parse_version(v: &str) -> Option<(u64, u64, u64)> {
     Some((n[0], n[1], n.get(2).copied().unwrap_or(0)))
 }
 
+/// The `links_convention` values (ZV 0.7 digest §1.12).
+pub const LINKS_CONVENTIONS: &[&str] = &[
+    "explicit",
+    "implicit_sequential",
+    "implicit_sequential_with_branches",
+];
+/// The `object_index_convention` values.
+pub const OBJECT_INDEX_CONVENTIONS: &[&str] = &["standard", "identity"];
+/// The `cross_chunk_strategy` values.
+pub const CROSS_CHUNK_STRATEGIES: &[&str] = &["explicit_links", "boundary_deduplication", "both"];
+/// The `cross_level_storage` values.
+pub const CROSS_LEVEL_STORAGES: &[&str] = &["none", "implicit", "explicit"];
+
 const ROOT_KEYS: &[&str] = &[
     "zv_version",
     "chunk_shape",
@@ -217,6 +232,7 @@ impl RootMetadata {
                         "base_bin_shape {b:?} does not divide chunk_shape {chunk_shape:?}"
                     )));
                 }
+                bounded_bins(&chunk_shape, &b, "base_bin_shape").map_err(&err)?;
                 Some(b)
             }
         };
@@ -236,14 +252,35 @@ impl RootMetadata {
             bounds: [lo, hi],
             geometry_types,
             crs: zv.get("crs").filter(|v| !v.is_null()).cloned(),
-            links_convention: opt_str(zv, "links_convention", "implicit_sequential")
-                .map_err(&err)?,
-            object_index_convention: opt_str(zv, "object_index_convention", "standard")
-                .map_err(&err)?,
-            cross_chunk_strategy: opt_str(zv, "cross_chunk_strategy", "explicit_links")
-                .map_err(&err)?,
+            links_convention: opt_enum(
+                zv,
+                "links_convention",
+                "implicit_sequential",
+                LINKS_CONVENTIONS,
+            )
+            .map_err(&err)?,
+            object_index_convention: opt_enum(
+                zv,
+                "object_index_convention",
+                "standard",
+                OBJECT_INDEX_CONVENTIONS,
+            )
+            .map_err(&err)?,
+            cross_chunk_strategy: opt_enum(
+                zv,
+                "cross_chunk_strategy",
+                "explicit_links",
+                CROSS_CHUNK_STRATEGIES,
+            )
+            .map_err(&err)?,
             cross_level_depth: opt_i64(zv, "cross_level_depth", 1).map_err(&err)?,
-            cross_level_storage: opt_str(zv, "cross_level_storage", "explicit").map_err(&err)?,
+            cross_level_storage: opt_enum(
+                zv,
+                "cross_level_storage",
+                "explicit",
+                CROSS_LEVEL_STORAGES,
+            )
+            .map_err(&err)?,
             reduction_factor: opt_i64(zv, "reduction_factor", 8).map_err(&err)?,
             base_bin_shape,
             format_capabilities,

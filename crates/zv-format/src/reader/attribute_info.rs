@@ -23,6 +23,8 @@ pub struct AttributeInfo {
     pub channel_names: Option<Vec<String>>,
     /// The dictionary of a categorical attribute.
     pub dictionary: Option<Dictionary>,
+    /// `level_delta` (link and cross-chunk link attributes), if given.
+    pub level_delta: Option<i32>,
     /// The array group's attributes, verbatim.
     pub attributes: JsonObject,
 }
@@ -46,8 +48,21 @@ impl Level {
             data_type: model.dtype,
             channel_names: model.channel_names,
             dictionary: model.dictionary,
+            level_delta: model.level_delta,
             attributes,
         })
+    }
+
+    /// `info` (of the attribute group `group`, a folder for delta `delta`) if its stored
+    /// `level_delta`, when given, names that delta; else an error naming the group document.
+    pub(crate) fn of_delta(info: AttributeInfo, group: &str, delta: i32) -> Result<AttributeInfo> {
+        match info.level_delta {
+            Some(d) if d != delta => Err(Error::metadata(
+                join(&[group, "zarr.json"]),
+                format!("`level_delta` is {d}, but the folder is for delta {delta}"),
+            )),
+            _ => Ok(info),
+        }
     }
 
     /// Reads the typed rows of an attribute blob at `path` that belongs to `rows` rows; a
@@ -135,10 +150,8 @@ impl Level {
 
     /// How link attribute `name` of `delta` is stored.
     pub fn link_attribute_info(&self, name: &str, delta: i32) -> Result<AttributeInfo> {
-        self.attribute_info(
-            &self.p(&[names::LINK_ATTRIBUTES, name, &delta_name(delta)]),
-            name,
-        )
+        let group = self.p(&[names::LINK_ATTRIBUTES, name, &delta_name(delta)]);
+        Self::of_delta(self.attribute_info(&group, name)?, &group, delta)
     }
 
     /// The values of a link attribute for the `rows` link rows of chunk `key` (a chunk with

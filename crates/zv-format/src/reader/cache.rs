@@ -32,6 +32,8 @@ pub(crate) struct LevelCache {
     pub has_fragment_array: OnceLock<bool>,
     /// Whether the level has an `object_index` array.
     pub has_object_index: OnceLock<bool>,
+    /// Whether the level has a `link_fragments` array (its group document checked).
+    pub has_link_fragment_array: OnceLock<bool>,
 }
 
 /// The value of `cell`, made by `make` on first use (an error is returned, not kept: a later

@@ -50,19 +50,53 @@ impl Level {
         self.p(&parts)
     }
 
-    /// The vertices of chunk `key` (`None` if the chunk has no vertices blob).
+    /// The vertices of chunk `key` (`None` if the chunk has no vertices blob). A vertex
+    /// outside the chunk's box (the level's `chunk_shape` contradicts the key) is an error.
     pub fn vertices(&self, key: &ChunkKey) -> Result<Option<Vertices>> {
         let path = self.chunk_blob(&[names::VERTICES], key);
-        match self.blobs.read_bytes(&path)? {
-            None => Ok(None),
-            Some(b) => Vertices::decode(
-                b,
-                self.root.ndim(),
-                self.vertex_type,
-                &join(&[&path, "c/0"]),
-            )
-            .map(Some),
+        let Some(b) = self.blobs.read_bytes(&path)? else {
+            return Ok(None);
+        };
+        let blob = join(&[&path, "c/0"]);
+        let v = Vertices::decode(b, self.root.ndim(), self.vertex_type, &blob)?;
+        self.check_in_chunk(key, &v, &blob)?;
+        Ok(Some(v))
+    }
+
+    /// Checks that the vertices `v` of chunk `key` (blob `blob`) lie in the chunk's box,
+    /// `[k · chunk_shape, (k + 1) · chunk_shape)` on every axis (the spatial components of the
+    /// key are its last ones), give or take the rounding of the vertex type: writers place a
+    /// vertex with `floor(p / chunk_shape)`, possibly before rounding it to the stored type.
+    /// One pass over the rows (their extent), then two comparisons per axis.
+    pub fn check_in_chunk(&self, key: &ChunkKey, v: &Vertices, blob: &str) -> Result<()> {
+        let Some((lo, hi)) = v.extent() else {
+            return Ok(());
+        };
+        let ndim = lo.len();
+        let coords = &key.coords()[key.arity().saturating_sub(ndim)..];
+        let shape = self.chunk_shape();
+        let axes = &self.root.axes;
+        for (d, (&c, s)) in coords.iter().zip(&shape).enumerate() {
+            let (a, b) = (c as f64 * s, (c as f64 + 1.0) * s);
+            let tol = 4.0 * v.epsilon() * (a.abs() + b.abs()) + 1e-9 * s;
+            let outside = if lo[d] < a - tol {
+                Some(lo[d])
+            } else if hi[d] > b + tol {
+                Some(hi[d])
+            } else {
+                None
+            };
+            if let Some(x) = outside {
+                let axis = axes.get(d).map_or("?", |a| a.name.as_str());
+                return Err(Error::inconsistent(
+                    blob,
+                    format!(
+                        "a vertex has {axis} = {x}, outside chunk {key} ([{a}, {b}) for chunk_shape {shape:?})"
+                    ),
+                ));
+            }
         }
+        Ok(())
     }
 
     /// The fragment index of a chunk, checked against its `rows`. A level without a
@@ -70,8 +104,9 @@ impl Level {
     /// array, a chunk without its blob is an error.
     pub fn fragments(&self, key: &ChunkKey, rows: u64) -> Result<FragmentIndex> {
         let path = self.chunk_blob(&[names::VERTEX_FRAGMENTS], key);
+        let has_array = self.has_fragment_array()?;
         match self.blobs.read_bytes(&path)? {
-            None if self.has_fragment_array()? => Err(Error::Missing {
+            None if has_array => Err(Error::Missing {
                 key: join(&[&path, "zarr.json"]),
                 what: format!(
                     "the fragment index of chunk {key} (the level's other chunks have one)"
@@ -111,7 +146,9 @@ impl Level {
     pub fn links_info(&self, delta: i32) -> Result<(usize, String, JsonObject)> {
         let group = self.p(&[names::LINKS, &delta_name(delta)]);
         let attrs = self.blobs.group_attributes(&group)?.unwrap_or_default();
-        let model = LinksArray::from_attributes(&attrs, &join(&[&group, "zarr.json"]))?;
+        let key = join(&[&group, "zarr.json"]);
+        let model = LinksArray::from_attributes(&attrs, &key)?;
+        model.check(delta, &self.geometry, &key)?;
         Ok((model.link_width, model.dtype, attrs))
     }
 
@@ -146,13 +183,12 @@ impl Level {
     /// no `link_fragments` array; a chunk missing from an existing array is an error).
     pub fn link_fragments(&self, key: &ChunkKey, link_rows: u64) -> Result<Option<FragmentIndex>> {
         let path = self.chunk_blob(&[names::LINK_FRAGMENTS], key);
+        let has_array = self.has_link_fragment_array()?;
         match self.blobs.read_bytes(&path)? {
-            None if link_rows > 0 && self.blobs.exists(&self.p(&[names::LINK_FRAGMENTS]))? => {
-                Err(Error::Missing {
-                    key: join(&[&path, "zarr.json"]),
-                    what: format!("the link fragment index of chunk {key} ({link_rows} link rows)"),
-                })
-            }
+            None if link_rows > 0 && has_array => Err(Error::Missing {
+                key: join(&[&path, "zarr.json"]),
+                what: format!("the link fragment index of chunk {key} ({link_rows} link rows)"),
+            }),
             None => Ok(None),
             Some(b) => FragmentIndex::decode(&b, Some(link_rows))
                 .map(Some)

@@ -38,6 +38,7 @@ impl Level {
             None => return Ok(None),
         };
         let model = CrossChunkLinksArray::from_attributes(&attributes, &key)?;
+        model.check(delta, &self.geometry, &key)?;
         let width = model.link_width;
         let sid = model.sid_ndim.unwrap_or(self.key_arity);
         let data_path = join(&[&group, names::DATA]);
@@ -73,7 +74,7 @@ impl Level {
     /// How cross-chunk link attribute `name` of `delta` is stored.
     pub fn cross_chunk_link_attribute_info(&self, name: &str, delta: i32) -> Result<AttributeInfo> {
         let group = self.p(&[names::CROSS_CHUNK_LINK_ATTRIBUTES, name, &delta_name(delta)]);
-        self.attribute_info(&group, name)
+        Self::of_delta(self.attribute_info(&group, name)?, &group, delta)
     }
 
     /// The values of cross-chunk link attribute `name` for the records of `delta`, one row
@@ -85,8 +86,8 @@ impl Level {
         name: &str,
         delta: i32,
     ) -> Result<Option<AttributeRows>> {
+        let info = self.cross_chunk_link_attribute_info(name, delta)?;
         let group = self.p(&[names::CROSS_CHUNK_LINK_ATTRIBUTES, name, &delta_name(delta)]);
-        let info = self.attribute_info(&group, name)?;
         let records = self
             .cross_chunk_links(delta)?
             .map_or(0, |c| c.links.len() as u64);

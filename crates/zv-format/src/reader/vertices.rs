@@ -105,6 +105,35 @@ impl Vertices {
         out
     }
 
+    /// The smallest and largest value of each column (NaN values ignored), or `None`
+    /// without rows: one pass over the rows, allocating two rows.
+    pub fn extent(&self) -> Option<(Vec<f64>, Vec<f64>)> {
+        let w = self.row_width();
+        if self.is_empty() || w == 0 {
+            return None;
+        }
+        let mut lo = vec![f64::INFINITY; self.ndim];
+        let mut hi = vec![f64::NEG_INFINITY; self.ndim];
+        let mut row = vec![0.0; self.ndim];
+        for bytes in self.bytes.chunks_exact(w) {
+            self.decode_into(bytes, &mut row);
+            for ((l, h), x) in lo.iter_mut().zip(hi.iter_mut()).zip(&row) {
+                *l = l.min(*x);
+                *h = h.max(*x);
+            }
+        }
+        Some((lo, hi))
+    }
+
+    /// The relative rounding step of the vertex type (its machine epsilon).
+    pub fn epsilon(&self) -> f64 {
+        match self.data_type {
+            DataType::Float16 => 2f64.powi(-10),
+            DataType::Float32 => f64::from(f32::EPSILON),
+            _ => f64::EPSILON,
+        }
+    }
+
     /// Appends row `i` as `f64` values to `out`; `false` (nothing appended) past the end.
     pub fn push_row(&self, i: usize, out: &mut Vec<f64>) -> bool {
         self.row_bytes(i).is_some_and(|b| self.append(b, out))

@@ -8,7 +8,7 @@ use zv_core::data_type::DataType;
 
 use crate::document::{Attribute, AttributeValues};
 use crate::error::{AttributeKind, Error, InputItem, Result};
-use crate::layout::attributes::{AttributeRows, Dictionary};
+use crate::layout::attributes::{f64_to_le, AttributeRows, Dictionary};
 
 /// The provisional code of a missing categorical value.
 const MISSING_CODE: u32 = u32::MAX;
@@ -72,12 +72,26 @@ pub(super) struct FinishedColumn {
     remap: Vec<i64>,
 }
 
+/// Whether a numeric column of kind `of` and type `data_type` may have missing (null) rows:
+/// link attributes of a float type, whose missing rows are stored as NaN
+/// (`docs/format-decisions.md`, "Missing link attribute values").
+fn nan_marks_missing(of: AttributeKind, data_type: DataType) -> bool {
+    of == AttributeKind::Link
+        && matches!(
+            data_type,
+            DataType::Float16 | DataType::Float32 | DataType::Float64
+        )
+}
+
 impl Column {
     fn new(of: AttributeKind, name: &str, a: &Attribute) -> Result<Self> {
         let kind = match &a.values {
             AttributeValues::Numeric { rows, present } => {
-                if present.is_some() {
-                    return Err(Error::attribute(of, name, "missing (null) values are only allowed in object attributes and in string attributes"));
+                if present.is_some() && !nan_marks_missing(of, rows.data_type()) {
+                    return Err(Error::attribute(of, name, format!(
+                        "missing (null) values are only allowed in object attributes, in string attributes and in float link attributes (stored as NaN); this one is {}",
+                        rows.data_type()
+                    )));
                 }
                 ColumnKind::Numeric {
                     data_type: rows.data_type(),
@@ -124,7 +138,9 @@ impl Column {
                 },
                 AttributeValues::Numeric { rows, present },
             ) => {
-                present.is_none() && *data_type == rows.data_type() && *channels == rows.channels()
+                (present.is_none() || nan_marks_missing(of, *data_type))
+                    && *data_type == rows.data_type()
+                    && *channels == rows.channels()
             }
             (ColumnKind::Categorical, AttributeValues::Categorical(_)) => true,
             _ => false,
@@ -284,9 +300,12 @@ impl Columns {
             .zip(attributes.values())
             .map(|(column, a)| {
                 let numeric = match &a.values {
-                    AttributeValues::Numeric { rows, .. } => {
-                        Some((rows.as_le_bytes(), column.record_len()))
-                    }
+                    AttributeValues::Numeric { rows, present } => Some(NumericCells {
+                        bytes: rows.as_le_bytes(),
+                        width: column.record_len(),
+                        present: present.as_deref(),
+                        data_type: rows.data_type(),
+                    }),
                     AttributeValues::Categorical(_) => None,
                 };
                 (column, a, numeric)
@@ -307,9 +326,19 @@ impl Columns {
     }
 }
 
-/// One column of a batch: the column, its attribute, and (numeric columns) the bytes and
-/// cell length.
-type BatchColumn<'a> = (&'a mut Column, &'a Attribute, Option<(&'a [u8], usize)>);
+/// The cells of a numeric column of one batch.
+struct NumericCells<'a> {
+    /// The rows' bytes.
+    bytes: &'a [u8],
+    /// The length of one cell.
+    width: usize,
+    /// Which rows are present (`None`: all); a missing row is stored as NaN.
+    present: Option<&'a [bool]>,
+    data_type: DataType,
+}
+
+/// One column of a batch: the column, its attribute, and (numeric columns) its cells.
+type BatchColumn<'a> = (&'a mut Column, &'a Attribute, Option<NumericCells<'a>>);
 
 /// The attribute cells of one batch: numeric columns as their bytes and cell length.
 pub(super) struct Cells<'a> {
@@ -321,7 +350,16 @@ impl Cells<'_> {
     pub(super) fn push_row(&mut self, r: usize, out: &mut Vec<u8>) {
         for (column, a, numeric) in &mut self.columns {
             match numeric {
-                Some((bytes, w)) => out.extend_from_slice(&bytes[r * *w..(r + 1) * *w]),
+                Some(n)
+                    if n.present
+                        .is_some_and(|p| !p.get(r).copied().unwrap_or(true)) =>
+                {
+                    let size = n.data_type.size().unwrap_or(1).max(1);
+                    for _ in 0..n.width / size {
+                        f64_to_le(n.data_type, f64::NAN, out);
+                    }
+                }
+                Some(n) => out.extend_from_slice(&n.bytes[r * n.width..(r + 1) * n.width]),
                 None => column.push_row(a, r, out),
             }
         }

@@ -6,7 +6,9 @@ use serde_json::Value;
 use zv_core::data_type::DataType;
 
 use super::super::json::{as_uint, opt_value, uint_list, unknown_keys};
-use super::{accepted_kind, at, delta, document, finish, is_discriminator, put, string, ZvArray};
+use super::{
+    accepted_kind, at, delta, document, finish, is_discriminator, one_of, put, string, ZvArray,
+};
 use crate::error::{Error, Result};
 use crate::layout::attributes::Dictionary;
 use crate::metadata::JsonObject;
@@ -74,6 +76,13 @@ impl Common {
                 ))
             }
         };
+        // plain values (no `encoding`, or `raw`) or a dictionary; nothing else is read
+        one_of(
+            opt_value(attributes, "encoding", string).map_err(at(key))?,
+            "encoding",
+            &["raw", "dictionary"],
+            key,
+        )?;
         let dictionary = Dictionary::from_attributes(attributes).map_err(|source| Error::Blob {
             key: key.to_owned(),
             source,

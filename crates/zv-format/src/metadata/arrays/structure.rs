@@ -6,9 +6,11 @@ use zv_core::data_type::DataType;
 
 use super::super::json::{as_uint, opt_value, unknown_keys};
 use super::{
-    accepted_kind, at, delta, document, finish, is_discriminator, parse_dtype, put, string, ZvArray,
+    accepted_kind, at, delta, document, finish, is_discriminator, one_of, parse_dtype, put, string,
+    ZvArray,
 };
 use crate::error::{Error, Result};
+use crate::geometry::{Geometry, CROSS_LEVEL_LINK_WIDTHS};
 use crate::metadata::JsonObject;
 
 /// The `encoding` of fragment index groups.
@@ -17,6 +19,48 @@ pub const FRAGMENT_INDEX_V1: &str = "fragment_index_v1";
 pub const VLEN_MANIFESTS_V1: &str = "vlen_manifests_v1";
 /// The `encoding` of raw vertex rows.
 const RAW: &str = "raw";
+/// The `encoding` of Draco-compressed vertices (recognised, then refused when read).
+const DRACO: &str = "draco";
+
+/// Checks the links of the folder `<array>/<folder_delta>` against their metadata and the
+/// store's geometry: a stored `level_delta` must name the folder's delta, and the
+/// `link_width` must be one the geometry allows (same level) or a cross-level width.
+fn check_links(
+    level_delta: Option<i32>,
+    link_width: usize,
+    folder_delta: i32,
+    geometry: &Geometry,
+    key: &str,
+) -> Result<()> {
+    if let Some(d) = level_delta.filter(|d| *d != folder_delta) {
+        return Err(Error::metadata(
+            key,
+            format!("`level_delta` is {d}, but the folder is for delta {folder_delta}"),
+        ));
+    }
+    let (allowed, what) = if folder_delta == 0 {
+        match geometry.link_widths() {
+            Some(w) => (w, format!("a {} store", geometry.name())),
+            None => return Ok(()),
+        }
+    } else {
+        (CROSS_LEVEL_LINK_WIDTHS, "cross-level links".to_owned())
+    };
+    if allowed.contains(&link_width) {
+        return Ok(());
+    }
+    Err(Error::metadata(
+        key,
+        format!(
+            "`link_width` is {link_width}, but {what} has links of width {}",
+            allowed
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(" or ")
+        ),
+    ))
+}
 
 /// The largest `link_width` and `sid_ndim` accepted (a sanity bound on stored values).
 const MAX_WIDTH: u64 = 64;
@@ -35,7 +79,7 @@ fn width(lo: u64) -> impl Fn(&Value) -> Option<usize> {
 pub struct VerticesArray {
     /// The vertex data type (a float type; `float32` when absent).
     pub dtype: DataType,
-    /// `raw` (when absent) or `draco`.
+    /// `raw` (when absent) or `draco`; any other value is an error when read.
     pub encoding: String,
     /// Keys not interpreted here.
     pub extra: JsonObject,
@@ -65,6 +109,7 @@ impl VerticesArray {
             ));
         }
         let encoding = opt_value(attributes, "encoding", string).map_err(at(key))?;
+        let encoding = one_of(encoding, "encoding", &[RAW, DRACO], key)?;
         Ok(Self {
             dtype,
             encoding: encoding.unwrap_or_else(|| RAW.to_owned()),
@@ -108,7 +153,7 @@ impl FragmentIndexKind {
 pub struct FragmentIndexArray {
     /// The discriminator found (`None` if absent or unknown).
     pub kind: Option<FragmentIndexKind>,
-    /// `encoding` ([`FRAGMENT_INDEX_V1`]), if given.
+    /// `encoding` ([`FRAGMENT_INDEX_V1`], the only one read), if given.
     pub encoding: Option<String>,
     /// Keys not interpreted here.
     pub extra: JsonObject,
@@ -136,7 +181,12 @@ impl FragmentIndexArray {
                     FragmentIndexKind::Vertex
                 }
             }),
-            encoding: opt_value(attributes, "encoding", string).map_err(at(key))?,
+            encoding: one_of(
+                opt_value(attributes, "encoding", string).map_err(at(key))?,
+                "encoding",
+                &[FRAGMENT_INDEX_V1],
+                key,
+            )?,
             extra: unknown_keys(attributes, |k| {
                 is_discriminator(k, kind.is_some()) || k == "encoding"
             }),
@@ -155,7 +205,7 @@ impl FragmentIndexArray {
 /// "num_links": M}` (the reference writes no `num_links`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct LinksArray {
-    /// `dtype` (`int64` when absent), as written.
+    /// `dtype` (`int64` when absent), as written; another type is an error when read.
     pub dtype: String,
     /// Vertices per link row, 1 to 64 (2 when absent).
     pub link_width: usize,
@@ -183,6 +233,15 @@ impl LinksArray {
     pub fn from_attributes(attributes: &JsonObject, key: &str) -> Result<Self> {
         let kind = accepted_kind(attributes, key, &[ZvArray::Links])?;
         let err = at(key);
+        if parse_dtype(attributes, key, DataType::Int64)? != DataType::Int64 {
+            return Err(Error::metadata(
+                key,
+                format!(
+                    "link rows are int64, not {}",
+                    attributes.get("dtype").unwrap_or(&Value::Null)
+                ),
+            ));
+        }
         Ok(Self {
             dtype: opt_value(attributes, "dtype", string)
                 .map_err(&err)?
@@ -197,6 +256,19 @@ impl LinksArray {
                     || matches!(k, "dtype" | "link_width" | "level_delta" | "num_links")
             }),
         })
+    }
+
+    /// Checks the group of `links/<folder_delta>` (its `zarr.json` is `key`) against the
+    /// folder and `geometry`: a stored `level_delta` names the folder's delta; `links/0` has a
+    /// width the geometry allows ([`Geometry::link_widths`]), `links/±N` width 1 or 2.
+    pub fn check(&self, folder_delta: i32, geometry: &Geometry, key: &str) -> Result<()> {
+        check_links(
+            self.level_delta,
+            self.link_width,
+            folder_delta,
+            geometry,
+            key,
+        )
     }
 
     /// The attributes, as the writer writes them.
@@ -258,6 +330,18 @@ impl CrossChunkLinksArray {
         })
     }
 
+    /// Checks the group of `cross_chunk_links/<folder_delta>` (its `zarr.json` is `key`)
+    /// as [`LinksArray::check`] does: the records of delta 0 have a width the geometry allows.
+    pub fn check(&self, folder_delta: i32, geometry: &Geometry, key: &str) -> Result<()> {
+        check_links(
+            self.level_delta,
+            self.link_width,
+            folder_delta,
+            geometry,
+            key,
+        )
+    }
+
     /// The attributes, as the writer writes them.
     pub fn to_attributes(&self) -> JsonObject {
         let mut m = document(Some(&ZvArray::CrossChunkLinks));
@@ -277,7 +361,8 @@ pub struct ObjectIndexArray {
     pub num_objects: u64,
     /// Chunk-coordinate arity of the manifests, if given (else the level's key arity).
     pub sid_ndim: Option<usize>,
-    /// The container of the manifests ([`VLEN_MANIFESTS_V1`]), if given.
+    /// The container of the manifests ([`VLEN_MANIFESTS_V1`], the only one read; absent for
+    /// `data` with or without `offsets`), if given.
     pub layout: Option<String>,
     /// Keys not interpreted here.
     pub extra: JsonObject,
@@ -306,7 +391,12 @@ impl ObjectIndexArray {
         Ok(Self {
             num_objects,
             sid_ndim: opt_value(attributes, "sid_ndim", width(0)).map_err(&err)?,
-            layout: opt_value(attributes, "layout", string).map_err(&err)?,
+            layout: one_of(
+                opt_value(attributes, "layout", string).map_err(&err)?,
+                "layout",
+                &[VLEN_MANIFESTS_V1],
+                key,
+            )?,
             extra: unknown_keys(attributes, |k| {
                 is_discriminator(k, kind.is_some())
                     || matches!(k, "num_objects" | "sid_ndim" | "layout")

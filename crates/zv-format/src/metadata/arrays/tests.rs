@@ -443,3 +443,53 @@ fn constructors_write_what_the_writer_writes() {
         );
     }
 }
+
+#[test]
+fn unknown_enumerations_and_contradicting_links_are_errors() {
+    let key = "0/g/zarr.json";
+    let e = error(VerticesArray::from_attributes(
+        &obj(json!({"encoding": "foo"})),
+        key,
+    ));
+    assert!(e.contains(key) && e.contains("`encoding` is `foo`"), "{e}");
+    assert!(VerticesArray::from_attributes(&obj(json!({"encoding": "draco"})), key).is_ok());
+    let e = error(FragmentIndexArray::from_attributes(
+        &obj(json!({"encoding": "foo"})),
+        key,
+    ));
+    assert!(e.contains("fragment_index_v1"), "{e}");
+    assert!(FragmentIndexArray::from_attributes(&obj(json!({})), key).is_ok());
+    let e = error(ObjectIndexArray::from_attributes(
+        &obj(json!({"num_objects": 1, "layout": "foo"})),
+        key,
+    ));
+    assert!(e.contains("vlen_manifests_v1"), "{e}");
+    let e = error(LinksArray::from_attributes(
+        &obj(json!({"dtype": "int32"})),
+        key,
+    ));
+    assert!(e.contains("int64"), "{e}");
+    assert!(LinksArray::from_attributes(&obj(json!({"dtype": "<i8"})), key).is_ok());
+
+    let links = |w: u64, d: i64| {
+        LinksArray::from_attributes(&obj(json!({"link_width": w, "level_delta": d})), key).unwrap()
+    };
+    use crate::geometry::Geometry;
+    assert!(links(3, 0).check(0, &Geometry::Mesh, key).is_ok());
+    assert!(links(4, 0).check(0, &Geometry::Mesh, key).is_ok());
+    assert!(error(links(1, 0).check(0, &Geometry::Mesh, key)).contains("3 or 4"));
+    assert!(error(links(3, 0).check(0, &Geometry::Graph, key)).contains("graph"));
+    assert!(links(1, 0).check(0, &Geometry::Skeleton, key).is_ok());
+    assert!(links(5, 0).check(0, &Geometry::PointCloud, key).is_ok());
+    // cross-level folders: width 1 or 2, and the folder's delta
+    assert!(links(2, -1).check(-1, &Geometry::PointCloud, key).is_ok());
+    assert!(error(links(3, 1).check(1, &Geometry::Mesh, key)).contains("1 or 2"));
+    assert!(error(links(2, 1).check(-1, &Geometry::PointCloud, key)).contains("level_delta"));
+    let ccl = CrossChunkLinksArray::from_attributes(
+        &obj(json!({"link_width": 2, "level_delta": 0})),
+        key,
+    )
+    .unwrap();
+    assert!(error(ccl.check(0, &Geometry::Mesh, key)).contains("link_width"));
+    assert!(ccl.check(0, &Geometry::Streamline, key).is_ok());
+}
