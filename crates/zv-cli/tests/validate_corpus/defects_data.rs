@@ -432,4 +432,57 @@ pub(crate) const DEFECTS: &[Defect] = &[
             std::fs::write(s.path("0/links/0/zarr.json"), r#"{"zarr_format":3,"node_type":"group","attributes":{"zv_array":"links","dtype":"int64","link_width":2,"level_delta":0}}"#).unwrap();
         },
     ),
+    (
+        "duplicate-axis",
+        "points_basic",
+        2,
+        "axes",
+        "zarr.json",
+        |s| s.attrs("", |a| a["multiscales"][0]["axes"][1]["name"] = json!("x")),
+    ),
+    (
+        "multiscale-token-without-arrays",
+        "points_basic",
+        5,
+        "multiscale-token",
+        "zarr.json",
+        |s| {
+            s.attrs("", |a| {
+                a["zarr_vectors"]["format_capabilities"] = json!(["multiscale_links"])
+            })
+        },
+    ),
+    (
+        "coarse-level-grows",
+        "pyramid_points",
+        5,
+        "level-vertex-counts",
+        "2/zarr.json",
+        // level 2's one chunk repeated 9 times: 72 vertices, more than level 1's 64
+        |s| s.edit_blob("2/vertices/0.0.0", |b| *b = b.repeat(9)),
+    ),
+    (
+        "fragment-attribute-rows",
+        "zv:graph_attributes",
+        3,
+        "fragment-attribute",
+        "0/fragment_attributes/tag/0.0.0",
+        |s| {
+            s.edit_blob("0/fragment_attributes/tag/0.0.0", |b| {
+                b.extend_from_slice(&[0; 2]) // no whole number of int32 rows
+            })
+        },
+    ),
+    (
+        "cross-chunk-attribute-rows",
+        "zv:graph_attributes",
+        3,
+        "cross-chunk-attribute",
+        "0/cross_chunk_link_attributes/weight/0",
+        |s| {
+            s.edit_blob("0/cross_chunk_link_attributes/weight/0/data", |b| {
+                b.truncate(b.len() - 4)
+            })
+        },
+    ),
 ];

@@ -53,14 +53,23 @@ impl Level {
     /// The vertices of chunk `key` (`None` if the chunk has no vertices blob). A vertex
     /// outside the chunk's box (the level's `chunk_shape` contradicts the key) is an error.
     pub fn vertices(&self, key: &ChunkKey) -> Result<Option<Vertices>> {
+        let Some((v, blob)) = self.vertices_unchecked(key)? else {
+            return Ok(None);
+        };
+        self.check_in_chunk(key, &v, &blob)?;
+        Ok(Some(v))
+    }
+
+    /// [`Level::vertices`] without the in-chunk check, with the key of the decoded blob (for
+    /// the validator, which checks every vertex itself and reports each one outside).
+    pub(crate) fn vertices_unchecked(&self, key: &ChunkKey) -> Result<Option<(Vertices, String)>> {
         let path = self.chunk_blob(&[names::VERTICES], key);
         let Some(b) = self.blobs.read_bytes(&path)? else {
             return Ok(None);
         };
         let blob = join(&[&path, "c/0"]);
         let v = Vertices::decode(b, self.root.ndim(), self.vertex_type, &blob)?;
-        self.check_in_chunk(key, &v, &blob)?;
-        Ok(Some(v))
+        Ok(Some((v, blob)))
     }
 
     /// Checks that the vertices `v` of chunk `key` (blob `blob`) lie in the chunk's box,
@@ -150,6 +159,15 @@ impl Level {
         let model = LinksArray::from_attributes(&attrs, &key)?;
         model.check(delta, &self.geometry, &key)?;
         Ok((model.link_width, model.dtype, attrs))
+    }
+
+    /// The `link_width` that `links/0` declares, not checked against the geometry (for the
+    /// validator, which reports a contradiction as its own finding).
+    pub(crate) fn declared_link_width(&self) -> Result<usize> {
+        let group = self.p(&[names::LINKS, "0"]);
+        let attrs = self.blobs.group_attributes(&group)?.unwrap_or_default();
+        let key = join(&[&group, "zarr.json"]);
+        Ok(LinksArray::from_attributes(&attrs, &key)?.link_width)
     }
 
     /// The `link_width` of `links/0` (2 without the group), read once per level.

@@ -105,7 +105,7 @@ rules! {
     GROUPS = ("groups", 3, Error, "`groups/data` + `offsets` decode, `num_groups` matches and members are object ids of the level.");
     GROUP_ATTRIBUTE = ("group-attribute", 3, Error, "Every group attribute has `num_groups` rows.");
     LINKS_CONVENTION = ("links-convention", 4, Error, "The geometry allows the store's `links_convention` (graph and mesh explicit, polylines implicit_sequential, skeletons explicit or with branches).");
-    LINK_WIDTH = ("link-width", 4, Error, "`links/0` has the width its geometry needs: meshes >= 3, graphs 2, skeletons 1 or 2.");
+    LINK_WIDTH = ("link-width", 4, Error, "`links/0` has a width its geometry allows: meshes 3 or 4, graphs 2, skeletons 1 or 2, lines, polylines and streamlines 2.");
     POINT_CLOUD_LINKS = ("point-cloud-links", 4, Warning, "A point cloud has no `links/0`.");
     VERTEX_CHUNK = ("vertex-chunk", 4, Error, "Every vertex lies inside the chunk that stores it (floor rule at the level's chunk shape).");
     VERTEX_BIN = ("vertex-bin", 4, Error, "In an undifferentiated binned point cloud, every vertex of fragment f lies inside bin f.");

@@ -231,15 +231,14 @@ pub(crate) fn check_conformance(root: &RootMetadata, levels: &[Level], out: &mut
                 "a point cloud has intra-chunk links",
             ));
         }
-        let Ok(width) = level.link_width() else {
+        let Ok(width) = level.declared_link_width() else {
             continue;
         };
-        let ok = match geometry {
-            Some("mesh") => width >= 3,
-            Some("graph") => width == 2,
-            Some("skeleton") => width == 1 || width == 2,
-            _ => true,
-        };
+        // the reader's rule (Geometry::link_widths), reported here instead of refused
+        let ok = level
+            .geometry()
+            .link_widths()
+            .is_none_or(|allowed| allowed.contains(&width));
         if !ok && !composite {
             out.push(Finding::new(
                 &LINK_WIDTH,
