@@ -192,12 +192,11 @@ pub trait ReadableStore: Send + Sync {
     }
 
     /// The value of `key`, or `None` if it does not exist; a value of more than `max` bytes is
-    /// a [`StoreError::TooLarge`] error. Stores that can learn the size first (a file's
-    /// metadata, an object's `HEAD`) override this to refuse before reading.
+    /// a [`StoreError::TooLarge`] error. This default reads the value once and checks its
+    /// length (asking [`ReadableStore::size`] first would read it twice where `size` is not
+    /// overridden); stores that can learn the size first (a file's metadata, an object's
+    /// `HEAD` or `Content-Length`) override this to refuse before reading.
     fn get_capped(&self, key: &StoreKey, max: u64) -> StoreResult<Option<Bytes>> {
-        if let Some(size) = self.size(key)? {
-            StoreError::check_size(key, size, max)?;
-        }
         let value = self.get(key)?;
         if let Some(v) = &value {
             StoreError::check_size(key, v.len() as u64, max)?;
