@@ -36,10 +36,10 @@ struct Columns {
 }
 
 impl Columns {
-    /// Room for `rows` rows of the object of `refs`; laid out (zeroed) when its references
-    /// are not in chunk order, else reserved to be appended to.
-    fn new(refs: &ObjectRefs, rows: usize, ndim: usize, widths: &[usize]) -> Self {
-        let laid = if refs.ordered { 0 } else { rows };
+    /// Room for `rows` rows of the object of `refs`: laid out (zeroed, to be written in
+    /// place) when `laid`, else reserved to be appended to.
+    fn new(refs: &ObjectRefs, rows: usize, laid: bool, ndim: usize) -> Self {
+        let laid = if laid { rows } else { 0 };
         let column = |width: usize| {
             let mut v = Vec::with_capacity(rows * width);
             v.resize(laid * width, 0u8);
@@ -55,7 +55,7 @@ impl Columns {
             chunk,
             row,
             values,
-            attrs: widths.iter().map(|&w| column(w)).collect(),
+            attrs: widths(refs).into_iter().map(column).collect(),
             starts: Vec::new(),
         }
     }
@@ -103,27 +103,27 @@ impl Level {
             }
         }
         drop(next);
-        // the rows of each object, counted chunk by chunk (a chunk's fragment index is read
-        // while in cache); objects not in chunk order have their rows laid out in manifest
-        // order first
-        let mut totals = vec![0usize; refs.len()];
-        for (ci, c) in scan.chunks.iter().enumerate() {
-            for t in &tasks[heads[ci]..heads[ci + 1]] {
-                let rows = c.chunk.fragments.get(t.fragment as usize);
-                totals[t.object as usize] += rows.map_or(0, |r| r.len());
-            }
-        }
-        let mut cols: Vec<Columns> = refs
+        // room for each object's rows: objects in chunk order grow as the chunks are walked,
+        // from an estimate (the level's mean fragment length, a tenth over); the others have
+        // their rows laid out in manifest order first
+        let fragments: usize = scan.chunks.iter().map(|c| c.chunk.fragments.len()).sum();
+        let per_fragment = scan.total() as f64 / fragments.max(1) as f64;
+        let cap = scan.total() as usize;
+        let cols: Vec<Columns> = refs
             .iter()
-            .zip(&totals)
-            .map(|(r, &n)| {
-                let mut col = Columns::new(r, n, ndim, &widths(r));
-                if !r.ordered && !r.fragments.is_empty() {
-                    col.starts = spans(scan, r).map(|(a, _)| a).collect();
+            .map(|r| {
+                if r.ordered || r.fragments.is_empty() {
+                    let estimate = (r.fragments.len() as f64 * per_fragment * 1.1) as usize + 8;
+                    return Columns::new(r, estimate.min(cap), false, ndim);
                 }
+                let starts: Vec<(u64, u64)> = spans(scan, r).collect();
+                let total = starts.last().map_or(0, |s| s.1) as usize;
+                let mut col = Columns::new(r, total, true, ndim);
+                col.starts = starts.into_iter().map(|(a, _)| a).collect();
                 col
             })
             .collect();
+        let mut cols = cols;
         let mut sources: Vec<Option<(&[u8], usize)>> = Vec::new();
         for (ci, c) in scan.chunks.iter().enumerate() {
             let bucket = &tasks[heads[ci]..heads[ci + 1]];
@@ -201,6 +201,7 @@ impl Level {
             for (a, (src, dest)) in sources.iter().zip(&mut out.attrs).enumerate() {
                 let Some((bytes, w)) = *src else { continue };
                 if dest.capacity() == 0 {
+                    // the object has no rows of this attribute (its width is 0)
                     continue;
                 }
                 // rows of chunks without the attribute before these read as zero bytes
