@@ -268,9 +268,12 @@ fn many_objects_equal_objects_read_one_by_one() {
     }
 }
 
-/// Object `id` expanded by hand from its manifest through the per-chunk reads: its `(chunk,
-/// row)` references, positions and the bytes of each vertex attribute's rows.
-fn expanded(level: &Level, id: u64) -> (Vec<(ChunkKey, u64)>, Vec<f64>, BTreeMap<String, Vec<u8>>) {
+/// An object as columns: its `(chunk, row)` references, positions and the bytes of each vertex
+/// attribute's rows.
+type Expanded = (Vec<(ChunkKey, u64)>, Vec<f64>, BTreeMap<String, Vec<u8>>);
+
+/// Object `id` expanded by hand from its manifest through the per-chunk reads.
+fn expanded(level: &Level, id: u64) -> Expanded {
     let index = level.object_index().unwrap().unwrap();
     let infos = level.vertex_attribute_infos().unwrap();
     let (mut rows, mut values, mut attrs) = (Vec::new(), Vec::new(), BTreeMap::new());
