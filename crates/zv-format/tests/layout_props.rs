@@ -57,7 +57,10 @@ fn block(sid_ndim: usize) -> impl Strategy<Value = ManifestBlock> {
             prop::collection::vec(0u64..1 << 32, 0..10).prop_map(BlockFragments::Explicit),
         ],
     )
-        .prop_map(|(chunk, fragments)| ManifestBlock { chunk, fragments })
+        .prop_map(|(chunk, fragments)| ManifestBlock {
+            chunk: chunk.into(),
+            fragments,
+        })
 }
 
 fn manifest(sid_ndim: usize) -> impl Strategy<Value = Manifest> {
@@ -158,7 +161,7 @@ proptest! {
         let back: Vec<(Vec<i64>, u64)> = m.refs().map(|(c, f)| (c.to_vec(), f)).collect();
         prop_assert_eq!(back, refs.clone());
         // the plan is never larger than one block per reference
-        let naive = Manifest { blocks: refs.iter().map(|(c, f)| ManifestBlock { chunk: c.clone(), fragments: BlockFragments::Single(*f) }).collect() };
+        let naive = Manifest { blocks: refs.iter().map(|(c, f)| ManifestBlock { chunk: c.clone().into(), fragments: BlockFragments::Single(*f) }).collect() };
         prop_assert!(m.encoded_len(3) <= naive.encoded_len(3));
         prop_assert_eq!(Manifest::decode(&m.encode(3).unwrap(), 3).unwrap(), m);
     }

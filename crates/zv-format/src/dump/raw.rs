@@ -357,7 +357,7 @@ pub(super) fn object_index_json(index: &ObjectIndex) -> Value {
                 m.blocks
                     .iter()
                     .map(|b| {
-                        let k = ChunkKey(b.chunk.clone()).to_string();
+                        let k = ChunkKey(b.chunk.to_vec()).to_string();
                         match &b.fragments {
                             BlockFragments::Single(f) => json!([k, "single", f]),
                             BlockFragments::Range { start, count } => {

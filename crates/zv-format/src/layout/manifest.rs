@@ -34,9 +34,11 @@
 //! ```
 
 mod containers;
+mod coords;
 mod plan;
 
 pub use containers::{decode_stream, decode_vlen_items, decode_with_offsets, encode_stream};
+pub use coords::ChunkCoords;
 
 use super::{invalid, put_i64s, to_i64, Cursor, LayoutError};
 use plan::plan_blocks;
@@ -113,7 +115,7 @@ impl BlockFragments {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ManifestBlock {
     /// The chunk coordinates (arity `sid_ndim`).
-    pub chunk: Vec<i64>,
+    pub chunk: ChunkCoords,
     /// The fragments.
     pub fragments: BlockFragments,
 }
@@ -152,7 +154,7 @@ impl Manifest {
             let frags: Vec<u64> = refs[i..j].iter().map(|r| r.1).collect();
             for fragments in plan_blocks(&frags, chunk.len()) {
                 blocks.push(ManifestBlock {
-                    chunk: chunk.clone(),
+                    chunk: chunk.as_slice().into(),
                     fragments,
                 });
             }
@@ -304,10 +306,7 @@ impl Manifest {
         c.need(n.saturating_mul(8 * sid_ndim + 5))?;
         let mut blocks = Vec::with_capacity(n);
         for _ in 0..n {
-            let mut chunk = Vec::with_capacity(sid_ndim);
-            for _ in 0..sid_ndim {
-                chunk.push(c.i64()?);
-            }
+            let chunk = ChunkCoords::try_from_fn(sid_ndim, || c.i64())?;
             let at = c.pos();
             let fragments = match c.u8()? {
                 0 => BlockFragments::Single(fragment(&mut c)?),
@@ -356,7 +355,7 @@ mod tests {
     /// A mode-0 block (shared with the container tests).
     pub(super) fn single(chunk: &[i64], f: u64) -> ManifestBlock {
         ManifestBlock {
-            chunk: chunk.to_vec(),
+            chunk: chunk.into(),
             fragments: BlockFragments::Single(f),
         }
     }
@@ -385,11 +384,11 @@ mod tests {
             blocks: vec![
                 single(&[1, 2, 3], 4),
                 ManifestBlock {
-                    chunk: vec![1, 2, 4],
+                    chunk: vec![1, 2, 4].into(),
                     fragments: BlockFragments::Range { start: 0, count: 3 },
                 },
                 ManifestBlock {
-                    chunk: vec![0, 0, 0],
+                    chunk: vec![0, 0, 0].into(),
                     fragments: BlockFragments::Explicit(vec![5, 2]),
                 },
             ],

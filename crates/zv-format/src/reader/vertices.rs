@@ -173,9 +173,23 @@ impl Vertices {
 
     /// Appends the values of `bytes` (whole values of the vertex type) as `f64` to `out`.
     fn append(&self, bytes: &[u8], out: &mut Vec<f64>) -> bool {
-        let start = out.len();
-        out.resize(start + bytes.len() / self.value_width(), 0.0);
-        self.decode_into(bytes, &mut out[start..]);
+        match self.data_type {
+            DataType::Float32 => out.extend(
+                bytes
+                    .chunks_exact(4)
+                    .map(|c| f64::from(f32::from_le_bytes([c[0], c[1], c[2], c[3]]))),
+            ),
+            DataType::Float64 => out.extend(
+                bytes
+                    .chunks_exact(8)
+                    .map(|c| f64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])),
+            ),
+            dt => out.extend(
+                bytes
+                    .chunks_exact(self.value_width())
+                    .map(|c| le_to_f64(dt, c)),
+            ),
+        }
         true
     }
 

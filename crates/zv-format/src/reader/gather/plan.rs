@@ -1,0 +1,171 @@
+//! Which fragments a group of objects names: every manifest reference resolved against the
+//! scan (each block's chunk looked up once, its fragments checked against the chunk's count
+//! before a range is expanded), as the objects' fragment columns.
+
+use zv_core::data_type::DataType;
+
+use super::super::level_scan::{LevelScan, ScannedChunk};
+use super::super::{blob_err, Level, ObjectIndex};
+use crate::error::{Error, Result};
+use crate::layout::manifest::{BlockFragments, Manifest};
+use crate::names;
+
+/// The type and channels of an attribute's rows.
+pub(super) type Layout = (DataType, usize);
+
+/// The fragment references of one object, in manifest order.
+pub(super) struct ObjectRefs {
+    /// The chunk (index in the scan) of each reference.
+    pub(super) chunks: Vec<u32>,
+    /// The fragment of each reference.
+    pub(super) fragments: Vec<u64>,
+    /// Whether the chunks never decrease (each reference's rows then follow the rows of the
+    /// references before it as the chunks are walked in order).
+    pub(super) ordered: bool,
+    /// Per vertex attribute of the scan: the layout of the object's rows (`None`: no chunk
+    /// of the object has the attribute).
+    pub(super) attrs: Vec<Option<Layout>>,
+}
+
+/// Per vertex attribute of `scan`: its layout when every scanned chunk has the attribute with
+/// that one layout (`None`: some chunk lacks it or stores it otherwise, so objects are
+/// checked block by block).
+pub(super) fn uniform_layouts(scan: &LevelScan) -> Vec<Option<Layout>> {
+    (0..scan.infos.len())
+        .map(|i| {
+            let mut layouts = scan.chunks.iter().map(|c| {
+                c.attributes
+                    .get(i)
+                    .and_then(Option::as_ref)
+                    .map(|a| (a.data_type(), a.channels()))
+            });
+            let first = layouts.next().flatten()?;
+            layouts.all(|l| l == Some(first)).then_some(first)
+        })
+        .collect()
+}
+
+impl Level {
+    /// The references of object `id` (an existing id of `index`); `uniform` is
+    /// [`uniform_layouts`] of `scan`. A manifest naming a chunk the scan does not hold or a
+    /// fragment past its chunk's count is an error naming the object index.
+    pub(super) fn object_refs(
+        &self,
+        index: &ObjectIndex,
+        id: u64,
+        scan: &LevelScan,
+        uniform: &[Option<Layout>],
+    ) -> Result<ObjectRefs> {
+        let mut out = ObjectRefs {
+            chunks: Vec::new(),
+            fragments: Vec::new(),
+            ordered: true,
+            attrs: vec![None; scan.infos.len()],
+        };
+        let Some(manifest) = index.manifests.get(id as usize) else {
+            return Ok(out);
+        };
+        if !manifest.blocks.is_empty() {
+            out.attrs.copy_from_slice(uniform);
+        }
+        let n = manifest
+            .blocks
+            .iter()
+            .map(|b| b.fragments.len())
+            .sum::<usize>();
+        // the sum of checked blocks is bounded by the chunks' fragment counts; reserve only
+        // what the manifest's own bytes could name
+        out.chunks.reserve(n.min(1 << 20));
+        out.fragments.reserve(n.min(1 << 20));
+        let mixed = uniform.iter().any(Option::is_none);
+        for (b, block) in manifest.blocks.iter().enumerate() {
+            let Some(ci) = resolve(scan, block) else {
+                return Err(self.manifest_error(index, id, manifest, b, scan));
+            };
+            if mixed {
+                self.merge_layouts(&mut out.attrs, &scan.chunks[ci], scan)?;
+            }
+            let ci = ci as u32;
+            if out.chunks.last().is_some_and(|&last| last > ci) {
+                out.ordered = false;
+            }
+            let before = out.fragments.len();
+            match &block.fragments {
+                BlockFragments::Single(f) => out.fragments.push(*f),
+                BlockFragments::Range { start, count } => {
+                    out.fragments.extend(*start..start + count)
+                }
+                BlockFragments::Explicit(fs) => out.fragments.extend_from_slice(fs),
+            }
+            let added = out.fragments.len() - before;
+            out.chunks.extend(std::iter::repeat_n(ci, added));
+        }
+        Ok(out)
+    }
+
+    /// The layouts of the attributes of chunk `c` merged into one object's `attrs`: a layout
+    /// other than the one before is an error naming the attribute.
+    fn merge_layouts(
+        &self,
+        attrs: &mut [Option<Layout>],
+        c: &ScannedChunk,
+        scan: &LevelScan,
+    ) -> Result<()> {
+        for (i, a) in c.attributes.iter().enumerate() {
+            let Some(a) = a else { continue };
+            let layout = (a.data_type(), a.channels());
+            match attrs[i] {
+                None => attrs[i] = Some(layout),
+                Some(l) if l != layout => {
+                    let name = &scan.infos[i].name;
+                    return Err(blob_err(self.p(&[names::VERTEX_ATTRIBUTES, name]))(
+                        crate::layout::invalid(
+                            "attribute rows",
+                            "appending rows of another type or width",
+                        ),
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// The error of object `id`'s manifest, whose block `b` names a chunk the scan does not
+    /// hold or fragments past its chunk's count.
+    fn manifest_error(
+        &self,
+        index: &ObjectIndex,
+        id: u64,
+        manifest: &Manifest,
+        b: usize,
+        scan: &LevelScan,
+    ) -> Error {
+        let okey = self.p(&[names::OBJECT_INDEX, "zarr.json"]);
+        match index.check_object(id, &okey, |c| scan.fragments_of(c)) {
+            Err(e) => e,
+            Ok(()) => Error::inconsistent(
+                okey,
+                format!(
+                    "object {id}: block {b} of {} names a chunk not read",
+                    manifest.blocks.len()
+                ),
+            ),
+        }
+    }
+}
+
+/// The scan index of `block`'s chunk, if the scan holds it and it has every fragment the
+/// block names.
+fn resolve(scan: &LevelScan, block: &crate::layout::manifest::ManifestBlock) -> Option<usize> {
+    let ci = scan.index(&block.chunk)?;
+    let count = scan.chunks[ci].chunk.fragments.len() as u64;
+    let in_bounds = match &block.fragments {
+        BlockFragments::Single(f) => *f < count,
+        BlockFragments::Range { start, count: n } => {
+            start.checked_add(*n).is_some_and(|e| e <= count)
+        }
+        BlockFragments::Explicit(v) => v.iter().all(|f| *f < count),
+    };
+    in_bounds.then_some(ci)
+}
