@@ -1,7 +1,8 @@
 //! Crash consistency of `zv import`: killed with SIGKILL at 200 moments spread over a write
 //! (and over an `--overwrite` of a complete store), the path afterwards either holds no ZV
 //! store — opening it is a clear error, and importing again works (with `--overwrite` where
-//! something is left) — or a complete store whose dump equals the uninterrupted run's.
+//! something is left) — or a complete store whose dump equals the uninterrupted run's and
+//! that `zv validate` passes (level 5).
 #![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
 
 use std::path::Path;
@@ -128,6 +129,12 @@ fn killed_imports_leave_no_store_or_a_complete_one() {
         match dump(&store) {
             Ok(found) => {
                 assert_eq!(found, expected, "kill {k} after {delay:?}: wrong content");
+                let out = zv(&["validate", store.to_str().unwrap()]);
+                assert!(
+                    out.status.success(),
+                    "kill {k}: a complete store that does not validate: {}",
+                    String::from_utf8_lossy(&out.stdout)
+                );
                 complete += 1;
             }
             Err(err) => {
