@@ -300,14 +300,15 @@ fn build_level(
         let stats = if step.sparsity > 1 {
             object_stats(source, &keys, &opts.strategy, &grid.chunk)?
         } else {
-            // every object is kept: no pass is needed to know which have vertices
-            vec![
-                ObjectStats {
-                    length: 1,
+            // every object with vertices is kept: their manifests say which
+            source
+                .nonempty
+                .iter()
+                .map(|&n| ObjectStats {
+                    length: u64::from(n),
                     ..Default::default()
-                };
-                source.num_objects as usize
-            ]
+                })
+                .collect()
         };
         select(&opts.strategy, &stats, step.sparsity, opts.seed)
     } else {

@@ -46,6 +46,8 @@ pub(crate) struct SourceLevel {
     fragment_objects: Option<FxHashMap<(Vec<i64>, u64), u64>>,
     /// The number of objects (0 without an object index).
     pub(crate) num_objects: u64,
+    /// Whether each object's manifest names any fragment.
+    pub(crate) nonempty: Vec<bool>,
     /// The vertex attributes.
     pub(crate) attributes: Vec<AttributeInfo>,
 }
@@ -56,6 +58,12 @@ impl SourceLevel {
     pub(crate) fn new(level: Level) -> Result<Self> {
         let index = level.object_index()?;
         let num_objects = index.as_ref().map_or(0, |i| i.manifests.len() as u64);
+        let nonempty = index.as_ref().map_or_else(Vec::new, |i| {
+            i.manifests
+                .iter()
+                .map(|m| m.refs().next().is_some())
+                .collect()
+        });
         let fragment_objects = index.map(|index| {
             let mut map = FxHashMap::default();
             for (o, m) in index.manifests.iter().enumerate() {
@@ -70,6 +78,7 @@ impl SourceLevel {
             level,
             fragment_objects,
             num_objects,
+            nonempty,
             attributes,
         })
     }
