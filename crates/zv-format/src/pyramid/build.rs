@@ -318,7 +318,7 @@ fn build_level(
     wopts.axes = Some(root.axes.clone());
     wopts.bin_shape = Some(grid.bin.clone());
     wopts.vertex_type = source.level.vertex_type();
-    wopts.codecs = opts.codecs.clone();
+    wopts.codecs = opts.codecs;
     let coarse = i as u32 + 1;
     let fields = level_fields(source, opts, i, grid, &root.chunk_shape);
     let mut writer = ZvWriter::for_level(store.clone(), wopts, coarse, fields)?;
