@@ -55,11 +55,14 @@ fn tree(n: usize, seed: u64, extent: f64) -> (Vec<Vec<f64>>, Vec<[usize; 2]>) {
     (vertices, edges)
 }
 
+/// An input: vertices, `[child, parent]` edge rows, the chunk edge.
+type Input = (Vec<Vec<f64>>, Vec<[usize; 2]>, f64);
+
 #[test]
 fn zv_numbers_skeleton_vertices_as_the_reference_does() {
     let python = reference_python();
     let dir = tempfile::tempdir().unwrap();
-    let mut inputs: Vec<(Vec<Vec<f64>>, Vec<[usize; 2]>, f64)> = vec![(
+    let mut inputs: Vec<Input> = vec![(
         vec![
             vec![1.0, 1.0, 1.0],
             vec![2.0, 2.0, 2.0],

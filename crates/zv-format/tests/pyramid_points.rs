@@ -139,6 +139,9 @@ fn pairs(level: &Level, delta: i32) -> BTreeSet<((ChunkKey, u64), (ChunkKey, u64
     out
 }
 
+/// The model's groups: (object, coarse bin) → (sum of positions, count).
+type Groups = BTreeMap<(Option<u64>, Vec<i64>), (Vec<f64>, f64)>;
+
 /// Checks the pyramid against the model; `ratios[L]` is level L's cumulative bin factor.
 fn check(store: &Arc<dyn Store>, opts: &PyramidOptions) {
     let report = zv_format::validate::validate(store.clone(), 5);
@@ -162,7 +165,7 @@ fn check(store: &Arc<dyn Store>, opts: &PyramidOptions) {
         assert_eq!(coarse.metadata().vertex_count, cv.len() as u64);
         // the model: the mean position of each (object, coarse bin) of the kept objects
         let kept: BTreeSet<Option<u64>> = cv.values().map(|(_, o)| *o).collect();
-        let mut groups: BTreeMap<(Option<u64>, Vec<i64>), (Vec<f64>, f64)> = BTreeMap::new();
+        let mut groups: Groups = BTreeMap::new();
         for (p, o) in fv.values() {
             if fine.object_index().unwrap().is_some() && (o.is_none() || !kept.contains(o)) {
                 continue;
