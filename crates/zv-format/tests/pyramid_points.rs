@@ -203,6 +203,20 @@ fn check(store: &Arc<dyn Store>, opts: &PyramidOptions) {
                 );
             }
         }
+        // drilling through the store's API: the parent of a fine vertex, the children of a
+        // metavertex (through -1, or +1 inverted when storage is implicit)
+        for (f, c) in up.iter().take(12) {
+            assert_eq!(zv.parent(i as u32, f).unwrap().as_ref(), Some(c));
+            let children = zv.children(i as u32 + 1, c).unwrap();
+            let expected: Vec<_> = up
+                .iter()
+                .filter(|(_, x)| x == c)
+                .map(|(y, _)| y.clone())
+                .collect();
+            let mut got = children.clone();
+            got.sort();
+            assert_eq!(got, expected, "children of {c:?}");
+        }
         if opts.cross_level == CrossLevel::Explicit {
             let down: BTreeSet<_> = pairs(&coarse, -1)
                 .into_iter()
@@ -315,6 +329,16 @@ fn the_digest_example_steps_and_chunk_scale() {
         ds[2]["coordinateTransformations"][1]["translation"],
         serde_json::json!([10.0, 10.0, 10.0])
     );
+    // levels of detail
+    let counts: Vec<u64> = (0..3)
+        .map(|l| zv.level(l).unwrap().metadata().vertex_count)
+        .collect();
+    assert_eq!(zv.level_for_budget(counts[0]).unwrap(), 0);
+    assert_eq!(zv.level_for_budget(counts[1]).unwrap(), 1);
+    assert_eq!(zv.level_for_budget(0).unwrap(), 2);
+    assert_eq!(zv.level_for_resolution(1.0).unwrap(), 0);
+    assert_eq!(zv.level_for_resolution(10.0).unwrap(), 1);
+    assert_eq!(zv.level_for_resolution(100.0).unwrap(), 2);
     let l2 = zv.level(2).unwrap();
     assert_eq!(l2.chunk_shape(), vec![20.0; 3]);
     assert_eq!(l2.metadata().parent_level, Some(1));
