@@ -7,6 +7,7 @@
 //! zv export STORE [--format geometry-json] [-o FILE]    level 0 as zv-geometry/1 JSON
 //! zv validate STORE [--level 1..5] [--json]    check a ZV store (exit 0 valid, 1 invalid, 2 could not run)
 //! zv info STORE [--json]                        a ZV store's summary: geometry, levels, arrays, sizes
+//! zv pyramid STORE --levels "2,2;2,1" [...]     add coarser levels 1..N to a store
 //! zv zarr info STORE [NODE] [--children]          metadata of a Zarr v3 node, as JSON
 //! zv zarr get STORE ARRAY [--region R] [--raw]    values of an array region (JSON or raw LE bytes)
 //! zv convert legacy SRC DST [--quiet]             a zarr 0.4 / bcolz 1.x array (or ctable) to Zarr v3
@@ -20,6 +21,7 @@ mod demo;
 mod info;
 #[cfg(feature = "legacy")]
 mod legacy;
+mod pyramid;
 mod validate;
 mod zarr;
 
@@ -100,6 +102,8 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Add coarser levels 1..N to a store holding level 0 (multiresolution pyramid).
+    Pyramid(pyramid::PyramidArgs),
     /// Measurements (see scripts/memory-test.sh).
     Bench {
         #[command(subcommand)]
@@ -139,6 +143,7 @@ fn main() -> ExitCode {
         } => export(&store, &format, output.as_deref()),
         Command::Validate { store, level, json } => return validate::run(&store, level, json),
         Command::Info { store, json } => info::run(&store, json),
+        Command::Pyramid(args) => pyramid::run(args),
         Command::Bench { command } => bench::run(command),
         Command::Zarr { command } => zarr::run(command),
         #[cfg(feature = "legacy")]

@@ -81,6 +81,7 @@ use crate::document::Attribute;
 use crate::error::{AttributeKind, Error, InputItem, Result};
 use crate::geometry::Geometry;
 use crate::layout::attributes::AttributeRows;
+use crate::metadata::ChunkKey;
 
 pub use checks::SPARE_OBJECTS;
 pub use options::{
@@ -96,10 +97,19 @@ use polylines::Polylines;
 use spill::Spill;
 pub(crate) use vertices::check_id_count;
 
-/// The level the writer writes (the only one).
+/// The level a new store's writer writes.
 const LEVEL: &str = "0";
 /// The level delta of links within the level (`links/0`, …).
 const SAME_LEVEL: &str = "0";
+
+/// What a writer's commit writes.
+#[derive(Debug)]
+enum Target {
+    /// Level 0 and the root document of a new store.
+    Store,
+    /// One coarser level of an existing store, whose level document adds these fields.
+    Level(serde_json::Map<String, serde_json::Value>),
+}
 
 /// An input error with no single place to name.
 fn bad(reason: impl Into<String>) -> Error {
@@ -109,6 +119,10 @@ fn bad(reason: impl Into<String>) -> Error {
 /// The streaming writer. See the [module docs](self).
 pub struct ZvWriter {
     blobs: Blobs,
+    /// The name of the level written (`"0"` for a new store).
+    level: String,
+    /// What the commit writes: a new store's level 0 and root, or one pyramid level.
+    target: Target,
     opts: WriterOptions,
     grid: Grid,
     extent: Extent,
@@ -152,8 +166,35 @@ impl ZvWriter {
                 "the store already holds a root zarr.json (write into an empty store)",
             ));
         }
-        Ok(Self {
+        Ok(Self::new(blobs, LEVEL.to_owned(), Target::Store, options))
+    }
+
+    /// A writer of the coarser level `level` of an existing store (the pyramid builder): its
+    /// level document gets `document`'s fields beside `vertex_count` and `arrays_present`, the
+    /// root document is left to the builder, and where every vertex went is kept
+    /// ([`ZvWriter::finish_level`]). The level must not exist yet.
+    pub(crate) fn for_level(
+        store: Arc<dyn Store>,
+        options: WriterOptions,
+        level: u32,
+        document: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<Self> {
+        crate::link_plugins();
+        options.validate()?;
+        let blobs = Blobs::new(store);
+        let name = level.to_string();
+        if blobs.node(&name)?.is_some() {
+            return Err(bad(format!("the store already holds level {name}")));
+        }
+        Ok(Self::new(blobs, name, Target::Level(document), options))
+    }
+
+    /// The writer of `level` (see [`ZvWriter::create`] and [`ZvWriter::for_level`]).
+    fn new(blobs: Blobs, level: String, target: Target, options: WriterOptions) -> Self {
+        Self {
             blobs,
+            level,
+            target,
             grid: Grid::new(&options),
             extent: Extent::new(&options),
             spill: Spill::new(Grid::new(&options).lookup(&options), options.memory_budget),
@@ -170,7 +211,7 @@ impl ZvWriter {
             groups: BTreeMap::new(),
             group_attributes: BTreeMap::new(),
             opts: options,
-        })
+        }
     }
 
     /// Adds vertex rows (point clouds, graphs, skeletons, meshes) with their object ids
@@ -365,6 +406,18 @@ impl ZvWriter {
 
     /// Validates, then writes every blob and document; the root `zarr.json` comes last.
     pub fn finish(self) -> Result<WriteSummary> {
+        self.finish_with_places().map(|(summary, _)| summary)
+    }
+
+    /// [`ZvWriter::finish`] for a pyramid level: also where every vertex went, as (chunk key,
+    /// row) by global index, in the order the vertices were added.
+    pub(crate) fn finish_level(self) -> Result<(WriteSummary, Vec<(ChunkKey, u64)>)> {
+        self.finish_with_places()
+    }
+
+    /// [`ZvWriter::finish`], with where every vertex went when the writer tracks it (linked
+    /// geometries and pyramid levels; empty otherwise).
+    fn finish_with_places(self) -> Result<(WriteSummary, Vec<(ChunkKey, u64)>)> {
         let counts = self.validate()?;
         let skeleton = self.skeleton_order()?;
         let columns = self.columns.finish()?;
@@ -393,8 +446,25 @@ impl ZvWriter {
         self.write_link_documents(&link_columns, intra_links)?;
         self.write_cross_chunk_links(routed, &link_columns)?;
         self.write_level_and_root(chunks.rows(), !columns.is_empty())?;
+        let places = if self.tracks_places() {
+            let keys = self.spill.keys();
+            (0..self.n_vertices)
+                .map(|g| {
+                    let (ci, row) = chunks.place(g);
+                    (keys[ci].clone(), row)
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         // the spill directory is removed when `self` drops
-        Ok(summary)
+        Ok((summary, places))
+    }
+
+    /// Whether the chunk blobs keep where every vertex went: linked geometries need it for
+    /// their links, pyramid levels for their cross-level links.
+    fn tracks_places(&self) -> bool {
+        self.linked() || matches!(self.target, Target::Level(_))
     }
 
     /// Whether the store has objects (an object index): always, except for point clouds

@@ -46,7 +46,10 @@ pub(super) fn objects_json(
     level: &Level,
 ) -> Result<(Value, Value)> {
     let Some(index) = index else {
-        let unassigned = reader_links.map_or(json!([]), |l| json!(l));
+        // zv-dump/1 sorts the unassigned links (as it sorts each object's)
+        let mut unassigned = reader_links.map_or_else(Vec::new, <[Vec<u64>]>::to_vec);
+        unassigned.sort();
+        let unassigned = json!(unassigned);
         return Ok((Value::Null, unassigned));
     };
     let okey = level.p(&[names::OBJECT_INDEX]);
@@ -107,6 +110,7 @@ pub(super) fn objects_json(
             o.insert("links".into(), json!(ls));
         }
     }
+    unassigned.sort();
     Ok((
         Value::Array(objects.into_iter().map(Value::Object).collect()),
         json!(unassigned),

@@ -10,7 +10,7 @@ use super::columns::FinishedColumn;
 use super::objects::DenseAttribute;
 use super::skeleton::SkeletonOrder;
 use super::spill::{SpillHeader, HEADER_LEN};
-use super::{ZvWriter, LEVEL};
+use super::ZvWriter;
 use crate::blob::join;
 use crate::error::{AttributeKind, Error, Result};
 use crate::layout::fragment_index::FragmentIndex;
@@ -33,7 +33,8 @@ struct ChunkFragments {
 #[derive(Debug)]
 pub(super) struct ChunkBlobs {
     chunks: Vec<ChunkFragments>,
-    /// `chunk index << 32 | row` of every vertex, by global index (linked geometries).
+    /// `chunk index << 32 | row` of every vertex, by global index (linked geometries and
+    /// pyramid levels).
     places: Vec<AtomicU64>,
 }
 
@@ -55,7 +56,7 @@ impl ChunkBlobs {
             .partition_point(|&(_, end)| end <= row) as u32
     }
 
-    /// The chunk index and row of vertex `g` (linked geometries).
+    /// The chunk index and row of vertex `g` (linked geometries and pyramid levels).
     pub(super) fn place(&self, g: u64) -> (usize, u64) {
         let v = self.places[g as usize].load(Ordering::Relaxed);
         ((v >> 32) as usize, v & 0xFFFF_FFFF)
@@ -152,7 +153,7 @@ impl ZvWriter {
         } else {
             Vec::new()
         };
-        let places = if self.linked() {
+        let places = if self.tracks_places() {
             (0..self.n_vertices).map(|_| AtomicU64::new(0)).collect()
         } else {
             Vec::new()
@@ -191,7 +192,7 @@ impl ZvWriter {
         let base = HEADER_LEN + self.grid.vertex_bytes();
         for c in ctx.columns {
             let cells = recs.iter().map(|r| c.cell(r, base));
-            let path = join(&[LEVEL, names::VERTEX_ATTRIBUTES, &c.name, &name]);
+            let path = join(&[&self.level, names::VERTEX_ATTRIBUTES, &c.name, &name]);
             self.write_rows(&path, &c.encode(cells))?;
         }
         // fragment attributes: the value of each fragment's object
@@ -206,16 +207,17 @@ impl ZvWriter {
                 .gather(owners.iter().copied())
                 .map_err(|e| Error::attribute(AttributeKind::Fragment, f.name, e.to_string()))?;
             self.write_rows(
-                &join(&[LEVEL, names::FRAGMENT_ATTRIBUTES, f.name, &name]),
+                &join(&[&self.level, names::FRAGMENT_ATTRIBUTES, f.name, &name]),
                 &rows,
             )?;
         }
-        if self.linked() {
+        if self.tracks_places() {
             for (i, r) in recs.iter().enumerate() {
                 ctx.places[SpillHeader::decode(r).vertex as usize]
                     .store(((ci as u64) << 32) | i as u64, Ordering::Relaxed);
             }
-        } else {
+        }
+        if !self.linked() {
             fragments.spans = Vec::new();
         }
         fragments.rows = recs.len() as u64;
@@ -268,7 +270,7 @@ impl ZvWriter {
             v.extend_from_slice(&r[HEADER_LEN..HEADER_LEN + vbytes]);
         }
         self.blobs.write_bytes(
-            &join(&[LEVEL, names::VERTICES, name]),
+            &join(&[&self.level, names::VERTICES, name]),
             &v,
             &self.codecs(self.grid.vsize),
         )?;
@@ -278,7 +280,7 @@ impl ZvWriter {
             source,
         })?;
         self.blobs.write_bytes(
-            &join(&[LEVEL, names::VERTEX_FRAGMENTS, name]),
+            &join(&[&self.level, names::VERTEX_FRAGMENTS, name]),
             &fi.encode(),
             &self.codecs(8),
         )

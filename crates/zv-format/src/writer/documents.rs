@@ -7,7 +7,7 @@ use zv_core::data_type::DataType;
 
 use super::columns::FinishedColumn;
 use super::objects::DenseAttribute;
-use super::{ZvWriter, LEVEL, SAME_LEVEL};
+use super::{Target, ZvWriter, SAME_LEVEL};
 use crate::blob::{join, Blobs};
 use crate::error::Result;
 use crate::geometry::Geometry;
@@ -96,14 +96,14 @@ impl ZvWriter {
         fragment_columns: &[DenseAttribute<'_>],
     ) -> Result<()> {
         self.blobs.write_group(
-            &join(&[LEVEL, names::VERTICES]),
+            &join(&[&self.level, names::VERTICES]),
             VerticesArray::new(self.grid.vertex_type).to_attributes(),
         )?;
         self.write_fragment_index_document(
-            &join(&[LEVEL, names::VERTEX_FRAGMENTS]),
+            &join(&[&self.level, names::VERTEX_FRAGMENTS]),
             FragmentIndexKind::Vertex,
         )?;
-        let vertex_attributes = join(&[LEVEL, names::VERTEX_ATTRIBUTES]);
+        let vertex_attributes = join(&[&self.level, names::VERTEX_ATTRIBUTES]);
         if !columns.is_empty() {
             empty_group(&self.blobs, &vertex_attributes)?;
         }
@@ -118,7 +118,7 @@ impl ZvWriter {
         if fragment_columns.is_empty() {
             return Ok(());
         }
-        let fragment_attributes = join(&[LEVEL, names::FRAGMENT_ATTRIBUTES]);
+        let fragment_attributes = join(&[&self.level, names::FRAGMENT_ATTRIBUTES]);
         empty_group(&self.blobs, &fragment_attributes)?;
         for f in fragment_columns {
             let mut doc =
@@ -141,7 +141,7 @@ impl ZvWriter {
         if !self.linked() {
             return Ok(());
         }
-        let links = join(&[LEVEL, names::LINKS]);
+        let links = join(&[&self.level, names::LINKS]);
         empty_group(&self.blobs, &links)?;
         let width = self.links.width();
         self.blobs.write_group(
@@ -149,13 +149,13 @@ impl ZvWriter {
             LinksArray::new(width, 0, Some(intra_links)).to_attributes(),
         )?;
         self.write_fragment_index_document(
-            &join(&[LEVEL, names::LINK_FRAGMENTS]),
+            &join(&[&self.level, names::LINK_FRAGMENTS]),
             FragmentIndexKind::Link,
         )?;
         if columns.is_empty() {
             return Ok(());
         }
-        let link_attributes = join(&[LEVEL, names::LINK_ATTRIBUTES]);
+        let link_attributes = join(&[&self.level, names::LINK_ATTRIBUTES]);
         empty_group(&self.blobs, &link_attributes)?;
         for c in columns {
             empty_group(&self.blobs, &join(&[&link_attributes, &c.name]))?;
@@ -195,8 +195,18 @@ impl ZvWriter {
         vertex_count: u64,
         vertex_attributes: bool,
     ) -> Result<()> {
+        if let Target::Level(fields) = &self.target {
+            // a pyramid level: the builder commits and updates the root
+            let mut level = fields.clone();
+            level.insert("vertex_count".into(), json!(vertex_count));
+            level.insert(
+                "arrays_present".into(),
+                json!(self.arrays_present(vertex_attributes)),
+            );
+            return self.write_document(&self.level, json!({(names::LEVEL_ATTRIBUTE): level}));
+        }
         self.write_document(
-            LEVEL,
+            &self.level,
             json!({(names::LEVEL_ATTRIBUTE): {"level": 0, "vertex_count": vertex_count, "arrays_present": self.arrays_present(vertex_attributes),
                    "coarsening_method": "none", "parent_level": null, "object_sparsity": 1.0}}),
         )?;
@@ -243,7 +253,7 @@ impl ZvWriter {
             json!({
                 (names::ROOT_ATTRIBUTE): zv,
                 "multiscales": [{"version": "0.4", "name": "default", "axes": axes,
-                    "datasets": [{"path": LEVEL, "coordinateTransformations": transforms}],
+                    "datasets": [{"path": &self.level, "coordinateTransformations": transforms}],
                     "metadata": {"format": "zarr_vectors"}}],
             }),
         )?;

@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use super::chunk_blobs::ChunkBlobs;
 use super::columns::{Columns, FinishedColumn};
 use super::documents::{cross_chunk_attribute_document, empty_group};
-use super::{ZvWriter, LEVEL, SAME_LEVEL};
+use super::{ZvWriter, SAME_LEVEL};
 use crate::blob::join;
 use crate::document::Attribute;
 use crate::error::{AttributeKind, Error, InputItem, Result};
@@ -169,9 +169,9 @@ impl Connectivity {
 }
 
 /// An error of the cross-chunk link blob.
-fn cross_chunk_error(source: LayoutError) -> Error {
-    Error::Blob {
-        key: join(&[LEVEL, names::CROSS_CHUNK_LINKS, SAME_LEVEL, names::DATA]),
+fn cross_chunk_error(level: &str) -> impl Fn(LayoutError) -> Error + '_ {
+    move |source| Error::Blob {
+        key: join(&[level, names::CROSS_CHUNK_LINKS, SAME_LEVEL, names::DATA]),
         source,
     }
 }
@@ -195,7 +195,7 @@ impl ZvWriter {
                         (&keys[a as usize].0, ra as u64),
                         (&keys[b as usize].0, rb as u64),
                     ])
-                    .map_err(cross_chunk_error)?;
+                    .map_err(cross_chunk_error(&self.level))?;
             }
             return Ok(routed);
         }
@@ -223,7 +223,10 @@ impl ZvWriter {
             } else {
                 let eps: Vec<(&[i64], u64)> =
                     ends.iter().map(|e| (keys[e.0].0.as_slice(), e.1)).collect();
-                routed.cross.push(&eps).map_err(cross_chunk_error)?;
+                routed
+                    .cross
+                    .push(&eps)
+                    .map_err(cross_chunk_error(&self.level))?;
                 routed.cross_links.push(li);
             }
         }
@@ -275,7 +278,7 @@ impl ZvWriter {
             .collect();
         let rows = LinkRows::new(self.links.width(), values).map_err(blob_error)?;
         self.blobs.write_bytes(
-            &join(&[LEVEL, names::LINKS, SAME_LEVEL, &name]),
+            &join(&[&self.level, names::LINKS, SAME_LEVEL, &name]),
             &rows.encode(),
             &self.opts.codecs.codecs(8, true),
         )?;
@@ -286,13 +289,19 @@ impl ZvWriter {
         }
         let lf = FragmentIndex::consecutive(&per_frag).map_err(blob_error)?;
         self.blobs.write_bytes(
-            &join(&[LEVEL, names::LINK_FRAGMENTS, &name]),
+            &join(&[&self.level, names::LINK_FRAGMENTS, &name]),
             &lf.encode(),
             &self.codecs(8),
         )?;
         for c in columns {
             let cells = links.iter().map(|l| self.links.cell(c, l.1));
-            let path = join(&[LEVEL, names::LINK_ATTRIBUTES, &c.name, SAME_LEVEL, &name]);
+            let path = join(&[
+                &self.level,
+                names::LINK_ATTRIBUTES,
+                &c.name,
+                SAME_LEVEL,
+                &name,
+            ]);
             self.write_rows(&path, &c.encode(cells))?;
         }
         Ok(links.len() as u64)
@@ -310,7 +319,7 @@ impl ZvWriter {
         let num_links = routed.cross.len();
         let bytes = routed.cross.encode();
         drop(routed.cross);
-        let group = join(&[LEVEL, names::CROSS_CHUNK_LINKS]);
+        let group = join(&[&self.level, names::CROSS_CHUNK_LINKS]);
         empty_group(&self.blobs, &group)?;
         let delta = join(&[&group, SAME_LEVEL]);
         let doc =
@@ -322,7 +331,7 @@ impl ZvWriter {
         if columns.is_empty() {
             return Ok(());
         }
-        let attributes = join(&[LEVEL, names::CROSS_CHUNK_LINK_ATTRIBUTES]);
+        let attributes = join(&[&self.level, names::CROSS_CHUNK_LINK_ATTRIBUTES]);
         empty_group(&self.blobs, &attributes)?;
         for c in columns {
             let cells = routed.cross_links.iter().map(|&li| self.links.cell(c, li));

@@ -7,7 +7,7 @@ use rayon::prelude::*;
 
 use super::checks::Counts;
 use super::documents::{dense_attribute_document, empty_group};
-use super::{ZvWriter, LEVEL};
+use super::ZvWriter;
 use crate::blob::join;
 use crate::document::{Attribute, AttributeValues};
 use crate::error::{Error, Result};
@@ -71,9 +71,9 @@ pub(super) struct Manifests {
 const OBJECTS_PER_TASK: usize = 256;
 
 /// An error of the object index blob.
-fn manifest_error(source: crate::layout::LayoutError) -> Error {
-    Error::Blob {
-        key: join(&[LEVEL, names::OBJECT_INDEX, names::DATA]),
+fn manifest_error(level: &str) -> impl Fn(crate::layout::LayoutError) -> Error + '_ {
+    move |source| Error::Blob {
+        key: join(&[level, names::OBJECT_INDEX, names::DATA]),
         source,
     }
 }
@@ -81,7 +81,9 @@ fn manifest_error(source: crate::layout::LayoutError) -> Error {
 impl Manifests {
     /// The manifests of objects `0..n`, object `o` naming the fragments `refs(o)` yields
     /// (chunk index, fragment) in order; built in parallel, `OBJECTS_PER_TASK` objects a task.
+    /// `level` names the level in errors.
     fn build<I>(
+        level: &str,
         n: usize,
         keys: &[ChunkKey],
         sid_ndim: usize,
@@ -111,7 +113,7 @@ impl Manifests {
                     }
                     Manifest::from_refs(&buf[..len])
                         .encode_into(&mut data, sid_ndim)
-                        .map_err(manifest_error)?;
+                        .map_err(manifest_error(level))?;
                     ends.push(data.len());
                 }
                 Ok((data, ends))
@@ -140,7 +142,7 @@ impl ZvWriter {
         self.fragment_attributes
             .iter()
             .map(|(name, a)| {
-                let path = join(&[LEVEL, names::FRAGMENT_ATTRIBUTES, name]);
+                let path = join(&[&self.level, names::FRAGMENT_ATTRIBUTES, name]);
                 DenseAttribute::new(name, a, &path)
             })
             .collect()
@@ -158,7 +160,7 @@ impl ZvWriter {
         let n = num_objects as usize;
         if self.opts.geometry.is_sequential() {
             let pieces: Vec<&[(u32, u32)]> = self.polylines.pieces().collect();
-            return Manifests::build(n, keys, sid, |o| {
+            return Manifests::build(&self.level, n, keys, sid, |o| {
                 pieces.get(o).copied().unwrap_or_default().iter().copied()
             });
         }
@@ -183,7 +185,7 @@ impl ZvWriter {
             }
         }
         drop(fill);
-        Manifests::build(n, keys, sid, |o| {
+        Manifests::build(&self.level, n, keys, sid, |o| {
             refs[start[o]..start[o + 1]].iter().copied()
         })
     }
@@ -199,7 +201,7 @@ impl ZvWriter {
             return Ok(());
         }
         let manifests = self.manifests(fragment_objects, counts.objects)?;
-        let index = join(&[LEVEL, names::OBJECT_INDEX]);
+        let index = join(&[&self.level, names::OBJECT_INDEX]);
         self.blobs.write_bytes(
             &join(&[&index, names::DATA]),
             &manifests.data,
@@ -214,7 +216,7 @@ impl ZvWriter {
             &index,
             ObjectIndexArray::new(counts.objects, self.grid.ndim).to_attributes(),
         )?;
-        let objects = join(&[LEVEL, names::OBJECT_ATTRIBUTES]);
+        let objects = join(&[&self.level, names::OBJECT_ATTRIBUTES]);
         if !self.object_attributes.is_empty() {
             empty_group(&self.blobs, &objects)?;
         }
@@ -224,7 +226,7 @@ impl ZvWriter {
         if !self.groups.is_empty() || !self.group_attributes.is_empty() {
             self.write_groups(counts.groups)?;
         }
-        let groups = join(&[LEVEL, names::GROUP_ATTRIBUTES]);
+        let groups = join(&[&self.level, names::GROUP_ATTRIBUTES]);
         if !self.group_attributes.is_empty() {
             empty_group(&self.blobs, &groups)?;
         }
@@ -236,7 +238,7 @@ impl ZvWriter {
 
     /// Writes the groups' members (groups `0..num_groups`; missing ids are empty groups).
     fn write_groups(&self, num_groups: u64) -> Result<()> {
-        let path = join(&[LEVEL, names::GROUPS]);
+        let path = join(&[&self.level, names::GROUPS]);
         let data = join(&[&path, names::DATA]);
         let members: Vec<Vec<u64>> = (0..num_groups)
             .map(|g| self.groups.get(&g).cloned().unwrap_or_default())

@@ -1,6 +1,8 @@
 //! The vertex order of skeletons: a depth-first order over each object's trees (roots in
-//! index order, children in index order), so that most parents are the previous row and the
-//! links stay implicit; each tree is its own fragment (see `docs/format-decisions.md`).
+//! index order, each vertex's children in the order of their link rows, as the reference's
+//! writer numbers them: "parent-grouped, stable order"), so that most parents are the previous
+//! row and the links stay implicit; each tree is its own fragment (see
+//! `docs/format-decisions.md`).
 
 use super::ZvWriter;
 use crate::error::{Error, InputItem, Result};
@@ -34,10 +36,8 @@ impl SkeletonOrder {
             children[fill[e[1] as usize]] = e[0];
             fill[e[1] as usize] += 1;
         }
+        // children stay in link-row order (the fill is stable), as the reference visits them
         drop(fill);
-        for v in 0..n {
-            children[start[v]..start[v + 1]].sort_unstable();
-        }
         let mut rank = vec![u64::MAX; n];
         let mut roots = Vec::new();
         let mut next = 0u64;
@@ -98,6 +98,13 @@ mod tests {
         assert_eq!(ranks, vec![0, 2, 1, 3, 4]);
         let trees: Vec<u64> = (0..5).map(|v| order.tree(v)).collect();
         assert_eq!(trees, vec![1, 1, 1, 2, 2]);
+        // children in link-row order, not index order (the example: the reference
+        // reads vertices 0, 2, 1)
+        let order = SkeletonOrder::new(3, &[[2, 0], [1, 0]]).unwrap();
+        assert_eq!(
+            (0..3).map(|v| order.rank(v)).collect::<Vec<_>>(),
+            vec![0, 2, 1]
+        );
         let err = SkeletonOrder::new(3, &[[1, 2], [2, 1]]).unwrap_err();
         assert!(err.to_string().contains("cycle"), "{err}");
     }

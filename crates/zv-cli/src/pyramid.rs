@@ -1,0 +1,58 @@
+//! `zv pyramid STORE --levels "2,2;2,1" [--chunk-scale 1,2] [--sparsity S] [--seed N]
+//! [--cross-level none|implicit|explicit] [--depth N] [--codecs C]`: coarser levels added to a
+//! store holding level 0 (`zv_format::pyramid::build_pyramid`).
+
+use clap::Args;
+use zv_format::pyramid::{build_pyramid, CrossLevel, PyramidOptions, SparsityStrategy, Step};
+use zv_format::writer::CodecChoice;
+
+use crate::CliResult;
+
+/// The arguments of `zv pyramid`.
+#[derive(Debug, Args)]
+pub(crate) struct PyramidArgs {
+    /// The store (a path, file:///path or memory://name), holding level 0 only.
+    store: String,
+    /// The steps, level 0 → 1 first: `coarsen[,sparsity]` separated by `;` (e.g. "2,2;2,1":
+    /// bins twice as wide and half of the objects, then bins twice as wide again).
+    #[arg(long)]
+    levels: String,
+    /// The chunk-scale factor of each step, comma-separated (missing steps take 1).
+    #[arg(long, value_delimiter = ',')]
+    chunk_scale: Vec<u32>,
+    /// Which objects a sparse step keeps: random, length, attribute:NAME or coverage.
+    #[arg(long, default_value = "random")]
+    sparsity: String,
+    /// The seed of the random sparsity strategy.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Cross-level link storage: none, implicit (+1 only) or explicit (+1 and -1).
+    #[arg(long, default_value = "explicit")]
+    cross_level: String,
+    /// cross_level_depth: 1, or 0 for no links.
+    #[arg(long, default_value_t = 1)]
+    depth: i64,
+    /// The codecs of the new levels: spec-default, none, zstd[:L], blosc-lz4, gzip[:L], +crc32c.
+    #[arg(long, default_value = "spec-default")]
+    codecs: String,
+}
+
+/// Builds the pyramid and reports each new level on stderr.
+pub(crate) fn run(args: PyramidArgs) -> CliResult {
+    let mut opts = PyramidOptions::new(Step::parse_list(&args.levels)?);
+    opts.chunk_scale = args.chunk_scale;
+    opts.strategy = SparsityStrategy::parse(&args.sparsity)?;
+    opts.seed = args.seed;
+    opts.cross_level = CrossLevel::parse(&args.cross_level)?;
+    opts.depth = args.depth;
+    opts.codecs = CodecChoice::parse(&args.codecs)?;
+    let store = zv_core::plugin::open_store(&args.store)?;
+    let summary = build_pyramid(store, &opts)?;
+    for l in &summary.levels {
+        eprintln!(
+            "level {}: {} vertices in {} chunks, {} objects kept, {} cross-level links",
+            l.level, l.vertices, l.chunks, l.objects_kept, l.cross_level_links
+        );
+    }
+    Ok(())
+}

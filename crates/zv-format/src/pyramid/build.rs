@@ -1,0 +1,452 @@
+//! The pyramid builder: level after level, the fine level read one coarse chunk at a time,
+//! the coarse level written by the writer, then the cross-level links; the root document is
+//! updated last.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde_json::{json, Map, Value};
+use zv_core::store::Store;
+
+use super::coarsen::bin_of;
+use super::coarsen::points::{ColumnKind, PointCoarsener};
+use super::links::{write_cross_level, ParentMap, NO_PARENT};
+use super::source::{SourceChunk, SourceColumn, SourceLevel};
+use super::sparsity::{select, ObjectStats, SparsityStrategy};
+use super::PyramidOptions;
+use crate::blob::Blobs;
+use crate::document::{Attribute, AttributeValues};
+use crate::error::{Error, Result};
+use crate::geometry::Geometry;
+use crate::metadata::json::whole_multiples;
+use crate::metadata::ChunkKey;
+use crate::names;
+use crate::writer::{WriterOptions, ZvWriter};
+use crate::ZvStore;
+
+/// What one new level holds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LevelSummary {
+    /// The level number.
+    pub level: u32,
+    /// Its vertex (metavertex) count.
+    pub vertices: u64,
+    /// Its chunk count.
+    pub chunks: usize,
+    /// The objects kept (0 for a level without objects).
+    pub objects_kept: u64,
+    /// The fine → coarse pairs linked (0 without cross-level links).
+    pub cross_level_links: u64,
+}
+
+/// What [`build_pyramid`] wrote.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PyramidSummary {
+    /// The new levels, in order.
+    pub levels: Vec<LevelSummary>,
+}
+
+/// The grid of a level: bin and chunk shapes, the cumulative bin ratio.
+#[derive(Debug, Clone)]
+struct LevelGrid {
+    bin: Vec<f64>,
+    chunk: Vec<f64>,
+    ratio: Vec<u64>,
+}
+
+fn bad(reason: impl Into<String>) -> Error {
+    Error::InvalidInput(reason.into())
+}
+
+/// Adds levels `1..=N` (one per step) to the store, which must hold level 0 only. See the
+/// [module docs](super).
+pub fn build_pyramid(store: Arc<dyn Store>, opts: &PyramidOptions) -> Result<PyramidSummary> {
+    opts.validate()?;
+    let zv = ZvStore::open(store.clone())?;
+    if zv.level_ids() != [0] {
+        return Err(bad(format!(
+            "the store already has levels {:?}: a pyramid is built on a store with level 0 only",
+            zv.level_ids()
+        )));
+    }
+    if zv.geometry() != Geometry::PointCloud {
+        return Err(Error::Unsupported {
+            key: "zarr.json".into(),
+            what: format!(
+                "pyramids of {} geometry (only point clouds are coarsened so far)",
+                zv.geometry().name()
+            ),
+        });
+    }
+    let root = zv.root().clone();
+    let base_bin = root.effective_bin_shape();
+    let mut grid = LevelGrid {
+        bin: base_bin.clone(),
+        chunk: root.chunk_shape.clone(),
+        ratio: vec![1; root.ndim()],
+    };
+    let blobs = Blobs::new(store.clone());
+    let mut levels = Vec::new();
+    let mut datasets = Vec::new();
+    let mut with_objects = false;
+    for (i, step) in opts.steps.iter().enumerate() {
+        let scale = u64::from(opts.chunk_scale_of(i));
+        let fine_chunk = grid.chunk.clone();
+        grid.ratio
+            .iter_mut()
+            .for_each(|r| *r *= u64::from(step.coarsen));
+        grid.bin = base_bin
+            .iter()
+            .zip(&grid.ratio)
+            .map(|(b, r)| b * *r as f64)
+            .collect();
+        grid.chunk = fine_chunk.iter().map(|c| c * scale as f64).collect();
+        let coarse = i as u32 + 1;
+        if !whole_multiples(&grid.chunk, &grid.bin) {
+            return Err(bad(format!(
+                "level {coarse}: bin shape {:?} does not divide chunk shape {:?} (raise the chunk-scale factor)",
+                grid.bin, grid.chunk
+            )));
+        }
+        let level = ZvStore::open(store.clone())?.level(i as u32)?;
+        let source = SourceLevel::new(level)?;
+        with_objects |= source.has_objects();
+        let summary = build_level(&store, &blobs, &source, opts, i, &grid, scale)?;
+        datasets.push(json!({"path": coarse.to_string(), "coordinateTransformations": [
+            {"type": "scale", "scale": grid.ratio.iter().map(|&r| r as f64).collect::<Vec<_>>()},
+            {"type": "translation", "translation": grid.bin.iter().map(|b| b / 2.0).collect::<Vec<_>>()},
+        ]}));
+        levels.push(summary);
+    }
+    update_root(&blobs, opts, datasets, with_objects)?;
+    Ok(PyramidSummary { levels })
+}
+
+/// The level document's fields (beside `vertex_count` and `arrays_present`).
+fn level_fields(
+    source: &SourceLevel,
+    opts: &PyramidOptions,
+    i: usize,
+    grid: &LevelGrid,
+    root_chunk: &[f64],
+) -> Map<String, Value> {
+    let step = &opts.steps[i];
+    let mut m = Map::new();
+    m.insert("level".into(), json!(i + 1));
+    m.insert(
+        "object_sparsity".into(),
+        json!(1.0 / f64::from(step.sparsity)),
+    );
+    m.insert("coarsening_method".into(), json!("per_object"));
+    m.insert("parent_level".into(), json!(i));
+    m.insert("bin_shape".into(), json!(grid.bin));
+    m.insert("bin_ratio".into(), json!(grid.ratio));
+    if grid.chunk != root_chunk {
+        m.insert("chunk_shape".into(), json!(grid.chunk));
+    }
+    if source.has_objects() {
+        m.insert("preserves_object_ids".into(), json!(true));
+        m.insert("inherited_num_objects".into(), json!(source.num_objects));
+    }
+    m
+}
+
+/// The fine chunk keys grouped by the coarse chunk they nest in (`key // scale`).
+fn nest(keys: Vec<ChunkKey>, scale: u64, ndim: usize) -> Result<BTreeMap<Vec<i64>, Vec<ChunkKey>>> {
+    let mut out: BTreeMap<Vec<i64>, Vec<ChunkKey>> = BTreeMap::new();
+    for k in keys {
+        if k.arity() != ndim {
+            return Err(Error::Unsupported {
+                key: format!("vertices/{k}"),
+                what: "pyramids of attribute-chunked levels".into(),
+            });
+        }
+        let c = k.0.iter().map(|x| x.div_euclid(scale as i64)).collect();
+        out.entry(c).or_default().push(k);
+    }
+    Ok(out)
+}
+
+/// The objects' statistics for the sparsity strategies (one pass over the fine level).
+fn object_stats(
+    source: &SourceLevel,
+    keys: &[ChunkKey],
+    strategy: &SparsityStrategy,
+    coarse_chunk: &[f64],
+) -> Result<Vec<ObjectStats>> {
+    let ndim = coarse_chunk.len();
+    let n = source.num_objects as usize;
+    let mut stats = vec![ObjectStats::default(); n];
+    let mut sums = vec![vec![0.0; ndim]; n];
+    for key in keys {
+        let Some(chunk) = source.chunk(key)? else {
+            continue;
+        };
+        for (r, o) in chunk.objects.iter().enumerate() {
+            let Some(o) = o.and_then(|o| usize::try_from(o).ok()).filter(|&o| o < n) else {
+                continue;
+            };
+            stats[o].length += 1;
+            let p = &chunk.positions[r * ndim..(r + 1) * ndim];
+            sums[o].iter_mut().zip(p).for_each(|(s, x)| *s += x);
+        }
+    }
+    for (s, sum) in stats.iter_mut().zip(&sums) {
+        let centroid: Vec<f64> = sum.iter().map(|x| x / s.length.max(1) as f64).collect();
+        bin_of(&centroid, coarse_chunk, &mut s.cell);
+        s.score = f64::NAN;
+    }
+    if let SparsityStrategy::Attribute(name) = strategy {
+        let attributes = source.level.object_attributes()?;
+        let a = attributes.get(name).ok_or_else(|| {
+            bad(format!(
+                "--sparsity attribute:{name}: level {} has no object attribute `{name}`",
+                source.level.id()
+            ))
+        })?;
+        if a.dictionary.is_some() {
+            return Err(bad(format!(
+                "--sparsity attribute:{name}: the attribute is categorical, not numeric"
+            )));
+        }
+        for (o, s) in stats.iter_mut().enumerate() {
+            let present = a
+                .present_mask
+                .as_ref()
+                .is_none_or(|m| m.get(o) == Some(&true));
+            if present {
+                s.score = a.values.rows.get_f64(o, 0).unwrap_or(f64::NAN);
+            }
+        }
+    }
+    Ok(stats)
+}
+
+/// The kinds of the vertex attribute columns of a chunk.
+fn column_kinds(chunk: &SourceChunk) -> Vec<ColumnKind> {
+    chunk
+        .columns
+        .iter()
+        .map(|c| match c {
+            SourceColumn::Numeric(rows) => ColumnKind::Numeric(rows.data_type(), rows.channels()),
+            SourceColumn::Categorical(_) => ColumnKind::Categorical,
+        })
+        .collect()
+}
+
+/// The object attributes of the coarse level: the fine level's, rows of dropped objects
+/// absent.
+fn object_attributes(source: &SourceLevel, keep: &[bool]) -> Result<BTreeMap<String, Attribute>> {
+    let mut out = BTreeMap::new();
+    for (name, a) in source.level.object_attributes()? {
+        let present: Vec<bool> = (0..a.values.rows.num_rows())
+            .map(|o| {
+                keep.get(o) == Some(&true)
+                    && a.present_mask
+                        .as_ref()
+                        .is_none_or(|m| m.get(o) == Some(&true))
+            })
+            .collect();
+        let values = match &a.dictionary {
+            Some(d) => {
+                let strings = d.decode(&a.values.rows).map_err(|e| Error::Blob {
+                    key: format!("{}/object_attributes/{name}/data", source.level.id()),
+                    source: e,
+                })?;
+                AttributeValues::Categorical(
+                    strings
+                        .into_iter()
+                        .zip(&present)
+                        .map(|(s, &p)| s.filter(|_| p))
+                        .collect(),
+                )
+            }
+            None => AttributeValues::Numeric {
+                rows: a.values.rows.clone(),
+                present: Some(present),
+            },
+        };
+        let channel_names = a
+            .attributes
+            .get("channel_names")
+            .and_then(|v| serde_json::from_value(v.clone()).ok());
+        out.insert(
+            name,
+            Attribute {
+                values,
+                channel_names,
+            },
+        );
+    }
+    Ok(out)
+}
+
+/// Builds level `i + 1` from level `i`.
+fn build_level(
+    store: &Arc<dyn Store>,
+    blobs: &Blobs,
+    source: &SourceLevel,
+    opts: &PyramidOptions,
+    i: usize,
+    grid: &LevelGrid,
+    scale: u64,
+) -> Result<LevelSummary> {
+    let step = &opts.steps[i];
+    let root = source.level.root().clone();
+    let ndim = root.ndim();
+    let keys = source.level.chunk_keys()?;
+    let objects = source.has_objects();
+    let keep = if objects {
+        let stats = if step.sparsity > 1 {
+            object_stats(source, &keys, &opts.strategy, &grid.chunk)?
+        } else {
+            // every object with vertices is kept: their manifests say which
+            source
+                .nonempty
+                .iter()
+                .map(|&n| ObjectStats {
+                    length: u64::from(n),
+                    ..Default::default()
+                })
+                .collect()
+        };
+        select(&opts.strategy, &stats, step.sparsity, opts.seed)
+    } else {
+        Vec::new()
+    };
+    let mut wopts = WriterOptions::new(Geometry::PointCloud, grid.chunk.clone());
+    wopts.axes = Some(root.axes.clone());
+    wopts.bin_shape = Some(grid.bin.clone());
+    wopts.vertex_type = source.level.vertex_type();
+    wopts.codecs = opts.codecs;
+    let coarse = i as u32 + 1;
+    let fields = level_fields(source, opts, i, grid, &root.chunk_shape);
+    let mut writer = ZvWriter::for_level(store.clone(), wopts, coarse, fields)?;
+    if objects {
+        writer.set_num_objects(source.num_objects);
+        writer.set_object_attributes(object_attributes(source, &keep)?);
+    }
+    let names: Vec<String> = source.attributes.iter().map(|a| a.name.clone()).collect();
+    let mut parents = ParentMap::default();
+    let mut written = 0u64;
+    for fine_keys in nest(keys, scale, ndim)?.into_values() {
+        let mut coarsener: Option<PointCoarsener> = None;
+        let mut slots: Vec<(ChunkKey, Vec<usize>)> = Vec::new();
+        for key in &fine_keys {
+            let Some(chunk) = source.chunk(key)? else {
+                continue;
+            };
+            let c = coarsener.get_or_insert_with(|| {
+                PointCoarsener::new(grid.bin.clone(), names.clone(), column_kinds(&chunk))
+            });
+            let rows = chunk.rows(ndim);
+            let mut of_rows = Vec::with_capacity(rows);
+            for r in 0..rows {
+                let object = if objects {
+                    match chunk.objects[r] {
+                        Some(o) if keep.get(o as usize) == Some(&true) => Some(o),
+                        _ => {
+                            of_rows.push(usize::MAX);
+                            continue;
+                        }
+                    }
+                } else {
+                    None
+                };
+                of_rows.push(c.add(&chunk, r, object));
+            }
+            slots.push((chunk.key, of_rows));
+        }
+        let Some(c) = coarsener.filter(|c| !c.is_empty()) else {
+            parents.chunks.extend(
+                slots
+                    .into_iter()
+                    .map(|(k, rows)| (k, vec![NO_PARENT; rows.len()])),
+            );
+            continue;
+        };
+        let m = c.finish(objects)?;
+        for (key, rows) in slots {
+            let p = rows
+                .iter()
+                .map(|&s| m.rank.get(s).map_or(NO_PARENT, |r| written + r))
+                .collect();
+            parents.chunks.push((key, p));
+        }
+        let ids = objects.then_some(m.objects.as_slice());
+        writer.add_vertices_flat(&m.positions, ids, &m.attributes)?;
+        written += m.rank.len() as u64;
+    }
+    let (summary, places) = writer.finish_level()?;
+    let links = if opts.writes_links() {
+        write_cross_level(
+            blobs,
+            (i as u32, coarse),
+            &parents,
+            &places,
+            ndim,
+            opts.cross_level == super::CrossLevel::Explicit,
+            &opts.codecs,
+        )?
+    } else {
+        0
+    };
+    Ok(LevelSummary {
+        level: coarse,
+        vertices: summary.vertices,
+        chunks: summary.chunks,
+        objects_kept: keep.iter().filter(|&&k| k).count() as u64,
+        cross_level_links: links,
+    })
+}
+
+/// Updates the root document after the last level: the NGFF datasets of the new levels,
+/// the capabilities, `cross_level_storage` and `cross_level_depth`. Everything written before
+/// is synced first.
+fn update_root(
+    blobs: &Blobs,
+    opts: &PyramidOptions,
+    datasets: Vec<Value>,
+    with_objects: bool,
+) -> Result<()> {
+    let key = "zarr.json";
+    let mut attrs = blobs.group_attributes("")?.ok_or_else(|| Error::Missing {
+        key: key.into(),
+        what: "the root document".into(),
+    })?;
+    let zv = attrs
+        .get_mut(names::ROOT_ATTRIBUTE)
+        .and_then(Value::as_object_mut)
+        .ok_or_else(|| Error::metadata(key, "no zarr_vectors object"))?;
+    let mut caps: Vec<Value> = zv
+        .get("format_capabilities")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let mut add = |t: &str| {
+        if !caps.iter().any(|c| c == t) {
+            caps.push(json!(t));
+        }
+    };
+    if with_objects {
+        add("preserved_object_ids");
+    }
+    if opts.writes_links() {
+        add("multiscale_links");
+    }
+    zv.insert("format_capabilities".into(), Value::Array(caps));
+    zv.insert("cross_level_storage".into(), json!(opts.cross_level.name()));
+    zv.insert("cross_level_depth".into(), json!(opts.depth));
+    let ds = attrs
+        .get_mut("multiscales")
+        .and_then(Value::as_array_mut)
+        .and_then(|m| m.first_mut())
+        .and_then(|m| m.get_mut("datasets"))
+        .and_then(Value::as_array_mut)
+        .ok_or_else(|| Error::metadata(key, "no multiscales[0].datasets"))?;
+    ds.extend(datasets);
+    blobs.store().sync()?;
+    blobs.write_group("", attrs)?;
+    blobs.store().sync()?;
+    Ok(())
+}

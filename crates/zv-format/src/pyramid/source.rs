@@ -1,0 +1,148 @@
+//! The fine level of a step, read chunk by chunk through the reader: each row's position,
+//! object and vertex attribute values.
+
+use rustc_hash::FxHashMap;
+
+use crate::error::Result;
+use crate::layout::attributes::{AttributeRows, Dictionary};
+use crate::metadata::ChunkKey;
+use crate::reader::AttributeInfo;
+use crate::Level;
+
+/// The values of one vertex attribute in one chunk.
+#[derive(Debug, Clone)]
+pub(crate) enum SourceColumn {
+    /// Numbers, one row per vertex.
+    Numeric(AttributeRows),
+    /// Categories (a dictionary attribute), one per vertex.
+    Categorical(Vec<Option<String>>),
+}
+
+/// One chunk of the fine level.
+#[derive(Debug)]
+pub(crate) struct SourceChunk {
+    /// The chunk key.
+    pub(crate) key: ChunkKey,
+    /// The positions, `ndim` values per row.
+    pub(crate) positions: Vec<f64>,
+    /// The object of each row (empty when the level has no objects; `None`: a row no
+    /// manifest names, which has no metavertex).
+    pub(crate) objects: Vec<Option<u64>>,
+    /// The vertex attributes, in [`SourceLevel::attributes`] order.
+    pub(crate) columns: Vec<SourceColumn>,
+}
+
+impl SourceChunk {
+    /// The number of rows.
+    pub(crate) fn rows(&self, ndim: usize) -> usize {
+        self.positions.len() / ndim.max(1)
+    }
+}
+
+/// The fine level of a step.
+pub(crate) struct SourceLevel {
+    pub(crate) level: Level,
+    /// (chunk coordinates, fragment) → object, when the level has an object index.
+    fragment_objects: Option<FxHashMap<(Vec<i64>, u64), u64>>,
+    /// The number of objects (0 without an object index).
+    pub(crate) num_objects: u64,
+    /// Whether each object's manifest names any fragment.
+    pub(crate) nonempty: Vec<bool>,
+    /// The vertex attributes.
+    pub(crate) attributes: Vec<AttributeInfo>,
+}
+
+impl SourceLevel {
+    /// Opens the fine level: its object index, inverted to find each fragment's object (a
+    /// fragment several manifests name belongs to the first), and its attribute schema.
+    pub(crate) fn new(level: Level) -> Result<Self> {
+        let index = level.object_index()?;
+        let num_objects = index.as_ref().map_or(0, |i| i.manifests.len() as u64);
+        let nonempty = index.as_ref().map_or_else(Vec::new, |i| {
+            i.manifests
+                .iter()
+                .map(|m| m.refs().next().is_some())
+                .collect()
+        });
+        let fragment_objects = index.map(|index| {
+            let mut map = FxHashMap::default();
+            for (o, m) in index.manifests.iter().enumerate() {
+                for (chunk, f) in m.refs() {
+                    map.entry((chunk.to_vec(), f)).or_insert(o as u64);
+                }
+            }
+            map
+        });
+        let attributes = level.vertex_attribute_infos()?;
+        Ok(Self {
+            level,
+            fragment_objects,
+            num_objects,
+            nonempty,
+            attributes,
+        })
+    }
+
+    /// Whether the level has objects.
+    pub(crate) fn has_objects(&self) -> bool {
+        self.fragment_objects.is_some()
+    }
+
+    /// Reads chunk `key` (`None`: no vertices blob).
+    pub(crate) fn chunk(&self, key: &ChunkKey) -> Result<Option<SourceChunk>> {
+        let Some(chunk) = self.level.chunk(key)? else {
+            return Ok(None);
+        };
+        let rows = chunk.vertices.len();
+        let mut positions = Vec::with_capacity(rows * chunk.vertices.ndim());
+        chunk.vertices.push_all(&mut positions);
+        let objects = match &self.fragment_objects {
+            None => Vec::new(),
+            Some(map) => {
+                let mut objects = vec![None; rows];
+                for (f, frag) in chunk.fragments.iter().enumerate() {
+                    let Some(&o) = map.get(&(key.0.clone(), f as u64)) else {
+                        continue;
+                    };
+                    for r in frag.iter() {
+                        if let Some(slot) = objects.get_mut(r as usize) {
+                            *slot = Some(o);
+                        }
+                    }
+                }
+                objects
+            }
+        };
+        let mut columns = Vec::with_capacity(self.attributes.len());
+        for info in &self.attributes {
+            let values = self
+                .level
+                .vertex_attribute(info, key, rows as u64)?
+                .unwrap_or_else(|| AttributeRows::empty(info.data_type, 1));
+            columns.push(column(info.dictionary.as_ref(), values, key)?);
+        }
+        Ok(Some(SourceChunk {
+            key: key.clone(),
+            positions,
+            objects,
+            columns,
+        }))
+    }
+}
+
+/// A column from its stored rows: categories through the dictionary, else numbers.
+fn column(
+    dictionary: Option<&Dictionary>,
+    values: AttributeRows,
+    key: &ChunkKey,
+) -> Result<SourceColumn> {
+    Ok(match dictionary {
+        None => SourceColumn::Numeric(values),
+        Some(d) => SourceColumn::Categorical(d.decode(&values).map_err(|source| {
+            crate::error::Error::Blob {
+                key: format!("vertex attribute codes of chunk {key}"),
+                source,
+            }
+        })?),
+    })
+}

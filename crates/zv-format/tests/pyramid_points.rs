@@ -1,0 +1,365 @@
+//! Point-cloud pyramids (`zv_format::pyramid`), checked over random geometry against a model
+//! computed here, independently of the builder: at every level the vertex count does not grow;
+//! every fine vertex of a kept object has exactly one `+1` parent, which is the metavertex of
+//! its (object, coarse bin) — its position the mean of the fine positions of that bin, its
+//! object the fine vertex's; `-1` holds exactly the `+1` pairs reversed; kept objects keep
+//! their ids and object attributes, dropped ones have no vertices and absent attributes; and
+//! zv's validator passes at level 5.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use proptest::prelude::*;
+use serde_json::Value;
+use zv_core::store::Store;
+use zv_format::document::{Attribute, AttributeValues};
+use zv_format::layout::attributes::AttributeRows;
+use zv_format::metadata::ChunkKey;
+use zv_format::pyramid::{build_pyramid, CrossLevel, PyramidOptions, SparsityStrategy, Step};
+use zv_format::writer::{CodecChoice, WriterOptions, ZvWriter};
+use zv_format::{Geometry, Level, ZvStore};
+use zv_store_mem::MemoryStore;
+
+const CHUNK: f64 = 10.0;
+const BIN: f64 = 5.0;
+
+/// A random point cloud: positions in [-20, 40)³, object ids (or none), one vertex attribute.
+#[derive(Debug, Clone)]
+struct Cloud {
+    points: Vec<[f64; 3]>,
+    objects: Option<Vec<u64>>,
+}
+
+fn cloud() -> impl Strategy<Value = Cloud> {
+    (1usize..150, proptest::option::of(1u64..9)).prop_flat_map(|(n, objects)| {
+        let pts = proptest::collection::vec([-20.0f64..40.0, -20.0f64..40.0, -20.0f64..40.0], n);
+        let ids = match objects {
+            Some(k) => proptest::collection::vec(0..k, n).prop_map(Some).boxed(),
+            None => Just(None).boxed(),
+        };
+        (pts, ids).prop_map(|(points, objects)| Cloud { points, objects })
+    })
+}
+
+fn write(cloud: &Cloud) -> Arc<dyn Store> {
+    let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
+    let mut opts = WriterOptions::new(Geometry::PointCloud, vec![CHUNK; 3]);
+    opts.bin_shape = Some(vec![BIN; 3]);
+    opts.codecs = CodecChoice::parse("zstd").unwrap();
+    let mut w = ZvWriter::create(store.clone(), opts).unwrap();
+    let intensity: Vec<f64> = (0..cloud.points.len()).map(|i| i as f64 * 0.5).collect();
+    let mut attrs = BTreeMap::new();
+    attrs.insert(
+        "intensity".to_owned(),
+        Attribute {
+            values: AttributeValues::Numeric {
+                rows: AttributeRows::from_f64s(
+                    zv_core::data_type::DataType::Float32,
+                    1,
+                    &intensity,
+                )
+                .unwrap(),
+                present: None,
+            },
+            channel_names: None,
+        },
+    );
+    let flat: Vec<f64> = cloud.points.iter().flatten().copied().collect();
+    w.add_vertices_flat(&flat, cloud.objects.as_deref(), &attrs)
+        .unwrap();
+    if let Some(ids) = &cloud.objects {
+        let n = ids.iter().max().map_or(0, |m| m + 1);
+        let score: Vec<f64> = (0..n).map(|o| o as f64 * 10.0 + 1.0).collect();
+        let mut oa = BTreeMap::new();
+        oa.insert(
+            "score".to_owned(),
+            Attribute {
+                values: AttributeValues::Numeric {
+                    rows: AttributeRows::from_f64s(
+                        zv_core::data_type::DataType::Float64,
+                        1,
+                        &score,
+                    )
+                    .unwrap(),
+                    present: None,
+                },
+                channel_names: None,
+            },
+        );
+        w.set_object_attributes(oa);
+    }
+    w.finish().unwrap();
+    store
+}
+
+/// Every vertex of a level: (chunk, row) → (position, object).
+fn vertices(level: &Level) -> BTreeMap<(ChunkKey, u64), (Vec<f64>, Option<u64>)> {
+    let mut out = BTreeMap::new();
+    for key in level.chunk_keys().unwrap() {
+        let v = level.vertices(&key).unwrap().unwrap();
+        for r in 0..v.len() {
+            out.insert((key.clone(), r as u64), (v.row(r).unwrap(), None));
+        }
+    }
+    if let Some(index) = level.object_index().unwrap() {
+        for id in 0..index.num_objects {
+            let o = level.object(id).unwrap();
+            for (k, r) in o.rows.iter() {
+                out.get_mut(&(k.clone(), r)).unwrap().1 = Some(id);
+            }
+        }
+    }
+    out
+}
+
+/// The cross-level pairs of `level` under `delta`: ((chunk, row) here, (chunk, row) there).
+fn pairs(level: &Level, delta: i32) -> BTreeSet<((ChunkKey, u64), (ChunkKey, u64))> {
+    let mut out = BTreeSet::new();
+    for key in level.chunk_keys().unwrap() {
+        if let Some(l) = level.cross_level_links(delta, &key, 2).unwrap() {
+            for g in &l.groups {
+                for row in g.chunks_exact(2) {
+                    let fresh =
+                        out.insert(((key.clone(), row[0] as u64), (key.clone(), row[1] as u64)));
+                    assert!(fresh, "a duplicate pair");
+                }
+            }
+        }
+    }
+    if let Some(c) = level.cross_chunk_links(delta).unwrap() {
+        for r in 0..c.links.len() {
+            let (a, ra) = c.links.endpoint(r, 0).unwrap();
+            let (b, rb) = c.links.endpoint(r, 1).unwrap();
+            assert_ne!(a, b, "a same-chunk pair among the cross-chunk records");
+            let fresh = out.insert(((ChunkKey(a.to_vec()), ra), (ChunkKey(b.to_vec()), rb)));
+            assert!(fresh, "a duplicate pair");
+        }
+    }
+    out
+}
+
+/// The model's groups: (object, coarse bin) → (sum of positions, count).
+type Groups = BTreeMap<(Option<u64>, Vec<i64>), (Vec<f64>, f64)>;
+
+/// Checks the pyramid against the model; `ratios[L]` is level L's cumulative bin factor.
+fn check(store: &Arc<dyn Store>, opts: &PyramidOptions) {
+    let report = zv_format::validate::validate(store.clone(), 5);
+    assert!(
+        report.is_valid(),
+        "{:?}",
+        report.errors().collect::<Vec<_>>()
+    );
+    let zv = ZvStore::open(store.clone()).unwrap();
+    assert_eq!(zv.level_ids().len(), opts.steps.len() + 1);
+    let mut ratio = 1.0;
+    for (i, step) in opts.steps.iter().enumerate() {
+        ratio *= f64::from(step.coarsen);
+        let fine = zv.level(i as u32).unwrap();
+        let coarse = zv.level(i as u32 + 1).unwrap();
+        let bin = BIN * ratio;
+        assert_eq!(coarse.bin_shape(), vec![bin; 3]);
+        let fv = vertices(&fine);
+        let cv = vertices(&coarse);
+        assert!(cv.len() <= fv.len(), "level {} grew", i + 1);
+        assert_eq!(coarse.metadata().vertex_count, cv.len() as u64);
+        // the model: the mean position of each (object, coarse bin) of the kept objects
+        let kept: BTreeSet<Option<u64>> = cv.values().map(|(_, o)| *o).collect();
+        let mut groups: Groups = BTreeMap::new();
+        for (p, o) in fv.values() {
+            if fine.object_index().unwrap().is_some() && (o.is_none() || !kept.contains(o)) {
+                continue;
+            }
+            let b: Vec<i64> = p.iter().map(|x| (x / bin).floor() as i64).collect();
+            let g = groups.entry((*o, b)).or_insert((vec![0.0; 3], 0.0));
+            g.0.iter_mut().zip(p).for_each(|(s, x)| *s += x);
+            g.1 += 1.0;
+        }
+        assert_eq!(groups.len(), cv.len(), "one metavertex per (object, bin)");
+        let up = pairs(&fine, 1);
+        let mut parent_of = BTreeMap::new();
+        for (f, c) in &up {
+            assert!(
+                parent_of.insert(f.clone(), c.clone()).is_none(),
+                "two parents of {f:?}"
+            );
+        }
+        for (f, (p, o)) in &fv {
+            let b: Vec<i64> = p.iter().map(|x| (x / bin).floor() as i64).collect();
+            let Some(g) = groups.get(&(*o, b)) else {
+                assert!(!parent_of.contains_key(f), "a dropped vertex has a parent");
+                continue;
+            };
+            let c = parent_of
+                .get(f)
+                .unwrap_or_else(|| panic!("{f:?} has no parent"));
+            let (cp, co) = &cv[c];
+            assert_eq!(co, o, "the parent of {f:?} is another object's");
+            for (x, s) in cp.iter().zip(&g.0) {
+                let mean = s / g.1;
+                assert!(
+                    (x - mean).abs() <= 1e-5 * mean.abs().max(1.0),
+                    "{x} vs mean {mean}"
+                );
+            }
+        }
+        // drilling through the store's API: the parent of a fine vertex, the children of a
+        // metavertex (through -1, or +1 inverted when storage is implicit)
+        for (f, c) in up.iter().take(12) {
+            assert_eq!(zv.parent(i as u32, f).unwrap().as_ref(), Some(c));
+            let children = zv.children(i as u32 + 1, c).unwrap();
+            let expected: Vec<_> = up
+                .iter()
+                .filter(|(_, x)| x == c)
+                .map(|(y, _)| y.clone())
+                .collect();
+            let mut got = children.clone();
+            got.sort();
+            assert_eq!(got, expected, "children of {c:?}");
+        }
+        if opts.cross_level == CrossLevel::Explicit {
+            let down: BTreeSet<_> = pairs(&coarse, -1)
+                .into_iter()
+                .map(|(c, f)| (f, c))
+                .collect();
+            assert_eq!(down, up, "-1 is not +1 reversed");
+        }
+        // objects: ids and attributes kept, dropped ones empty and absent
+        if let Some(index) = fine.object_index().unwrap() {
+            let ci = coarse.object_index().unwrap().unwrap();
+            assert_eq!(ci.num_objects, index.num_objects);
+            assert!(coarse.metadata().preserves_object_ids);
+            assert_eq!(
+                coarse.metadata().inherited_num_objects,
+                Some(index.num_objects)
+            );
+            for id in 0..index.num_objects {
+                let (a, b) = (fine.object(id).unwrap(), coarse.object(id).unwrap());
+                if kept.contains(&Some(id)) {
+                    assert_eq!(a.attributes, b.attributes, "object {id}");
+                } else {
+                    assert!(b.vertices.is_empty());
+                    assert!(b.attributes.values().all(Option::is_none), "object {id}");
+                }
+            }
+        }
+    }
+}
+
+fn options(steps: Vec<Step>, chunk_scale: Vec<u32>) -> PyramidOptions {
+    let mut o = PyramidOptions::new(steps);
+    o.chunk_scale = chunk_scale;
+    o.codecs = CodecChoice::parse("zstd").unwrap();
+    o
+}
+
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        cases: 16,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn random_pyramids_match_the_model(
+        c in cloud(),
+        steps in proptest::collection::vec((1u32..3, 1u32..4), 1..4),
+        strategy in prop_oneof![
+            Just(SparsityStrategy::Random),
+            Just(SparsityStrategy::Length),
+            Just(SparsityStrategy::Coverage),
+            Just(SparsityStrategy::Attribute("score".into())),
+        ],
+        implicit in any::<bool>(),
+        seed in any::<u64>(),
+    ) {
+        let store = write(&c);
+        // chunk scale = coarsen factor: bins keep dividing chunks
+        let scale = steps.iter().map(|s| s.0).collect();
+        let mut opts = options(steps.iter().map(|&(a, b)| Step::new(a, b)).collect(), scale);
+        if c.objects.is_none() {
+            opts.strategy = SparsityStrategy::Random;
+        } else {
+            opts.strategy = strategy;
+        }
+        opts.seed = seed;
+        if implicit {
+            opts.cross_level = CrossLevel::Implicit;
+        }
+        build_pyramid(store.clone(), &opts).unwrap();
+        check(&store, &opts);
+    }
+}
+
+#[test]
+fn the_digest_example_steps_and_chunk_scale() {
+    // "2,2;2,1" with chunk scale 1,2: level 1 bins 10 in chunks 10, level 2 bins 20 in 20
+    let points: Vec<[f64; 3]> = (0..200)
+        .map(|i| {
+            let f = i as f64;
+            [(f * 7.3) % 40.0, (f * 3.1) % 40.0, (f * 1.7) % 40.0]
+        })
+        .collect();
+    let objects = Some((0..200).map(|i| i / 10).collect());
+    let store = write(&Cloud { points, objects });
+    let opts = options(vec![Step::new(2, 2), Step::new(2, 1)], vec![1, 2]);
+    let summary = build_pyramid(store.clone(), &opts).unwrap();
+    assert_eq!(summary.levels.len(), 2);
+    assert_eq!(summary.levels[0].objects_kept, 10);
+    check(&store, &opts);
+    let zv = ZvStore::open(store.clone()).unwrap();
+    let root = zv.root_attributes();
+    let zvm = &root["zarr_vectors"];
+    assert_eq!(zvm["cross_level_storage"], "explicit");
+    assert_eq!(zvm["cross_level_depth"], 1);
+    let caps = zvm["format_capabilities"].as_array().unwrap();
+    assert!(caps.contains(&Value::from("multiscale_links")));
+    assert!(caps.contains(&Value::from("preserved_object_ids")));
+    let ds = root["multiscales"][0]["datasets"].as_array().unwrap();
+    assert_eq!(ds.len(), 3);
+    assert_eq!(
+        ds[2]["coordinateTransformations"][0]["scale"],
+        serde_json::json!([4.0, 4.0, 4.0])
+    );
+    assert_eq!(
+        ds[2]["coordinateTransformations"][1]["translation"],
+        serde_json::json!([10.0, 10.0, 10.0])
+    );
+    // levels of detail
+    let counts: Vec<u64> = (0..3)
+        .map(|l| zv.level(l).unwrap().metadata().vertex_count)
+        .collect();
+    assert_eq!(zv.level_for_budget(counts[0]).unwrap(), 0);
+    assert_eq!(zv.level_for_budget(counts[1]).unwrap(), 1);
+    assert_eq!(zv.level_for_budget(0).unwrap(), 2);
+    assert_eq!(zv.level_for_resolution(1.0).unwrap(), 0);
+    assert_eq!(zv.level_for_resolution(10.0).unwrap(), 1);
+    assert_eq!(zv.level_for_resolution(100.0).unwrap(), 2);
+    let l2 = zv.level(2).unwrap();
+    assert_eq!(l2.chunk_shape(), vec![20.0; 3]);
+    assert_eq!(l2.metadata().parent_level, Some(1));
+    assert_eq!(l2.metadata().object_sparsity, 1.0);
+    assert_eq!(zv.level(1).unwrap().metadata().object_sparsity, 0.5);
+    assert_eq!(
+        zv.level(1).unwrap().metadata().coarsening_method,
+        "per_object"
+    );
+}
+
+#[test]
+fn refusals_name_the_problem() {
+    let store = write(&Cloud {
+        points: vec![[1.0, 1.0, 1.0]],
+        objects: None,
+    });
+    // a bin of 15 does not divide a chunk of 10
+    let err = build_pyramid(store.clone(), &options(vec![Step::new(3, 1)], vec![])).unwrap_err();
+    assert!(err.to_string().contains("does not divide"), "{err}");
+    build_pyramid(store.clone(), &options(vec![Step::new(2, 1)], vec![])).unwrap();
+    let err = build_pyramid(store, &options(vec![Step::new(2, 1)], vec![])).unwrap_err();
+    assert!(err.to_string().contains("already has levels"), "{err}");
+}
