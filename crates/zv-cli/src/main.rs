@@ -3,8 +3,8 @@
 //! ```text
 //! zv demo [DIR]                                   write and read back a demo store
 //! zv dump STORE [--compact]                     a ZV store's content as JSON (zv-dump/1)
-//! zv import FILE.json STORE [--batch N] [--codecs C]   write a store from zv-geometry/1 JSON
-//! zv export STORE [--format geometry-json] [-o FILE]    level 0 as zv-geometry/1 JSON
+//! zv import FILE STORE [--format F] [--batch N] [--codecs C]   write a store from a file (.json, .ply, .csv, .swc)
+//! zv export STORE [FILE] [--format F] [-o FILE]  level 0 as zv-geometry/1 JSON, PLY, CSV or SWC
 //! zv validate STORE [--level 1..5] [--json]    check a ZV store (exit 0 valid, 1 invalid, 2 could not run)
 //! zv info STORE [--json]                        a ZV store's summary: geometry, levels, arrays, sizes
 //! zv zarr info STORE [NODE] [--children]          metadata of a Zarr v3 node, as JSON
@@ -18,6 +18,7 @@
 mod bench;
 mod demo;
 mod info;
+mod io;
 #[cfg(feature = "legacy")]
 mod legacy;
 mod validate;
@@ -51,9 +52,12 @@ enum Command {
         #[arg(long)]
         compact: bool,
     },
-    /// Write a store from a "zv-geometry/1" JSON document (see the README).
+    /// Write a store from a file: zv-geometry/1 JSON, PLY, CSV or SWC (by extension or --format).
+    #[command(
+        after_help = "Examples:\n  zv import scan.ply scan.zv\n  zv import cells.csv cells.zv --columns px,py,pz --chunk-shape 100,100,100\n  zv import neuron.swc neuron.zv\n  zv import doc.json store.zv"
+    )]
     Import {
-        /// The document.
+        /// The file.
         file: String,
         /// The new store: a path, file:///path or memory://name.
         store: String,
@@ -69,17 +73,21 @@ enum Command {
         /// Replace an existing store at the target.
         #[arg(long)]
         overwrite: bool,
+        #[command(flatten)]
+        io: io::ImportArgs,
     },
-    /// Export level 0 of a store.
+    /// Export level 0 of a store: zv-geometry/1 JSON, PLY, CSV or SWC (by extension or --format).
+    #[command(
+        after_help = "Examples:\n  zv export scan.zv scan.ply --ply-encoding ascii\n  zv export cells.zv cells.csv\n  zv export store.zv > doc.json"
+    )]
     Export {
         /// The store: a path, file:///path or memory://name.
         store: String,
-        /// The output format.
-        #[arg(long, default_value = "geometry-json")]
-        format: String,
         /// Write to this file instead of stdout.
         #[arg(long, short)]
         output: Option<String>,
+        #[command(flatten)]
+        io: io::ExportArgs,
     },
     /// Check a ZV store at a conformance level (exit 0 valid, 1 invalid, 2 could not run).
     Validate {
@@ -131,12 +139,9 @@ fn main() -> ExitCode {
             codecs,
             memory_budget,
             overwrite,
-        } => import(&file, &store, batch, memory_budget, codecs, overwrite),
-        Command::Export {
-            store,
-            format,
-            output,
-        } => export(&store, &format, output.as_deref()),
+            io,
+        } => import(&file, &store, batch, memory_budget, codecs, overwrite, &io),
+        Command::Export { store, output, io } => export(&store, output, &io),
         Command::Validate { store, level, json } => return validate::run(&store, level, json),
         Command::Info { store, json } => info::run(&store, json),
         Command::Bench { command } => bench::run(command),
@@ -168,6 +173,7 @@ fn dump(store: &str, compact: bool) -> CliResult {
     Ok(())
 }
 
+#[allow(clippy::too_many_arguments)]
 fn import(
     file: &str,
     store: &str,
@@ -175,12 +181,20 @@ fn import(
     memory_budget: u64,
     codecs: Option<String>,
     overwrite: bool,
+    args: &io::ImportArgs,
 ) -> CliResult {
-    let bytes = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
-    let mut doc = zv_format::document::GeometryDocument::from_json(&bytes)?;
-    if codecs.is_some() {
-        doc.codecs = codecs;
-    }
+    let format = io::import_format(file, args)?;
+    let doc = match format {
+        Some(_) => None,
+        None => {
+            let bytes = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
+            let mut doc = zv_format::document::GeometryDocument::from_json(&bytes)?;
+            if codecs.is_some() {
+                doc.codecs = codecs.clone();
+            }
+            Some(doc)
+        }
+    };
     let target = zv_core::plugin::open_store(store)?;
     if !target
         .list_prefix(&zv_core::key::StorePrefix::root())?
@@ -191,6 +205,19 @@ fn import(
         }
         clear_store(target.as_ref())?;
     }
+    let Some(doc) = doc else {
+        let format = format.ok_or("no format")?;
+        return io::import(
+            file,
+            format,
+            store,
+            target,
+            args,
+            batch,
+            memory_budget,
+            codecs.as_deref(),
+        );
+    };
     let summary =
         zv_format::import::write_document_with_budget(target, &doc, batch, memory_budget)?;
     eprintln!(
@@ -211,10 +238,15 @@ fn clear_store(target: &dyn zv_core::store::Store) -> CliResult {
     Ok(())
 }
 
-fn export(store: &str, format: &str, output: Option<&str>) -> CliResult {
+fn export(store: &str, output: Option<String>, args: &io::ExportArgs) -> CliResult {
     use std::io::Write;
-    if format != "geometry-json" {
-        return Err(format!("unknown export format `{format}` (supported: geometry-json)").into());
+    let output = match (output, &args.file) {
+        (Some(_), Some(_)) => return Err("give the output file once (FILE or -o FILE)".into()),
+        (o, f) => o.or_else(|| f.clone()),
+    };
+    let output = output.as_deref();
+    if io::export(store, output, args)? {
+        return Ok(());
     }
     let store = zv_format::ZvStore::open_url(store)?;
     let doc = zv_format::export::export_geometry(&store)?;

@@ -25,7 +25,7 @@ use zv_format::writer::WriteSummary;
 use zv_format::{Geometry, ZvStore};
 
 use crate::error::{FileName, Location, Result};
-use crate::level::{level0, numeric_columns};
+use crate::level::{level0, number_text, numeric_columns};
 use crate::options::ImportOptions;
 use crate::sink::{Column, SinkSpec, VertexSink};
 
@@ -196,18 +196,6 @@ fn row(
     sink.maybe_flush()
 }
 
-/// The shortest text of `v` that reads back as the same value of `dt`.
-pub(crate) fn number_text(dt: DataType, v: f64) -> String {
-    if v.is_nan() {
-        return String::new();
-    }
-    match dt {
-        DataType::Float32 | DataType::Float16 => (v as f32).to_string(),
-        dt if !dt.is_float() && v.fract() == 0.0 && v.abs() < 9.0e15 => (v as i64).to_string(),
-        _ => v.to_string(),
-    }
-}
-
 /// Writes level 0 of `store` (a point cloud) as CSV to `out`; `file` names the output in
 /// errors.
 pub fn export(store: &ZvStore, out: &mut dyn Write, file: &str) -> Result<()> {
@@ -272,17 +260,4 @@ pub fn export(store: &ZvStore, out: &mut dyn Write, file: &str) -> Result<()> {
         w.write_record(&cells).map_err(err)?;
     }
     w.flush().map_err(|e| file.io(e))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn numbers_are_written_in_their_type_s_shortest_text() {
-        assert_eq!(number_text(DataType::Float32, 0.1f32 as f64), "0.1");
-        assert_eq!(number_text(DataType::Float64, 0.1), "0.1");
-        assert_eq!(number_text(DataType::UInt8, 255.0), "255");
-        assert_eq!(number_text(DataType::Float64, f64::NAN), "");
-    }
 }

@@ -1,6 +1,7 @@
 //! What the exporters read: level 0 of a store as a [`GeometryDocument`], through the
 //! reader's one export path ([`zv_format::export::export_geometry`]).
 
+use zv_core::data_type::DataType;
 use zv_format::document::{Attribute, AttributeValues, GeometryDocument};
 use zv_format::layout::attributes::AttributeRows;
 use zv_format::ZvStore;
@@ -59,5 +60,30 @@ impl ColumnView {
     /// Row `r`'s value (NaN past the end).
     pub(crate) fn get(&self, r: usize) -> f64 {
         self.rows.get_f64(r, self.channel).unwrap_or(f64::NAN)
+    }
+}
+
+/// The shortest text of `v` that reads back as the same value of `dt`.
+pub(crate) fn number_text(dt: DataType, v: f64) -> String {
+    if v.is_nan() {
+        return String::new();
+    }
+    match dt {
+        DataType::Float32 | DataType::Float16 => (v as f32).to_string(),
+        dt if !dt.is_float() && v.fract() == 0.0 && v.abs() < 9.0e15 => (v as i64).to_string(),
+        _ => v.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_written_in_their_type_s_shortest_text() {
+        assert_eq!(number_text(DataType::Float32, 0.1f32 as f64), "0.1");
+        assert_eq!(number_text(DataType::Float64, 0.1), "0.1");
+        assert_eq!(number_text(DataType::UInt8, 255.0), "255");
+        assert_eq!(number_text(DataType::Float64, f64::NAN), "");
     }
 }

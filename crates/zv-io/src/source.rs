@@ -61,6 +61,8 @@ impl<R: Read> Source<R> {
         }
         self.text = String::from_utf8(raw)
             .map_err(|_| self.file.parse(self.line(), "the line is not UTF-8 text"))?;
+        // the line is consumed: tokens resume on the next one
+        self.cursor = self.text.len();
         Ok(Some(&self.text))
     }
 
@@ -78,6 +80,7 @@ impl<R: Read> Source<R> {
             if self.read_line()?.is_none() {
                 return Ok(None);
             }
+            self.cursor = 0;
         }
     }
 
