@@ -84,8 +84,8 @@ impl<R: Read> Body<R> {
 
     /// The next list count (an integer ≥ 0).
     fn count(&mut self, ty: PlyType, what: impl Fn() -> String) -> Result<usize> {
-        let at = self.here();
         let v = self.value(ty, &what)?;
+        let at = self.here();
         if v < 0.0 {
             return Err(self
                 .src
@@ -293,8 +293,9 @@ fn read_faces<R: Read>(
             let what = || format!("face {f}, property `{}`", p.name);
             match p.count {
                 Some(ct) if is_index(&p.name) => {
-                    let at = body.here();
                     let n = body.count(ct, what)?;
+                    // (binary: the offset after the count)
+                    let at = body.here();
                     if !(3..=4).contains(&n) {
                         return Err(file.parse(
                             at,
