@@ -59,18 +59,30 @@ pub(crate) fn import_format(file: &str, args: &ImportArgs) -> CliResult<Option<F
     format_of(args.format.as_deref(), Some(file))
 }
 
-/// Imports `file` in `format` into the empty `target`; removes whatever was written if the
-/// import fails.
+/// The writer options `zv import` shares with the JSON path.
+pub(crate) struct WriteArgs<'a> {
+    /// Vertices per batch.
+    pub(crate) batch: usize,
+    /// The writer's memory budget.
+    pub(crate) memory_budget: u64,
+    /// The codec choice.
+    pub(crate) codecs: Option<&'a str>,
+}
+
+/// Imports `file` in `format` into the empty `target` (named `store`); removes whatever was
+/// written if the import fails.
 pub(crate) fn import(
     file: &str,
     format: Format,
-    store: &str,
-    target: Arc<dyn zv_core::store::Store>,
+    (store, target): (&str, Arc<dyn zv_core::store::Store>),
     args: &ImportArgs,
-    batch: usize,
-    memory_budget: u64,
-    codecs: Option<&str>,
+    write: WriteArgs<'_>,
 ) -> CliResult {
+    let WriteArgs {
+        batch,
+        memory_budget,
+        codecs,
+    } = write;
     let mut opts = ImportOptions {
         chunk_shape: args.chunk_shape.clone(),
         columns: args.columns.clone(),

@@ -173,7 +173,6 @@ fn dump(store: &str, compact: bool) -> CliResult {
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
 fn import(
     file: &str,
     store: &str,
@@ -210,12 +209,13 @@ fn import(
         return io::import(
             file,
             format,
-            store,
-            target,
+            (store, target),
             args,
-            batch,
-            memory_budget,
-            codecs.as_deref(),
+            io::WriteArgs {
+                batch,
+                memory_budget,
+                codecs: codecs.as_deref(),
+            },
         );
     };
     let summary =
