@@ -225,7 +225,7 @@ fn zv_exported_ply_is_read_by_plyfile_and_trimesh_with_the_same_content() {
             );
             // same order as the level, so attributes compare row by row
             assert_eq!(got, doc.vertices);
-            for (name, _) in &doc.vertex_attributes {
+            for name in doc.vertex_attributes.keys() {
                 assert_eq!(f64s(&props[name]), column(&doc, name), "{src} {name}");
             }
             if mesh {
