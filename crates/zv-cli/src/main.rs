@@ -10,10 +10,11 @@
 //! zv zarr info STORE [NODE] [--children]          metadata of a Zarr v3 node, as JSON
 //! zv zarr get STORE ARRAY [--region R] [--raw]    values of an array region (JSON or raw LE bytes)
 //! zv convert legacy SRC DST [--quiet]             a zarr 0.4 / bcolz 1.x array (or ctable) to Zarr v3
+//! zv completions bash|zsh|fish                    a shell completion script
 //! ```
 //!
 //! Errors go to stderr with exit status 1 (2 for usage errors); the command never panics on
-//! bad input.
+//! bad input. Writing into a closed pipe (`zv dump STORE | head`) ends it quietly, status 0.
 
 mod bench;
 mod demo;
@@ -118,6 +119,14 @@ enum Command {
         #[command(subcommand)]
         command: zarr::ZarrCommand,
     },
+    /// Print a shell completion script: `zv completions bash > /etc/bash_completion.d/zv`.
+    #[command(
+        after_help = "Examples:\n  zv completions bash > ~/.local/share/bash-completion/completions/zv\n  zv completions zsh > ~/.zfunc/_zv\n  zv completions fish > ~/.config/fish/completions/zv.fish"
+    )]
+    Completions {
+        /// The shell: bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
     /// Convert other formats to Zarr v3.
     #[cfg(feature = "legacy")]
     Convert {
@@ -146,16 +155,48 @@ fn main() -> ExitCode {
         Command::Info { store, json } => info::run(&store, json),
         Command::Bench { command } => bench::run(command),
         Command::Zarr { command } => zarr::run(command),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            use std::io::Write;
+            // generated into memory: clap_complete panics on a failed write
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "zv", &mut script);
+            std::io::stdout()
+                .lock()
+                .write_all(&script)
+                .map_err(Into::into)
+        }
         #[cfg(feature = "legacy")]
         Command::Convert { command } => legacy::run(command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // a closed pipe (`zv dump … | head`) ends the command quietly
+        Err(e) if broken_pipe(e.as_ref()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("zv: error: {e}");
             ExitCode::FAILURE
         }
     }
+}
+
+/// Whether an error is (or was caused by) writing to a closed pipe.
+fn broken_pipe(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cur = Some(e);
+    while let Some(err) = cur {
+        let kind = err
+            .downcast_ref::<std::io::Error>()
+            .map(std::io::Error::kind)
+            .or_else(|| {
+                err.downcast_ref::<serde_json::Error>()
+                    .and_then(serde_json::Error::io_error_kind)
+            });
+        if kind == Some(std::io::ErrorKind::BrokenPipe) {
+            return true;
+        }
+        cur = err.source();
+    }
+    false
 }
 
 fn dump(store: &str, compact: bool) -> CliResult {

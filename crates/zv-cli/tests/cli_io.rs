@@ -82,3 +82,59 @@ fn a_malformed_file_names_its_line_and_leaves_no_store() {
     let (ok, _, err) = zv(&["import", &d("bad.ply"), &d("b2.zarr"), "--format", "las"]);
     assert!(!ok && err.contains("unknown format `las`"), "{err}");
 }
+
+#[test]
+fn completions_are_printed_for_each_shell() {
+    for (shell, mark) in [
+        ("bash", "_zv()"),
+        ("zsh", "#compdef zv"),
+        ("fish", "complete -c zv"),
+    ] {
+        let (ok, out, err) = zv(&["completions", shell]);
+        assert!(ok, "{err}");
+        assert!(out.contains(mark) && out.contains("import"), "{shell}");
+    }
+    let (ok, _, _) = zv(&["completions", "tcsh"]);
+    assert!(!ok);
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let d = |n: &str| dir.path().join(n).to_str().unwrap().to_owned();
+    // enough points that the export outlives the pipe buffer
+    let mut csv = String::from("x,y,z\n");
+    for i in 0..200_000 {
+        csv += &format!("{i},{},{}\n", i % 7, i % 13);
+    }
+    std::fs::write(d("big.csv"), csv).unwrap();
+    let (ok, _, err) = zv(&["import", &d("big.csv"), &d("big.zarr")]);
+    assert!(ok, "{err}");
+    for args in [
+        vec!["export", "--format", "csv"],
+        vec!["dump"],
+        vec!["completions", "bash"],
+    ] {
+        let mut args: Vec<String> = args.into_iter().map(str::to_owned).collect();
+        if args[0] != "completions" {
+            args.insert(1, d("big.zarr"));
+        }
+        let mut child = Command::new(env!("CARGO_BIN_EXE_zv"))
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = [0u8; 16];
+        child.stdout.take().unwrap().read_exact(&mut first).unwrap(); // then the pipe closes
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {err}");
+        assert!(
+            !err.contains("Broken pipe") && !err.contains("panicked"),
+            "{args:?}: {err}"
+        );
+    }
+}

@@ -242,7 +242,10 @@ pub fn export(store: &ZvStore, out: &mut dyn Write, file: &str) -> Result<()> {
     let pos_dt = doc.vertex_dtype.unwrap_or(DataType::Float32);
     let mut w =
         ::csv::WriterBuilder::new().from_writer(std::io::BufWriter::with_capacity(1 << 20, out));
-    let err = |e: ::csv::Error| file.unsupported(format!("writing: {e}"));
+    let err = |e: ::csv::Error| match e.into_kind() {
+        ::csv::ErrorKind::Io(io) => file.io(io),
+        other => file.unsupported(format!("writing: {other:?}")),
+    };
     w.write_record(&header).map_err(err)?;
     let mut cells: Vec<String> = Vec::with_capacity(header.len());
     for (i, p) in doc.vertices.iter().enumerate() {
