@@ -5,6 +5,8 @@
     io_interop.py write-csv DIR     a pandas point cloud CSV, with the expected content
     io_interop.py read-ply FILE     what plyfile (and trimesh, for meshes) read, as JSON
     io_interop.py read-csv FILE     what pandas reads, as JSON
+    io_interop.py write-stl DIR     a trimesh mesh as binary and ascii STL, with the expected content
+    io_interop.py read-mesh FILE    what trimesh reads (any mesh format), as JSON
 
 Floats are printed as Python floats (float32 values widened exactly), so comparisons are
 bit for bit.
@@ -90,6 +92,27 @@ def read_ply(path):
     print(json.dumps(out))
 
 
+def write_stl(d):
+    import trimesh
+
+    mesh = trimesh.creation.icosphere(subdivisions=2, radius=2.5)
+    mesh.apply_translation([10.0, -3.0, 0.5])
+    with open(os.path.join(d, "mesh.stl"), "wb") as f:
+        f.write(trimesh.exchange.stl.export_stl(mesh))
+    with open(os.path.join(d, "mesh_ascii.stl"), "w") as f:
+        f.write(trimesh.exchange.stl.export_stl_ascii(mesh))
+    v = mesh.vertices.astype("f4").astype("f8")
+    json.dump({"vertices": v.tolist(), "faces": mesh.faces.tolist()},
+              open(os.path.join(d, "expected.json"), "w"))
+
+
+def read_mesh(path):
+    import trimesh
+
+    m = trimesh.load(path, process=False)
+    print(json.dumps({"vertices": m.vertices.tolist(), "faces": m.faces.tolist()}))
+
+
 def read_csv(path):
     import pandas as pd
 
@@ -100,4 +123,4 @@ def read_csv(path):
 
 if __name__ == "__main__":
     cmd, arg = sys.argv[1], sys.argv[2]
-    {"write-ply": write_ply, "write-csv": write_csv, "read-ply": read_ply, "read-csv": read_csv}[cmd](arg)
+    {"write-ply": write_ply, "write-csv": write_csv, "write-stl": write_stl, "read-mesh": read_mesh, "read-ply": read_ply, "read-csv": read_csv}[cmd](arg)

@@ -8,6 +8,7 @@
 //! | [`ply`] | `ply` | point clouds and meshes (ascii, binary LE/BE) | the same |
 //! | [`csv`] | `csv` | point clouds, one row per point | the same |
 //! | [`swc`] | `swc` | skeletons (neuron morphologies) | the same |
+//! | [`stl`] | `stl` | triangle meshes (ascii, binary), shared vertices merged | binary |
 //!
 //! Every import streams: the file is read in batches handed to the streaming writer
 //! ([`zv_format::writer::ZvWriter`]), which holds at most its memory budget of vertex records
@@ -46,6 +47,8 @@ mod source;
 pub mod csv;
 #[cfg(feature = "ply")]
 pub mod ply;
+#[cfg(feature = "stl")]
+pub mod stl;
 #[cfg(feature = "swc")]
 pub mod swc;
 
@@ -71,11 +74,19 @@ pub enum Format {
     Csv,
     /// SWC.
     Swc,
+    /// STL.
+    Stl,
 }
 
 impl Format {
     /// Every format, in the order of the docs.
-    pub const ALL: [Format; 4] = [Format::GeometryJson, Format::Ply, Format::Csv, Format::Swc];
+    pub const ALL: [Format; 5] = [
+        Format::GeometryJson,
+        Format::Ply,
+        Format::Csv,
+        Format::Swc,
+        Format::Stl,
+    ];
 
     /// The name used by `--format`.
     pub fn name(self) -> &'static str {
@@ -84,6 +95,7 @@ impl Format {
             Format::Ply => "ply",
             Format::Csv => "csv",
             Format::Swc => "swc",
+            Format::Stl => "stl",
         }
     }
 
@@ -94,6 +106,7 @@ impl Format {
             "ply" => Some(Format::Ply),
             "csv" => Some(Format::Csv),
             "swc" => Some(Format::Swc),
+            "stl" => Some(Format::Stl),
             _ => None,
         }
     }
@@ -111,6 +124,7 @@ impl Format {
             Format::Ply => cfg!(feature = "ply"),
             Format::Csv => cfg!(feature = "csv"),
             Format::Swc => cfg!(feature = "swc"),
+            Format::Stl => cfg!(feature = "stl"),
         }
     }
 
@@ -152,6 +166,8 @@ pub fn import_file(
         Format::Csv => csv::import(path, store, opts),
         #[cfg(feature = "swc")]
         Format::Swc => swc::import(path, store, opts),
+        #[cfg(feature = "stl")]
+        Format::Stl => stl::import(path, store, opts),
         #[allow(unreachable_patterns)]
         other => Err(not_built(&path.display().to_string(), other)),
     }
@@ -173,6 +189,8 @@ pub fn export(
         Format::Csv => csv::export(store, out, file),
         #[cfg(feature = "swc")]
         Format::Swc => swc::export(store, out, file),
+        #[cfg(feature = "stl")]
+        Format::Stl => stl::export(store, out, file),
         #[allow(unreachable_patterns)]
         other => Err(not_built(file, other)),
     }

@@ -194,3 +194,23 @@ fn exports_refuse_geometries_their_format_cannot_hold() {
         );
     }
 }
+
+#[test]
+fn stl_truncated_or_malformed_names_the_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut b = vec![b' '; 80];
+    b.extend_from_slice(&2u32.to_le_bytes());
+    b.extend_from_slice(&[0u8; 50]);
+    b.extend_from_slice(&[0u8; 20]); // facet 1 is cut
+    let err = import_error(dir.path(), "cut.stl", &b, Format::Stl);
+    assert!(
+        err.contains("byte 134: the file is truncated in facet 1 (the header says 2)"),
+        "{err}"
+    );
+    let text = "solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nendloop\nendfacet\nendsolid t\n";
+    let err = import_error(dir.path(), "two.stl", text.as_bytes(), Format::Stl);
+    assert!(
+        err.contains("line 6: facet 0 has 2 vertices, not 3"),
+        "{err}"
+    );
+}

@@ -345,3 +345,53 @@ fn pandas_csv_imports_and_zv_csv_reads_back_in_pandas() {
     assert_eq!(back, want);
     assert_eq!(read["dtypes"]["object_id"], "int64");
 }
+
+fn mesh_json(v: &Value) -> (Vec<Vec<f64>>, Vec<Vec<u64>>) {
+    let vertices = v["vertices"].as_array().unwrap().iter().map(f64s).collect();
+    let faces = v["faces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            f.as_array()
+                .unwrap()
+                .iter()
+                .map(|i| i.as_u64().unwrap())
+                .collect()
+        })
+        .collect();
+    (vertices, faces)
+}
+
+#[test]
+fn trimesh_stl_imports_merged_and_zv_stl_reads_back_in_trimesh() {
+    let dir = tempfile::tempdir().unwrap();
+    python(&["write-stl", dir.path().to_str().unwrap()]);
+    let expected: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("expected.json")).unwrap()).unwrap();
+    let (ev, ef) = mesh_json(&expected);
+    for name in ["mesh.stl", "mesh_ascii.stl"] {
+        let store = import(&dir.path().join(name), Format::Stl);
+        let doc = level0(&store);
+        // shared corners merged exactly: as many vertices as the mesh has
+        assert_eq!(doc.vertices.len(), ev.len(), "{name}");
+        assert_eq!(
+            face_positions(&doc.vertices, &doc.faces),
+            face_positions(&ev, &ef),
+            "{name}"
+        );
+        let out = dir.path().join(format!("zv_{name}"));
+        let mut f = std::fs::File::create(&out).unwrap();
+        zv_io::export(
+            &store,
+            Format::Stl,
+            &mut f,
+            "zv.stl",
+            &ExportOptions::default(),
+        )
+        .unwrap();
+        drop(f);
+        let (tv, tf) = mesh_json(&python(&["read-mesh", out.to_str().unwrap()]));
+        assert_eq!(face_positions(&tv, &tf), face_positions(&ev, &ef), "{name}");
+    }
+}
