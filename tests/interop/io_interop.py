@@ -5,7 +5,8 @@
     io_interop.py write-csv DIR     a pandas point cloud CSV, with the expected content
     io_interop.py read-ply FILE     what plyfile (and trimesh, for meshes) read, as JSON
     io_interop.py read-csv FILE     what pandas reads, as JSON
-    io_interop.py write-stl DIR     a trimesh mesh as binary and ascii STL, with the expected content
+    io_interop.py write-stl DIR     a trimesh mesh as binary and ascii STL and as OBJ, with the
+                                    expected content
     io_interop.py read-mesh FILE    what trimesh reads (any mesh format), as JSON
 
 Floats are printed as Python floats (float32 values widened exactly), so comparisons are
@@ -101,7 +102,11 @@ def write_stl(d):
         f.write(trimesh.exchange.stl.export_stl(mesh))
     with open(os.path.join(d, "mesh_ascii.stl"), "w") as f:
         f.write(trimesh.exchange.stl.export_stl_ascii(mesh))
+    with open(os.path.join(d, "mesh.obj"), "w") as f:
+        f.write(trimesh.exchange.obj.export_obj(mesh, include_normals=True, digits=17))
     v = mesh.vertices.astype("f4").astype("f8")
+    json.dump({"vertices": mesh.vertices.tolist(), "faces": mesh.faces.tolist()},
+              open(os.path.join(d, "expected_obj.json"), "w"))
     json.dump({"vertices": v.tolist(), "faces": mesh.faces.tolist()},
               open(os.path.join(d, "expected.json"), "w"))
 

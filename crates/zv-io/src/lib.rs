@@ -8,6 +8,7 @@
 //! | [`ply`] | `ply` | point clouds and meshes (ascii, binary LE/BE) | the same |
 //! | [`csv`] | `csv` | point clouds, one row per point | the same |
 //! | [`swc`] | `swc` | skeletons (neuron morphologies) | the same |
+//! | [`obj`] | `obj` | meshes (`f`), polylines (`l`), point clouds | the same |
 //! | [`stl`] | `stl` | triangle meshes (ascii, binary), shared vertices merged | binary |
 //!
 //! Every import streams: the file is read in batches handed to the streaming writer
@@ -45,6 +46,8 @@ mod source;
 
 #[cfg(feature = "csv")]
 pub mod csv;
+#[cfg(feature = "obj")]
+pub mod obj;
 #[cfg(feature = "ply")]
 pub mod ply;
 #[cfg(feature = "stl")]
@@ -76,16 +79,19 @@ pub enum Format {
     Swc,
     /// STL.
     Stl,
+    /// Wavefront OBJ.
+    Obj,
 }
 
 impl Format {
     /// Every format, in the order of the docs.
-    pub const ALL: [Format; 5] = [
+    pub const ALL: [Format; 6] = [
         Format::GeometryJson,
         Format::Ply,
         Format::Csv,
         Format::Swc,
         Format::Stl,
+        Format::Obj,
     ];
 
     /// The name used by `--format`.
@@ -96,6 +102,7 @@ impl Format {
             Format::Csv => "csv",
             Format::Swc => "swc",
             Format::Stl => "stl",
+            Format::Obj => "obj",
         }
     }
 
@@ -107,6 +114,7 @@ impl Format {
             "csv" => Some(Format::Csv),
             "swc" => Some(Format::Swc),
             "stl" => Some(Format::Stl),
+            "obj" => Some(Format::Obj),
             _ => None,
         }
     }
@@ -125,6 +133,7 @@ impl Format {
             Format::Csv => cfg!(feature = "csv"),
             Format::Swc => cfg!(feature = "swc"),
             Format::Stl => cfg!(feature = "stl"),
+            Format::Obj => cfg!(feature = "obj"),
         }
     }
 
@@ -168,6 +177,8 @@ pub fn import_file(
         Format::Swc => swc::import(path, store, opts),
         #[cfg(feature = "stl")]
         Format::Stl => stl::import(path, store, opts),
+        #[cfg(feature = "obj")]
+        Format::Obj => obj::import(path, store, opts),
         #[allow(unreachable_patterns)]
         other => Err(not_built(&path.display().to_string(), other)),
     }
@@ -191,6 +202,8 @@ pub fn export(
         Format::Swc => swc::export(store, out, file),
         #[cfg(feature = "stl")]
         Format::Stl => stl::export(store, out, file),
+        #[cfg(feature = "obj")]
+        Format::Obj => obj::export(store, out, file),
         #[allow(unreachable_patterns)]
         other => Err(not_built(file, other)),
     }

@@ -42,6 +42,21 @@ pub fn auto_chunk_shape(lo: &[f64], hi: &[f64]) -> Vec<f64> {
     vec![edge; lo.len()]
 }
 
+/// The writer options of an import: `chunk`, the format's `vertex_type` unless the options
+/// name one, and the options' codecs and memory budget.
+pub(crate) fn writer_options(
+    geometry: Geometry,
+    chunk: Vec<f64>,
+    vertex_type: DataType,
+    opts: &ImportOptions,
+) -> WriterOptions {
+    let mut options = WriterOptions::new(geometry, chunk);
+    options.vertex_type = opts.vertex_type.unwrap_or(vertex_type);
+    options.codecs = opts.codecs;
+    options.memory_budget = opts.memory_budget;
+    options
+}
+
 /// The values of one attribute column of the current batch.
 #[derive(Debug)]
 pub(crate) enum ColumnData {
@@ -172,10 +187,7 @@ impl VertexSink {
             with_ids,
         } = spec;
         let chunk = opts.chunk_shape.clone().unwrap_or_else(|| vec![1.0; ndim]);
-        let mut options = WriterOptions::new(geometry, chunk);
-        options.vertex_type = opts.vertex_type.unwrap_or(vertex_type);
-        options.codecs = opts.codecs;
-        options.memory_budget = opts.memory_budget;
+        let options = writer_options(geometry, chunk, vertex_type, opts);
         Self {
             file: file.clone(),
             store,

@@ -214,3 +214,77 @@ fn stl_truncated_or_malformed_names_the_place() {
         "{err}"
     );
 }
+
+#[test]
+fn obj_negative_indices_polylines_and_large_polygons() {
+    let dir = tempfile::tempdir().unwrap();
+    // negative indices count back from the last vertex defined
+    let path = dir.path().join("q.obj");
+    std::fs::write(
+        &path,
+        "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf -4 -3 -2 -1\nf 1/1/1 2/2/2 3/3/3 4/4/4\n",
+    )
+    .unwrap();
+    let store = Arc::new(zv_store_mem::MemoryStore::new());
+    zv_io::import_file(&path, Format::Obj, store.clone(), &ImportOptions::default()).unwrap();
+    let doc = level0(&ZvStore::open(store).unwrap());
+    let quad = |f: &Vec<u64>| {
+        f.iter()
+            .map(|&i| doc.vertices[i as usize].clone())
+            .collect::<Vec<_>>()
+    };
+    let want = vec![
+        vec![0.0, 0.0, 0.0],
+        vec![1.0, 0.0, 0.0],
+        vec![1.0, 1.0, 0.0],
+        vec![0.0, 1.0, 0.0],
+    ];
+    assert_eq!(doc.faces.len(), 2);
+    for f in &doc.faces {
+        // the same cycle of corners, from wherever the store starts it
+        let q = quad(f);
+        let k = q.iter().position(|p| *p == want[0]).unwrap();
+        let rotated: Vec<_> = (0..4).map(|i| q[(k + i) % 4].clone()).collect();
+        assert_eq!(rotated, want);
+    }
+    // polylines round trip
+    let path = dir.path().join("l.obj");
+    std::fs::write(
+        &path,
+        "v 0 0 0\nv 5 0 0\nv 5 5 0\nv 9 9 9\nl 1 2 3\nl 4 -1\n",
+    )
+    .unwrap();
+    let store = Arc::new(zv_store_mem::MemoryStore::new());
+    zv_io::import_file(&path, Format::Obj, store.clone(), &ImportOptions::default()).unwrap();
+    let zv = ZvStore::open(store).unwrap();
+    let mut out = Vec::new();
+    zv_io::export(
+        &zv,
+        Format::Obj,
+        &mut out,
+        "l2.obj",
+        &ExportOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        "# written by zv\nv 0 0 0\nv 5 0 0\nv 5 5 0\nl 1 2 3\nv 9 9 9\nv 9 9 9\nl 4 5\n"
+    );
+    let err = import_error(
+        dir.path(),
+        "penta.obj",
+        b"v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 2 0\nf 1 2 3 4 5\n",
+        Format::Obj,
+    );
+    assert!(err.contains("line 6: a face of 5 vertices"), "{err}");
+    let err = import_error(
+        dir.path(),
+        "far.obj",
+        b"v 0 0 0\nv 1 0 0\nf 1 2 3\n",
+        Format::Obj,
+    );
+    assert!(
+        err.contains("line 3: `3` names no vertex (2 are defined so far)"),
+        "{err}"
+    );
+}

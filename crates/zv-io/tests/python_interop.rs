@@ -395,3 +395,36 @@ fn trimesh_stl_imports_merged_and_zv_stl_reads_back_in_trimesh() {
         assert_eq!(face_positions(&tv, &tf), face_positions(&ev, &ef), "{name}");
     }
 }
+
+#[test]
+fn trimesh_obj_imports_and_zv_obj_reads_back_in_trimesh() {
+    let dir = tempfile::tempdir().unwrap();
+    python(&["write-stl", dir.path().to_str().unwrap()]);
+    let expected: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("expected_obj.json")).unwrap())
+            .unwrap();
+    let (ev, ef) = mesh_json(&expected);
+    let store = import(&dir.path().join("mesh.obj"), Format::Obj);
+    let doc = level0(&store);
+    assert_eq!(
+        doc.vertex_dtype,
+        Some(zv_core::data_type::DataType::Float64)
+    );
+    assert_eq!(
+        face_positions(&doc.vertices, &doc.faces),
+        face_positions(&ev, &ef)
+    );
+    let out = dir.path().join("zv.obj");
+    let mut f = std::fs::File::create(&out).unwrap();
+    zv_io::export(
+        &store,
+        Format::Obj,
+        &mut f,
+        "zv.obj",
+        &ExportOptions::default(),
+    )
+    .unwrap();
+    drop(f);
+    let (tv, tf) = mesh_json(&python(&["read-mesh", out.to_str().unwrap()]));
+    assert_eq!(face_positions(&tv, &tf), face_positions(&ev, &ef));
+}
