@@ -22,6 +22,9 @@ pub(crate) struct ImportArgs {
     /// CSV: the position columns, in axis order (default x,y,z, or x,y).
     #[arg(long, value_delimiter = ',')]
     pub(crate) columns: Option<Vec<String>>,
+    /// Print nothing on success (no summary on stderr).
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
     /// The stored vertex type: float32 or float64 (default: the file's, float64 for text formats).
     #[arg(long)]
     pub(crate) vertex_dtype: Option<String>,
@@ -103,6 +106,7 @@ pub(crate) fn import(
         );
     }
     match zv_io::import_file(Path::new(file), format, target.clone(), &opts) {
+        Ok(_) if args.quiet => Ok(()),
         Ok(summary) => {
             eprintln!(
                 "wrote {} vertices in {} chunks, {} objects, {} intra-chunk and {} cross-chunk links to {store}",

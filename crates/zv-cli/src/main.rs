@@ -10,6 +10,7 @@
 //! zv zarr info STORE [NODE] [--children]          metadata of a Zarr v3 node, as JSON
 //! zv zarr get STORE ARRAY [--region R] [--raw]    values of an array region (JSON or raw LE bytes)
 //! zv convert legacy SRC DST [--quiet]             a zarr 0.4 / bcolz 1.x array (or ctable) to Zarr v3
+//! zv ls STORE [PATH] [--json]                   the children of a group
 //! zv completions bash|zsh|fish                    a shell completion script
 //! ```
 //!
@@ -22,6 +23,7 @@ mod info;
 mod io;
 #[cfg(feature = "legacy")]
 mod legacy;
+mod ls;
 mod validate;
 mod zarr;
 
@@ -119,6 +121,18 @@ enum Command {
         #[command(subcommand)]
         command: zarr::ZarrCommand,
     },
+    /// List the children of a group: `name/` for groups, `name  [shape]  dtype` for arrays.
+    #[command(after_help = "Examples:\n  zv ls scan.zarr\n  zv ls scan.zarr 0/vertices --json")]
+    Ls {
+        /// The store: a path, file:///path or memory://name.
+        store: String,
+        /// The group (default: the root).
+        #[arg(default_value = "")]
+        path: String,
+        /// Print the children as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print a shell completion script: `zv completions bash > /etc/bash_completion.d/zv`.
     #[command(
         after_help = "Examples:\n  zv completions bash > ~/.local/share/bash-completion/completions/zv\n  zv completions zsh > ~/.zfunc/_zv\n  zv completions fish > ~/.config/fish/completions/zv.fish"
@@ -155,6 +169,7 @@ fn main() -> ExitCode {
         Command::Info { store, json } => info::run(&store, json),
         Command::Bench { command } => bench::run(command),
         Command::Zarr { command } => zarr::run(command),
+        Command::Ls { store, path, json } => ls::run(&store, &path, json),
         Command::Completions { shell } => {
             use clap::CommandFactory;
             use std::io::Write;
@@ -261,6 +276,9 @@ fn import(
     };
     let summary =
         zv_format::import::write_document_with_budget(target, &doc, batch, memory_budget)?;
+    if args.quiet {
+        return Ok(());
+    }
     eprintln!(
         "wrote {} vertices in {} chunks, {} objects, {} intra-chunk and {} cross-chunk links, {} groups to {store}",
         summary.vertices, summary.chunks, summary.objects, summary.intra_links, summary.cross_chunk_links, summary.groups

@@ -138,3 +138,37 @@ fn a_closed_pipe_ends_quietly() {
         );
     }
 }
+
+#[test]
+fn ls_lists_groups_and_arrays_and_quiet_imports_print_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = |n: &str| dir.path().join(n).to_str().unwrap().to_owned();
+    std::fs::write(d("p.ply"), PLY).unwrap();
+    let (ok, out, err) = zv(&[
+        "import",
+        &d("p.ply"),
+        &d("p.zarr"),
+        "--quiet",
+        "--chunk-shape",
+        "4,4,4",
+    ]);
+    assert!(ok && out.is_empty() && err.is_empty(), "{out}{err}");
+    let (ok, out, err) = zv(&["ls", &d("p.zarr")]);
+    assert!(ok, "{err}");
+    assert_eq!(out, "0/\n");
+    let (ok, out, _) = zv(&["ls", &d("p.zarr"), "0"]);
+    assert!(ok && out.lines().any(|l| l == "vertices/"), "{out}");
+    let (ok, out, err) = zv(&["ls", &d("p.zarr"), "0/vertices", "--json"]);
+    assert!(ok, "{err}");
+    let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
+    // points at (1..7, 2..8, 3..9) in chunks of 4: three chunks, each a uint8 blob array
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 3, "{out}");
+    assert!(
+        rows.iter()
+            .all(|r| r["node_type"] == "array" && r["data_type"] == "uint8"),
+        "{out}"
+    );
+    let (ok, _, err) = zv(&["ls", &d("p.zarr"), "0/vertices/0.0.0"]);
+    assert!(!ok && err.contains("is an array, not a group"), "{err}");
+}
