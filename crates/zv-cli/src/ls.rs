@@ -21,7 +21,7 @@ pub(crate) fn run(store: &str, path: &str, json: bool) -> CliResult {
     let children = Group::open_implicit(store.clone(), &group_path)?.children()?;
     let mut rows = Vec::new();
     for c in children {
-        let child = NodePath::new(&format!("{}/{}", path.trim_end_matches('/'), c.name))?;
+        let child = NodePath::new(format!("{}/{}", path.trim_end_matches('/'), c.name))?;
         let row = match c.kind {
             NodeKind::Array => match read_node_metadata(store.as_ref(), &child)? {
                 Some(NodeMetadata::Array(a)) => serde_json::json!({
