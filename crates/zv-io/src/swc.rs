@@ -8,7 +8,8 @@
 //! Duplicate ids, a parent that is not in the file and parent cycles are errors naming the
 //! line. SWC files are small by nature (a neuron has up to some 10⁵ samples), so the file is
 //! read whole and its tree checked before anything is handed to the writer. `#` comment lines
-//! are not kept (yet).
+//! (the header) are kept as the root attribute `swc_comments` (a list of strings, without the
+//! `#`) and written back by export.
 //!
 //! **Export** ([`export`]): level 0 of a skeleton; samples are numbered from 1 in the level's
 //! vertex order; `type` and `radius` come from those vertex attributes (0 and 1 without them).
@@ -41,13 +42,23 @@ struct Sample {
     parent: i64,
 }
 
-/// Reads every sample.
-fn read_samples<R: std::io::Read>(src: &mut Source<R>) -> Result<Vec<Sample>> {
+/// The root attribute holding the file's `#` comment lines.
+pub const COMMENTS_ATTRIBUTE: &str = "swc_comments";
+
+/// Reads every sample, and the comment lines (without their `#`) into `comments`.
+fn read_samples<R: std::io::Read>(
+    src: &mut Source<R>,
+    comments: &mut Vec<String>,
+) -> Result<Vec<Sample>> {
     let mut out = Vec::new();
     let file = src.file.clone();
     while let Some(line) = src.read_line()?.map(str::to_owned) {
         let text = line.trim();
-        if text.is_empty() || text.starts_with('#') {
+        if let Some(c) = text.strip_prefix('#') {
+            comments.push(c.strip_prefix(' ').unwrap_or(c).to_owned());
+            continue;
+        }
+        if text.is_empty() {
             continue;
         }
         let words: Vec<&str> = text.split_whitespace().collect();
@@ -185,7 +196,9 @@ pub(crate) fn import_reader<R: std::io::Read>(
     opts: &ImportOptions,
 ) -> Result<WriteSummary> {
     let mut src = Source::new(reader, file.clone());
-    let samples = read_samples(&mut src)?;
+    let mut comments = Vec::new();
+    let samples = read_samples(&mut src, &mut comments)?;
+    let root_store = store.clone();
     let parent = parents(&file, &samples)?;
     let tree = trees(&parent);
     let spec = SinkSpec {
@@ -216,7 +229,36 @@ pub(crate) fn import_reader<R: std::io::Read>(
     sink.writer_mut()?
         .add_edges(&edges, &BTreeMap::new())
         .map_err(|e| file.format(e))?;
-    sink.finish()
+    let summary = sink.finish()?;
+    if !comments.is_empty() {
+        keep_comments(&file, root_store.as_ref(), comments)?;
+    }
+    Ok(summary)
+}
+
+/// Adds the comment lines to the root group's attributes (`swc_comments`), rewriting the
+/// root `zarr.json` the writer committed.
+fn keep_comments(file: &FileName, store: &dyn Store, comments: Vec<String>) -> Result<()> {
+    let key = zv_core::key::StoreKey::new(zv_core::node::METADATA_NAME)
+        .map_err(|e| file.unsupported(e.to_string()))?;
+    let store_err = |e: zv_core::store::StoreError| file.format(e.into());
+    let bytes = store
+        .get(&key)
+        .map_err(store_err)?
+        .ok_or_else(|| file.unsupported("the root zarr.json is missing after the write"))?;
+    let mut doc: serde_json::Value = serde_json::from_slice(&bytes)
+        .map_err(|e| file.unsupported(format!("root zarr.json: {e}")))?;
+    if let Some(root) = doc.as_object_mut() {
+        let attrs = root
+            .entry("attributes")
+            .or_insert_with(|| serde_json::json!({}));
+        if let Some(a) = attrs.as_object_mut() {
+            a.insert(COMMENTS_ATTRIBUTE.to_owned(), serde_json::json!(comments));
+        }
+    }
+    let text = serde_json::to_vec_pretty(&doc).map_err(|e| file.unsupported(e.to_string()))?;
+    store.set(&key, text.into()).map_err(store_err)?;
+    store.sync().map_err(store_err)
 }
 
 /// Writes level 0 of `store` (a skeleton) as SWC to `out`; `file` names the output in errors.
@@ -246,7 +288,18 @@ pub fn export(store: &ZvStore, out: &mut dyn Write, file: &str) -> Result<()> {
     let dt = doc.vertex_dtype.unwrap_or(DataType::Float32);
     let io = |e| file.io(e);
     let mut w = std::io::BufWriter::with_capacity(1 << 20, out);
-    writeln!(w, "# written by zv\n# id type x y z radius parent").map_err(io)?;
+    let comments = store
+        .root_attributes()
+        .get(COMMENTS_ATTRIBUTE)
+        .and_then(serde_json::Value::as_array);
+    match comments {
+        Some(lines) => {
+            for l in lines {
+                writeln!(w, "# {}", l.as_str().unwrap_or_default()).map_err(io)?;
+            }
+        }
+        None => writeln!(w, "# written by zv\n# id type x y z radius parent").map_err(io)?,
+    }
     for (i, p) in doc.vertices.iter().enumerate() {
         let k = kind.as_ref().map_or(0.0, |c| c.get(i));
         let r = radius.as_ref().map_or(1.0, |c| c.get(i));
@@ -274,7 +327,7 @@ mod tests {
     fn check(text: &str) -> Result<Vec<Option<usize>>> {
         let file = FileName("n.swc".into());
         let mut src = Source::new(text.as_bytes(), file.clone());
-        let samples = read_samples(&mut src)?;
+        let samples = read_samples(&mut src, &mut Vec::new())?;
         parents(&file, &samples)
     }
 
