@@ -3,24 +3,28 @@
 //! ```text
 //! zv demo [DIR]                                   write and read back a demo store
 //! zv dump STORE [--compact]                     a ZV store's content as JSON (zv-dump/1)
-//! zv import FILE.json STORE [--batch N] [--codecs C]   write a store from zv-geometry/1 JSON
-//! zv export STORE [--format geometry-json] [-o FILE]    level 0 as zv-geometry/1 JSON
+//! zv import FILE STORE [--format F] [--batch N] [--codecs C]   write a store from a file (.json, .ply, .csv, .swc, .stl, .obj)
+//! zv export STORE [FILE] [--format F] [-o FILE]  level 0 as zv-geometry/1 JSON, PLY, CSV, SWC, STL or OBJ
 //! zv validate STORE [--level 1..5] [--json]    check a ZV store (exit 0 valid, 1 invalid, 2 could not run)
 //! zv info STORE [--json]                        a ZV store's summary: geometry, levels, arrays, sizes
 //! zv pyramid STORE --levels "2,2;2,1" [...]     add coarser levels 1..N to a store
 //! zv zarr info STORE [NODE] [--children]          metadata of a Zarr v3 node, as JSON
 //! zv zarr get STORE ARRAY [--region R] [--raw]    values of an array region (JSON or raw LE bytes)
 //! zv convert legacy SRC DST [--quiet]             a zarr 0.4 / bcolz 1.x array (or ctable) to Zarr v3
+//! zv ls STORE [PATH] [--json]                   the children of a group
+//! zv completions bash|zsh|fish                    a shell completion script
 //! ```
 //!
 //! Errors go to stderr with exit status 1 (2 for usage errors); the command never panics on
-//! bad input.
+//! bad input. Writing into a closed pipe (`zv dump STORE | head`) ends it quietly, status 0.
 
 mod bench;
 mod demo;
 mod info;
+mod io;
 #[cfg(feature = "legacy")]
 mod legacy;
+mod ls;
 mod pyramid;
 mod validate;
 mod zarr;
@@ -53,9 +57,12 @@ enum Command {
         #[arg(long)]
         compact: bool,
     },
-    /// Write a store from a "zv-geometry/1" JSON document (see the README).
+    /// Write a store from a file: zv-geometry/1 JSON, PLY, CSV, SWC, STL or OBJ (by extension or --format).
+    #[command(
+        after_help = "Examples:\n  zv import scan.ply scan.zv\n  zv import cells.csv cells.zv --columns px,py,pz --chunk-shape 100,100,100\n  zv import neuron.swc neuron.zv\n  zv import doc.json store.zv"
+    )]
     Import {
-        /// The document.
+        /// The file.
         file: String,
         /// The new store: a path, file:///path or memory://name.
         store: String,
@@ -71,17 +78,21 @@ enum Command {
         /// Replace an existing store at the target.
         #[arg(long)]
         overwrite: bool,
+        #[command(flatten)]
+        io: io::ImportArgs,
     },
-    /// Export level 0 of a store.
+    /// Export level 0 of a store: zv-geometry/1 JSON, PLY, CSV, SWC, STL or OBJ (by extension or --format).
+    #[command(
+        after_help = "Examples:\n  zv export scan.zv scan.ply --ply-encoding ascii\n  zv export cells.zv cells.csv\n  zv export store.zv > doc.json"
+    )]
     Export {
         /// The store: a path, file:///path or memory://name.
         store: String,
-        /// The output format.
-        #[arg(long, default_value = "geometry-json")]
-        format: String,
         /// Write to this file instead of stdout.
         #[arg(long, short)]
         output: Option<String>,
+        #[command(flatten)]
+        io: io::ExportArgs,
     },
     /// Check a ZV store at a conformance level (exit 0 valid, 1 invalid, 2 could not run).
     Validate {
@@ -114,6 +125,26 @@ enum Command {
         #[command(subcommand)]
         command: zarr::ZarrCommand,
     },
+    /// List the children of a group: `name/` for groups, `name  [shape]  dtype` for arrays.
+    #[command(after_help = "Examples:\n  zv ls scan.zarr\n  zv ls scan.zarr 0/vertices --json")]
+    Ls {
+        /// The store: a path, file:///path or memory://name.
+        store: String,
+        /// The group (default: the root).
+        #[arg(default_value = "")]
+        path: String,
+        /// Print the children as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print a shell completion script: `zv completions bash > /etc/bash_completion.d/zv`.
+    #[command(
+        after_help = "Examples:\n  zv completions bash > ~/.local/share/bash-completion/completions/zv\n  zv completions zsh > ~/.zfunc/_zv\n  zv completions fish > ~/.config/fish/completions/zv.fish"
+    )]
+    Completions {
+        /// The shell: bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
     /// Convert other formats to Zarr v3.
     #[cfg(feature = "legacy")]
     Convert {
@@ -135,27 +166,57 @@ fn main() -> ExitCode {
             codecs,
             memory_budget,
             overwrite,
-        } => import(&file, &store, batch, memory_budget, codecs, overwrite),
-        Command::Export {
-            store,
-            format,
-            output,
-        } => export(&store, &format, output.as_deref()),
+            io,
+        } => import(&file, &store, batch, memory_budget, codecs, overwrite, &io),
+        Command::Export { store, output, io } => export(&store, output, &io),
         Command::Validate { store, level, json } => return validate::run(&store, level, json),
         Command::Info { store, json } => info::run(&store, json),
         Command::Pyramid(args) => pyramid::run(args),
         Command::Bench { command } => bench::run(command),
         Command::Zarr { command } => zarr::run(command),
+        Command::Ls { store, path, json } => ls::run(&store, &path, json),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            use std::io::Write;
+            // generated into memory: clap_complete panics on a failed write
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "zv", &mut script);
+            std::io::stdout()
+                .lock()
+                .write_all(&script)
+                .map_err(Into::into)
+        }
         #[cfg(feature = "legacy")]
         Command::Convert { command } => legacy::run(command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // a closed pipe (`zv dump … | head`) ends the command quietly
+        Err(e) if broken_pipe(e.as_ref()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("zv: error: {e}");
             ExitCode::FAILURE
         }
     }
+}
+
+/// Whether an error is (or was caused by) writing to a closed pipe.
+fn broken_pipe(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cur = Some(e);
+    while let Some(err) = cur {
+        let kind = err
+            .downcast_ref::<std::io::Error>()
+            .map(std::io::Error::kind)
+            .or_else(|| {
+                err.downcast_ref::<serde_json::Error>()
+                    .and_then(serde_json::Error::io_error_kind)
+            });
+        if kind == Some(std::io::ErrorKind::BrokenPipe) {
+            return true;
+        }
+        cur = err.source();
+    }
+    false
 }
 
 fn dump(store: &str, compact: bool) -> CliResult {
@@ -180,12 +241,20 @@ fn import(
     memory_budget: u64,
     codecs: Option<String>,
     overwrite: bool,
+    args: &io::ImportArgs,
 ) -> CliResult {
-    let bytes = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
-    let mut doc = zv_format::document::GeometryDocument::from_json(&bytes)?;
-    if codecs.is_some() {
-        doc.codecs = codecs;
-    }
+    let format = io::import_format(file, args)?;
+    let doc = match format {
+        Some(_) => None,
+        None => {
+            let bytes = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
+            let mut doc = zv_format::document::GeometryDocument::from_json(&bytes)?;
+            if codecs.is_some() {
+                doc.codecs = codecs.clone();
+            }
+            Some(doc)
+        }
+    };
     let target = zv_core::plugin::open_store(store)?;
     if !target
         .list_prefix(&zv_core::key::StorePrefix::root())?
@@ -196,8 +265,25 @@ fn import(
         }
         clear_store(target.as_ref())?;
     }
+    let Some(doc) = doc else {
+        let format = format.ok_or("no format")?;
+        return io::import(
+            file,
+            format,
+            (store, target),
+            args,
+            io::WriteArgs {
+                batch,
+                memory_budget,
+                codecs: codecs.as_deref(),
+            },
+        );
+    };
     let summary =
         zv_format::import::write_document_with_budget(target, &doc, batch, memory_budget)?;
+    if args.quiet {
+        return Ok(());
+    }
     eprintln!(
         "wrote {} vertices in {} chunks, {} objects, {} intra-chunk and {} cross-chunk links, {} groups to {store}",
         summary.vertices, summary.chunks, summary.objects, summary.intra_links, summary.cross_chunk_links, summary.groups
@@ -216,10 +302,15 @@ fn clear_store(target: &dyn zv_core::store::Store) -> CliResult {
     Ok(())
 }
 
-fn export(store: &str, format: &str, output: Option<&str>) -> CliResult {
+fn export(store: &str, output: Option<String>, args: &io::ExportArgs) -> CliResult {
     use std::io::Write;
-    if format != "geometry-json" {
-        return Err(format!("unknown export format `{format}` (supported: geometry-json)").into());
+    let output = match (output, &args.file) {
+        (Some(_), Some(_)) => return Err("give the output file once (FILE or -o FILE)".into()),
+        (o, f) => o.or_else(|| f.clone()),
+    };
+    let output = output.as_deref();
+    if io::export(store, output, args)? {
+        return Ok(());
     }
     let store = zv_format::ZvStore::open_url(store)?;
     let doc = zv_format::export::export_geometry(&store)?;

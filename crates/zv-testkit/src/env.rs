@@ -128,3 +128,32 @@ pub fn bcolz_python() -> PathBuf {
          or set ZV_BCOLZ_PYTHON to a Python that has them."
     );
 }
+
+/// A Python interpreter with the file-format libraries of the converter tests (`plyfile`,
+/// `trimesh`, `pandas`, `numpy`): `ZV_IO_PYTHON`, else the workspace's `.venv-io`. Panics with
+/// instructions if there is none: those tests are part of the suite and do not skip silently.
+pub fn io_python() -> PathBuf {
+    let candidates: Vec<PathBuf> = match std::env::var("ZV_IO_PYTHON") {
+        Ok(p) => vec![PathBuf::from(p)],
+        Err(_) => vec![
+            workspace_root().join(".venv-io/bin/python"),
+            workspace_root().join(".venv-io/Scripts/python.exe"),
+        ],
+    };
+    for python in &candidates {
+        let ok = Command::new(python)
+            .args(["-c", "import plyfile, trimesh, pandas, numpy"])
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false);
+        if ok {
+            return python.clone();
+        }
+    }
+    panic!(
+        "no Python with plyfile, trimesh, pandas and numpy found (tried {candidates:?}). Run \
+         the README's test command (`scripts/test.sh`), which creates .venv-io, or by hand:\n  \
+         python3 -m venv .venv-io && .venv-io/bin/pip install numpy plyfile trimesh pandas\n\
+         or set ZV_IO_PYTHON to a Python that has them."
+    );
+}

@@ -1,0 +1,164 @@
+//! `zv import FILE STORE` and `zv export STORE [FILE]` in every format of `zv-io`: the format
+//! comes from `--format`, else the file's extension; zv-geometry/1 JSON (`.json`, or any
+//! extension zv-io does not know) keeps its own path in `main.rs`.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use clap::Args;
+use zv_io::{ExportOptions, Format, ImportOptions, PlyEncoding};
+
+use crate::CliResult;
+
+/// The options of `zv import` for the file formats of zv-io.
+#[derive(Debug, Args)]
+pub(crate) struct ImportArgs {
+    /// The file's format: geometry-json, ply, csv, swc, stl, obj (default: from the extension; JSON otherwise).
+    #[arg(long)]
+    pub(crate) format: Option<String>,
+    /// The level-0 chunk shape, e.g. 64,64,64 (default: a power of two per quarter of the first batch's extent).
+    #[arg(long, value_delimiter = ',')]
+    pub(crate) chunk_shape: Option<Vec<f64>>,
+    /// CSV: the position columns, in axis order (default x,y,z, or x,y).
+    #[arg(long, value_delimiter = ',')]
+    pub(crate) columns: Option<Vec<String>>,
+    /// Print nothing on success (no summary on stderr).
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
+    /// The stored vertex type: float32 or float64 (default: the file's, float64 for text formats).
+    #[arg(long)]
+    pub(crate) vertex_dtype: Option<String>,
+}
+
+/// The options of `zv export` for the file formats of zv-io.
+#[derive(Debug, Args)]
+pub(crate) struct ExportArgs {
+    /// The output file (or `-o FILE`; stdout without either).
+    pub(crate) file: Option<String>,
+    /// The output format: geometry-json, ply, csv, swc, stl, obj (default: from the file's extension, else geometry-json).
+    #[arg(long)]
+    pub(crate) format: Option<String>,
+    /// PLY: ascii, binary_little_endian (default) or binary_big_endian.
+    #[arg(long, default_value = "binary_little_endian")]
+    pub(crate) ply_encoding: String,
+}
+
+/// The format named by `--format`, else by the extension of `path`; `None`: zv-geometry/1 JSON.
+fn format_of(name: Option<&str>, path: Option<&str>) -> CliResult<Option<Format>> {
+    let f = match name {
+        Some(n) => Some(Format::from_name(n).ok_or_else(|| {
+            format!(
+                "unknown format `{n}` (formats: {})",
+                Format::available_names()
+            )
+        })?),
+        None => path.and_then(|p| Format::from_path(Path::new(p))),
+    };
+    Ok(f.filter(|f| *f != Format::GeometryJson))
+}
+
+/// Whether `zv import` goes through zv-io (else the JSON path).
+pub(crate) fn import_format(file: &str, args: &ImportArgs) -> CliResult<Option<Format>> {
+    format_of(args.format.as_deref(), Some(file))
+}
+
+/// The writer options `zv import` shares with the JSON path.
+pub(crate) struct WriteArgs<'a> {
+    /// Vertices per batch.
+    pub(crate) batch: usize,
+    /// The writer's memory budget.
+    pub(crate) memory_budget: u64,
+    /// The codec choice.
+    pub(crate) codecs: Option<&'a str>,
+}
+
+/// Imports `file` in `format` into the empty `target` (named `store`); removes whatever was
+/// written if the import fails.
+pub(crate) fn import(
+    file: &str,
+    format: Format,
+    (store, target): (&str, Arc<dyn zv_core::store::Store>),
+    args: &ImportArgs,
+    write: WriteArgs<'_>,
+) -> CliResult {
+    let WriteArgs {
+        batch,
+        memory_budget,
+        codecs,
+    } = write;
+    let mut opts = ImportOptions {
+        chunk_shape: args.chunk_shape.clone(),
+        columns: args.columns.clone(),
+        memory_budget,
+        batch: batch.clamp(1, 1 << 20),
+        ..Default::default()
+    };
+    if let Some(c) = codecs {
+        opts.codecs = zv_format::writer::CodecChoice::parse(c)?;
+    }
+    if let Some(dt) = &args.vertex_dtype {
+        opts.vertex_type = Some(
+            zv_core::data_type::DataType::from_name(dt)
+                .filter(|d| d.is_float())
+                .ok_or_else(|| {
+                    format!("--vertex-dtype `{dt}` is not float16, float32 or float64")
+                })?,
+        );
+    }
+    match zv_io::import_file(Path::new(file), format, target.clone(), &opts) {
+        Ok(_) if args.quiet => Ok(()),
+        Ok(summary) => {
+            eprintln!(
+                "wrote {} vertices in {} chunks, {} objects, {} intra-chunk and {} cross-chunk links to {store}",
+                summary.vertices, summary.chunks, summary.objects, summary.intra_links, summary.cross_chunk_links
+            );
+            Ok(())
+        }
+        Err(e) => {
+            // the store was empty: leave it so
+            let _ = target.delete_prefix(&zv_core::key::StorePrefix::root());
+            Err(e.into())
+        }
+    }
+}
+
+/// `zv export` through zv-io; `Ok(false)`: the format is zv-geometry/1 JSON (not handled here).
+pub(crate) fn export(store: &str, output: Option<&str>, args: &ExportArgs) -> CliResult<bool> {
+    use std::io::Write;
+    let Some(format) = format_of(args.format.as_deref(), output)? else {
+        return Ok(false);
+    };
+    let ply_encoding = PlyEncoding::parse(&args.ply_encoding).ok_or_else(|| {
+        format!(
+            "--ply-encoding `{}` (expected ascii, binary_little_endian, binary_big_endian)",
+            args.ply_encoding
+        )
+    })?;
+    let opts = ExportOptions { ply_encoding };
+    let zv = zv_format::ZvStore::open_url(store)?;
+    match output {
+        Some(path) => {
+            let tmp = format!("{path}.zv-partial");
+            let result = std::fs::File::create(&tmp)
+                .map_err(|e| format!("{tmp}: {e}").into())
+                .and_then(|mut f| -> CliResult {
+                    zv_io::export(&zv, format, &mut f, path, &opts)?;
+                    f.sync_all().map_err(|e| format!("{path}: {e}"))?;
+                    Ok(())
+                })
+                .and_then(|()| {
+                    std::fs::rename(&tmp, path).map_err(|e| format!("{path}: {e}").into())
+                });
+            if result.is_err() {
+                let _ = std::fs::remove_file(&tmp);
+            }
+            result?;
+        }
+        None => {
+            let mut out = std::io::stdout().lock();
+            zv_io::export(&zv, format, &mut out, "stdout", &opts)?;
+            out.flush()?;
+        }
+    }
+    Ok(true)
+}

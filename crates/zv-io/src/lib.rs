@@ -1,0 +1,230 @@
+//! # zv-io — file formats in and out of ZV stores
+//!
+//! Converters between the files people hold vector data in and ZV stores, one module per
+//! format, each behind a Cargo feature:
+//!
+//! | module | feature | import | export |
+//! |---|---|---|---|
+//! | [`ply`] | `ply` | point clouds and meshes (ascii, binary LE/BE) | the same |
+//! | [`csv`] | `csv` | point clouds, one row per point | the same |
+//! | [`swc`] | `swc` | skeletons (neuron morphologies) | the same |
+//! | [`obj`] | `obj` | meshes (`f`), polylines (`l`), point clouds | the same |
+//! | [`stl`] | `stl` | triangle meshes (ascii, binary), shared vertices merged | binary |
+//!
+//! Every import streams: the file is read in batches handed to the streaming writer
+//! ([`zv_format::writer::ZvWriter`]), which holds at most its memory budget of vertex records
+//! (SWC files, small by nature, are read whole to check the parent tree first). Nothing is
+//! written to the store before the whole file has been read and checked, so a malformed file
+//! leaves the store as it was; every error names the file and the line or byte offset.
+//! Exports read level 0 through [`zv_format::export::export_geometry`].
+//!
+//! Crates used: `csv` (BurntSushi's, for CSV quoting and records). PLY and SWC are read and
+//! written here: see each module for why.
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use std::sync::Arc;
+//! let dir = tempfile::tempdir()?;
+//! let path = dir.path().join("points.ply");
+//! std::fs::write(&path, "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\n\
+//!     property float y\nproperty float z\nproperty uchar red\nend_header\n1 2 3 255\n4 5 6 0\n")?;
+//! let store = Arc::new(zv_store_mem::MemoryStore::new());
+//! let summary = zv_io::import_file(&path, zv_io::Format::Ply, store.clone(), &Default::default())?;
+//! assert_eq!(summary.vertices, 2);
+//! let zv = zv_format::ZvStore::open(store)?;
+//! let mut out = Vec::new();
+//! zv_io::export(&zv, zv_io::Format::Csv, &mut out, "points.csv", &Default::default())?;
+//! assert_eq!(String::from_utf8(out)?, "x,y,z,red\n1,2,3,255\n4,5,6,0\n");
+//! # Ok(()) }
+//! ```
+
+pub mod error;
+mod level;
+pub mod options;
+pub mod sink;
+mod source;
+
+#[cfg(feature = "csv")]
+pub mod csv;
+#[cfg(feature = "obj")]
+pub mod obj;
+#[cfg(feature = "ply")]
+pub mod ply;
+#[cfg(feature = "stl")]
+pub mod stl;
+#[cfg(feature = "swc")]
+pub mod swc;
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+
+use zv_core::store::Store;
+use zv_format::writer::WriteSummary;
+use zv_format::ZvStore;
+
+pub use error::{Error, Location, Result};
+pub use options::{ExportOptions, ImportOptions, PlyEncoding};
+
+/// A file format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// zv's own "zv-geometry/1" JSON (handled by `zv_format::import` and `zv_format::export`).
+    GeometryJson,
+    /// PLY.
+    Ply,
+    /// CSV.
+    Csv,
+    /// SWC.
+    Swc,
+    /// STL.
+    Stl,
+    /// Wavefront OBJ.
+    Obj,
+}
+
+impl Format {
+    /// Every format, in the order of the docs.
+    pub const ALL: [Format; 6] = [
+        Format::GeometryJson,
+        Format::Ply,
+        Format::Csv,
+        Format::Swc,
+        Format::Stl,
+        Format::Obj,
+    ];
+
+    /// The name used by `--format`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::GeometryJson => "geometry-json",
+            Format::Ply => "ply",
+            Format::Csv => "csv",
+            Format::Swc => "swc",
+            Format::Stl => "stl",
+            Format::Obj => "obj",
+        }
+    }
+
+    /// Parses a `--format` name (`json` is also `geometry-json`).
+    pub fn from_name(name: &str) -> Option<Format> {
+        match name.to_ascii_lowercase().as_str() {
+            "geometry-json" | "json" => Some(Format::GeometryJson),
+            "ply" => Some(Format::Ply),
+            "csv" => Some(Format::Csv),
+            "swc" => Some(Format::Swc),
+            "stl" => Some(Format::Stl),
+            "obj" => Some(Format::Obj),
+            _ => None,
+        }
+    }
+
+    /// The format of a file by its extension (case-insensitive).
+    pub fn from_path(path: &Path) -> Option<Format> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        Format::from_name(&ext)
+    }
+
+    /// Whether this build has the format's converter.
+    pub fn available(self) -> bool {
+        match self {
+            Format::GeometryJson => true,
+            Format::Ply => cfg!(feature = "ply"),
+            Format::Csv => cfg!(feature = "csv"),
+            Format::Swc => cfg!(feature = "swc"),
+            Format::Stl => cfg!(feature = "stl"),
+            Format::Obj => cfg!(feature = "obj"),
+        }
+    }
+
+    /// The names of the formats this build has, for messages.
+    pub fn available_names() -> String {
+        Format::ALL
+            .iter()
+            .filter(|f| f.available())
+            .map(|f| f.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// The error of a format this build does not have (or that has no converter here).
+fn not_built(file: &str, format: Format) -> Error {
+    Error::Unsupported {
+        file: file.to_owned(),
+        reason: format!(
+            "format {} is not handled here (formats: {})",
+            format.name(),
+            Format::available_names()
+        ),
+    }
+}
+
+/// Imports the file at `path`, in `format`, into `store` (which must be empty).
+pub fn import_file(
+    path: &Path,
+    format: Format,
+    store: Arc<dyn Store>,
+    opts: &ImportOptions,
+) -> Result<WriteSummary> {
+    let _ = (&store, opts);
+    match format {
+        #[cfg(feature = "ply")]
+        Format::Ply => ply::import(path, store, opts),
+        #[cfg(feature = "csv")]
+        Format::Csv => csv::import(path, store, opts),
+        #[cfg(feature = "swc")]
+        Format::Swc => swc::import(path, store, opts),
+        #[cfg(feature = "stl")]
+        Format::Stl => stl::import(path, store, opts),
+        #[cfg(feature = "obj")]
+        Format::Obj => obj::import(path, store, opts),
+        #[allow(unreachable_patterns)]
+        other => Err(not_built(&path.display().to_string(), other)),
+    }
+}
+
+/// Writes level 0 of `store` in `format` to `out` (`file` names it in errors).
+pub fn export(
+    store: &ZvStore,
+    format: Format,
+    out: &mut dyn Write,
+    file: &str,
+    opts: &ExportOptions,
+) -> Result<()> {
+    let _ = (&store, &out, opts);
+    match format {
+        #[cfg(feature = "ply")]
+        Format::Ply => ply::export(store, out, file, opts),
+        #[cfg(feature = "csv")]
+        Format::Csv => csv::export(store, out, file),
+        #[cfg(feature = "swc")]
+        Format::Swc => swc::export(store, out, file),
+        #[cfg(feature = "stl")]
+        Format::Stl => stl::export(store, out, file),
+        #[cfg(feature = "obj")]
+        Format::Obj => obj::export(store, out, file),
+        #[allow(unreachable_patterns)]
+        other => Err(not_built(file, other)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_by_name_and_extension() {
+        for f in Format::ALL {
+            assert_eq!(Format::from_name(f.name()), Some(f));
+        }
+        assert_eq!(Format::from_path(Path::new("a/b.PLY")), Some(Format::Ply));
+        assert_eq!(Format::from_path(Path::new("n.swc")), Some(Format::Swc));
+        assert_eq!(
+            Format::from_path(Path::new("d.json")),
+            Some(Format::GeometryJson)
+        );
+        assert_eq!(Format::from_path(Path::new("noext")), None);
+        assert_eq!(Format::from_path(Path::new("x.las")), None);
+    }
+}

@@ -1,0 +1,76 @@
+//! What an import or export is asked to do: [`ImportOptions`], [`ExportOptions`].
+
+use zv_core::data_type::DataType;
+use zv_format::writer::{CodecChoice, DEFAULT_MEMORY_BUDGET};
+
+/// Options of an import.
+#[derive(Debug, Clone)]
+pub struct ImportOptions {
+    /// The level-0 chunk shape; `None`: chosen from the first batch of vertices (see
+    /// [`crate::sink::auto_chunk_shape`]).
+    pub chunk_shape: Option<Vec<f64>>,
+    /// The vertex data type; `None`: the format's (see each module).
+    pub vertex_type: Option<DataType>,
+    /// The codecs of the blobs.
+    pub codecs: CodecChoice,
+    /// The writer's memory budget (bytes of vertex records held before spilling).
+    pub memory_budget: u64,
+    /// Vertices (or records) given to the writer per batch.
+    pub batch: usize,
+    /// CSV: the position columns, in axis order (default `x, y, z`, or `x, y`).
+    pub columns: Option<Vec<String>>,
+}
+
+impl Default for ImportOptions {
+    fn default() -> Self {
+        Self {
+            chunk_shape: None,
+            vertex_type: None,
+            codecs: CodecChoice::default(),
+            memory_budget: DEFAULT_MEMORY_BUDGET,
+            batch: 1 << 16,
+            columns: None,
+        }
+    }
+}
+
+/// The encoding of an exported PLY file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PlyEncoding {
+    /// Text.
+    Ascii,
+    /// Binary, little endian (the default).
+    #[default]
+    BinaryLittleEndian,
+    /// Binary, big endian.
+    BinaryBigEndian,
+}
+
+impl PlyEncoding {
+    /// Parses `ascii`, `binary_little_endian` (or `binary`, `le`), `binary_big_endian` (or
+    /// `be`).
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "ascii" => Some(Self::Ascii),
+            "binary_little_endian" | "binary" | "le" => Some(Self::BinaryLittleEndian),
+            "binary_big_endian" | "be" => Some(Self::BinaryBigEndian),
+            _ => None,
+        }
+    }
+
+    /// The `format` word of the PLY header.
+    pub fn header_name(self) -> &'static str {
+        match self {
+            Self::Ascii => "ascii",
+            Self::BinaryLittleEndian => "binary_little_endian",
+            Self::BinaryBigEndian => "binary_big_endian",
+        }
+    }
+}
+
+/// Options of an export.
+#[derive(Debug, Clone, Default)]
+pub struct ExportOptions {
+    /// PLY: the encoding.
+    pub ply_encoding: PlyEncoding,
+}
