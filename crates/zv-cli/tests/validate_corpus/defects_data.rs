@@ -166,7 +166,7 @@ pub(crate) const DEFECTS: &[Defect] = &[
         3,
         "manifest-references",
         "0/object_index",
-        |s| s.edit_manifests(|ms| ms[0].blocks[0].chunk = vec![9, 9, 9]),
+        |s| s.edit_manifests(|ms| ms[0].blocks[0].chunk = vec![9, 9, 9].into()),
     ),
     (
         "shared-fragment",
