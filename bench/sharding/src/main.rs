@@ -120,9 +120,14 @@ fn random_inner_chunks(layout: &Layout, n: usize) -> Vec<[u64; 2]> {
     let mut s: u64 = 0x2545_F491_4F6C_DD1D;
     (0..n)
         .map(|_| {
-            s = s.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            s = s
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
             let i = (s >> 33) % (grid[0] * grid[1]);
-            [(i / grid[1]) * layout.inner[0], (i % grid[1]) * layout.inner[1]]
+            [
+                (i / grid[1]) * layout.inner[0],
+                (i % grid[1]) * layout.inner[1],
+            ]
         })
         .collect()
 }
@@ -192,9 +197,16 @@ fn run_codec(o: &Options, codec: InnerCodec) -> Result<Vec<Row>, BoxError> {
     let mut rows = Vec::new();
     for (what, sel) in [
         ("full read".to_owned(), None),
-        (format!("{} inner-chunk reads", o.reads), Some(chunks.as_slice())),
+        (
+            format!("{} inner-chunk reads", o.reads),
+            Some(chunks.as_slice()),
+        ),
     ] {
-        let mut row = Row { what: format!("{} {what}", codec.name()), zv: vec![], zarrs: vec![] };
+        let mut row = Row {
+            what: format!("{} {what}", codec.name()),
+            zv: vec![],
+            zarrs: vec![],
+        };
         let mut sums = [None, None];
         for rep in 0..o.reps {
             let order: [(usize, &dyn Reader); 2] = if rep % 2 == 0 {
@@ -208,15 +220,32 @@ fn run_codec(o: &Options, codec: InnerCodec) -> Result<Vec<Row>, BoxError> {
                 }
                 let (d, sum) = measure(r, &o.layout, sel)?;
                 if *sums[k].get_or_insert(sum) != sum {
-                    return Err(format!("{}: {} read different values across repetitions", row.what, r.name()).into());
+                    return Err(format!(
+                        "{}: {} read different values across repetitions",
+                        row.what,
+                        r.name()
+                    )
+                    .into());
                 }
-                if k == 0 { row.zv.push(d) } else { row.zarrs.push(d) }
+                if k == 0 {
+                    row.zv.push(d)
+                } else {
+                    row.zarrs.push(d)
+                }
             }
         }
         if sums[0] != sums[1] {
-            return Err(format!("{}: zv and zarrs read different values ({:?})", row.what, sums).into());
+            return Err(format!(
+                "{}: zv and zarrs read different values ({:?})",
+                row.what, sums
+            )
+            .into());
         }
-        eprintln!("{}: checksums equal ({:016x})", row.what, sums[0].unwrap_or(0));
+        eprintln!(
+            "{}: checksums equal ({:016x})",
+            row.what,
+            sums[0].unwrap_or(0)
+        );
         rows.push(row);
     }
     if !o.keep {
@@ -244,7 +273,11 @@ fn run() -> Result<(), BoxError> {
         o.dir.display(),
         o.reps,
         rayon::current_num_threads(),
-        if o.cold { "evicted before each measurement" } else { "warm" }
+        if o.cold {
+            "evicted before each measurement"
+        } else {
+            "warm"
+        }
     );
     let mut rows = Vec::new();
     for &codec in &o.codecs {

@@ -20,7 +20,12 @@ pub trait Reader {
     /// The implementation's name in the report.
     fn name(&self) -> &'static str;
     /// The elements of the box `start`, `shape`, as bytes in C order.
-    fn read(&self, start: &[u64], shape: &[u64], sink: &mut dyn FnMut(&[u8])) -> Result<(), BoxError>;
+    fn read(
+        &self,
+        start: &[u64],
+        shape: &[u64],
+        sink: &mut dyn FnMut(&[u8]),
+    ) -> Result<(), BoxError>;
 }
 
 /// zv: `Array::retrieve_region` over the filesystem store.
@@ -40,7 +45,12 @@ impl Reader for Zv {
         "zv"
     }
 
-    fn read(&self, start: &[u64], shape: &[u64], sink: &mut dyn FnMut(&[u8])) -> Result<(), BoxError> {
+    fn read(
+        &self,
+        start: &[u64],
+        shape: &[u64],
+        sink: &mut dyn FnMut(&[u8]),
+    ) -> Result<(), BoxError> {
         let region = Region::new(start.to_vec(), shape.to_vec())?;
         match self.0.retrieve_region(&region)? {
             ZvBytes::Fixed(bytes) => {
@@ -69,7 +79,12 @@ impl Reader for Zarrs {
         "zarrs"
     }
 
-    fn read(&self, start: &[u64], shape: &[u64], sink: &mut dyn FnMut(&[u8])) -> Result<(), BoxError> {
+    fn read(
+        &self,
+        start: &[u64],
+        shape: &[u64],
+        sink: &mut dyn FnMut(&[u8]),
+    ) -> Result<(), BoxError> {
         let subset = ArraySubset::new_with_start_shape(start.to_vec(), shape.to_vec())?;
         let bytes: ZarrsBytes<'static> = self.0.retrieve_array_subset(&subset)?;
         sink(&bytes.into_fixed()?);

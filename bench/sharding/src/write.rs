@@ -74,10 +74,7 @@ impl Layout {
 
     /// Inner chunks per dimension over the whole array.
     pub fn inner_grid(&self) -> [u64; 2] {
-        [
-            self.shape[0] / self.inner[0],
-            self.shape[1] / self.inner[1],
-        ]
+        [self.shape[0] / self.inner[0], self.shape[1] / self.inner[1]]
     }
 }
 
@@ -85,7 +82,9 @@ impl Layout {
 /// compresses it to a realistic ratio (neither constant nor random).
 pub fn value(y: u64, x: u64) -> u16 {
     let (fy, fx) = (y as f64, x as f64);
-    let smooth = 20000.0 + 8000.0 * (fy / 310.0).sin() * (fx / 470.0).cos() + 3000.0 * ((fx + fy) / 1500.0).sin();
+    let smooth = 20000.0
+        + 8000.0 * (fy / 310.0).sin() * (fx / 470.0).cos()
+        + 3000.0 * ((fx + fy) / 1500.0).sin();
     let mut h = y.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ x.wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
     h ^= h >> 29;
     h = h.wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -117,17 +116,19 @@ pub fn write_with_zarrs(root: &Path, layout: &Layout, codec: InnerCodec) -> Resu
     let shards: Vec<[u64; 2]> = (0..grid[0])
         .flat_map(|i| (0..grid[1]).map(move |j| [i, j]))
         .collect();
-    shards.par_iter().try_for_each(|&[i, j]| -> Result<(), BoxError> {
-        let [h, w] = layout.shard;
-        let mut data = Vec::with_capacity((h * w) as usize);
-        for y in 0..h {
-            for x in 0..w {
-                data.push(value(i * h + y, j * w + x));
+    shards
+        .par_iter()
+        .try_for_each(|&[i, j]| -> Result<(), BoxError> {
+            let [h, w] = layout.shard;
+            let mut data = Vec::with_capacity((h * w) as usize);
+            for y in 0..h {
+                for x in 0..w {
+                    data.push(value(i * h + y, j * w + x));
+                }
             }
-        }
-        array.store_chunk(&[i, j], data)?;
-        Ok(())
-    })?;
+            array.store_chunk(&[i, j], data)?;
+            Ok(())
+        })?;
     for path in crate::files_under(root)? {
         std::fs::File::open(&path)?.sync_all()?;
     }

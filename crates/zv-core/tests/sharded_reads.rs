@@ -44,6 +44,11 @@ impl ReadableStore for Counting {
             .push((key.to_string(), Some(range)));
         self.inner.get_range(key, range)
     }
+
+    // A size is not a read of the value (the default would `get` it).
+    fn size(&self, key: &StoreKey) -> StoreResult<Option<u64>> {
+        self.inner.size(key)
+    }
 }
 
 impl WritableStore for Counting {

@@ -212,7 +212,9 @@ impl ShardingCodec {
         let index = self.decode_index(encoded_index, &limits)?;
         let shard = Region::whole(repr.shape());
         let coords: Vec<Vec<u64>> = self.grid.chunks_in(&shard).collect();
-        let pieces: Vec<(Region, ArrayBytes<'static>)> = coords
+        // Inner chunks whose codecs leave the bytes as stored (`bytes` alone) are borrowed
+        // from the shard, not copied, until they are assembled.
+        let pieces: Vec<(Region, ArrayBytes<'_>)> = coords
             .par_iter()
             .filter_map(|c| {
                 let (offset, nbytes) = index.entry(self.linear(c))?;
@@ -225,14 +227,15 @@ impl ShardingCodec {
 }
 
 impl ShardingCodec {
-    /// Decodes inner chunk `coords`, stored at `offset` (`nbytes` bytes) of `shard`.
-    fn decode_inner(
+    /// Decodes inner chunk `coords`, stored at `offset` (`nbytes` bytes) of `shard` (borrowed
+    /// from it where the inner codecs leave the bytes as stored).
+    fn decode_inner<'s>(
         &self,
-        shard: &[u8],
+        shard: &'s [u8],
         coords: &[u64],
         offset: u64,
         nbytes: u64,
-    ) -> Result<(Region, ArrayBytes<'static>), CodecError> {
+    ) -> Result<(Region, ArrayBytes<'s>), CodecError> {
         let b = self
             .grid
             .chunk_box(coords)
@@ -245,7 +248,7 @@ impl ShardingCodec {
                 CodecError::corrupt(NAME, format!("inner chunk {coords:?} lies past the shard"))
             })?;
         let data = self.inner.decode(Cow::Borrowed(bytes))?;
-        Ok((b, data.into_owned()))
+        Ok((b, data))
     }
 }
 

@@ -113,39 +113,19 @@ impl Array {
                 out_elements.resize(n, &[]);
             }
         }
-        let decoded: Vec<(Vec<u64>, Region, ArrayBytes<'static>)> = self
-            .grid
-            .chunks_in(region)
-            .par_bridge()
-            .map(|c| self.retrieve_chunk_part(&c, region).map(|(b, d)| (c, b, d)))
-            .collect::<Result<_>>()?;
         match self.data_type().size() {
             Some(es) => {
                 let mut out = out_fixed;
-                for (coords, source, data) in &decoded {
-                    let ArrayBytes::Fixed(src) = data else {
-                        continue;
-                    };
-                    self.copy_chunk_part(
-                        coords,
-                        region,
-                        |so, doff, len| {
-                            let (s, d) = (so * es, doff * es);
-                            let l = len * es;
-                            match (src.get(s..s + l), out.get_mut(d..d + l)) {
-                                (Some(a), Some(b)) => {
-                                    b.copy_from_slice(a);
-                                    true
-                                }
-                                _ => false,
-                            }
-                        },
-                        source,
-                    )?;
-                }
+                self.read_fixed_bands(region, es, &mut out)?;
                 Ok(ArrayBytes::Fixed(Cow::Owned(out)))
             }
             None => {
+                let decoded: Vec<(Vec<u64>, Region, ArrayBytes<'static>)> = self
+                    .grid
+                    .chunks_in(region)
+                    .par_bridge()
+                    .map(|c| self.retrieve_chunk_part(&c, region).map(|(b, d)| (c, b, d)))
+                    .collect::<Result<_>>()?;
                 let mut elements = out_elements;
                 for (coords, source, data) in &decoded {
                     self.copy_chunk_part(
@@ -166,6 +146,88 @@ impl Array {
                 Ok(ArrayBytes::from_elements(elements))
             }
         }
+    }
+
+    /// Decodes the chunks `region` touches and copies their elements (`es` bytes each) into
+    /// `out`, the region in C order. The work goes by band: the chunks sharing their first
+    /// grid coordinate cover a contiguous run of rows of the region, so each band's part of
+    /// `out` is a slice of its own, and bands are decoded and copied in parallel, each holding
+    /// only its own decoded chunks.
+    fn read_fixed_bands(&self, region: &Region, es: usize, out: &mut [u8]) -> Result<()> {
+        let bad = || Error::InvalidInput {
+            path: self.path.to_string(),
+            reason: format!("region {region} does not match the chunk grid"),
+        };
+        let row_elems = region.shape().iter().skip(1).product::<u64>();
+        let row_elems = usize::try_from(row_elems).map_err(|_| bad())?;
+        // (first row of the band within the region, rows, chunk coordinates)
+        let mut bands: Vec<(usize, usize, Vec<Vec<u64>>)> = Vec::new();
+        for c in self.grid.chunks_in(region) {
+            match bands.last_mut() {
+                Some((_, _, coords)) if coords.first().and_then(|f| f.first()) == c.first() => {
+                    coords.push(c)
+                }
+                _ => {
+                    let (first, rows) =
+                        match self.grid.chunk_region(&c).and_then(|r| r.intersect(region)) {
+                            Some(part) if region.ndim() > 0 => {
+                                (part.start()[0] - region.start()[0], part.shape()[0])
+                            }
+                            _ => (0, 1),
+                        };
+                    let first = usize::try_from(first).map_err(|_| bad())?;
+                    let rows = usize::try_from(rows).map_err(|_| bad())?;
+                    bands.push((first, rows, vec![c]));
+                }
+            }
+        }
+        let row_bytes = row_elems.checked_mul(es).ok_or_else(bad)?;
+        let mut work = Vec::with_capacity(bands.len());
+        let mut rest = out;
+        let mut consumed = 0usize;
+        for (first, rows, coords) in bands {
+            if first != consumed {
+                return Err(bad());
+            }
+            let len = rows.checked_mul(row_bytes).ok_or_else(bad)?;
+            if len > rest.len() {
+                return Err(bad());
+            }
+            let (slice, tail) = rest.split_at_mut(len);
+            rest = tail;
+            consumed += rows;
+            work.push((first * row_elems, slice, coords));
+        }
+        work.into_par_iter().try_for_each(|(base, dst, coords)| {
+            let decoded: Vec<(Region, ArrayBytes<'static>)> = coords
+                .par_iter()
+                .map(|c| self.retrieve_chunk_part(c, region))
+                .collect::<Result<_>>()?;
+            for (c, (source, data)) in coords.iter().zip(&decoded) {
+                let ArrayBytes::Fixed(src) = data else {
+                    continue;
+                };
+                self.copy_chunk_part(
+                    c,
+                    region,
+                    |so, doff, len| {
+                        let (s, l) = (so * es, len * es);
+                        let Some(d) = doff.checked_sub(base).map(|d| d * es) else {
+                            return false;
+                        };
+                        match (src.get(s..s + l), dst.get_mut(d..d + l)) {
+                            (Some(a), Some(b)) => {
+                                b.copy_from_slice(a);
+                                true
+                            }
+                            _ => false,
+                        }
+                    },
+                    source,
+                )?;
+            }
+            Ok(())
+        })
     }
 
     /// Calls `copy(src_offset, dst_offset, len)` (in elements) for each run of the part of
