@@ -461,7 +461,23 @@ pub trait ArrayToBytesCodec: CodecTraits {
         let whole = crate::grid::Region::whole(repr.shape());
         assemble(region, repr, &[(&whole, &data)]).map(Some)
     }
+
+    /// The decoded chunk as pieces: boxes (chunk coordinates) with their elements (C order),
+    /// together covering the chunk without overlap; `None` (the default) where the codec
+    /// decodes only whole. Lets the array layer copy each piece straight into a larger region
+    /// instead of assembling the chunk first (`sharding_indexed`: one piece per inner chunk).
+    fn decode_pieces(
+        &self,
+        _input: &[u8],
+        _repr: &ChunkRepresentation,
+    ) -> Result<Option<DecodedPieces>, CodecError> {
+        Ok(None)
+    }
 }
+
+/// Decoded pieces of a chunk: each box (chunk coordinates) with its elements in C order (see
+/// [`ArrayToBytesCodec::decode_pieces`]).
+pub type DecodedPieces = Vec<(crate::grid::Region, ArrayBytes<'static>)>;
 
 /// A codec that transforms bytes (compressors, checksums).
 pub trait BytesToBytesCodec: CodecTraits {

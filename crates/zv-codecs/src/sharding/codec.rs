@@ -193,6 +193,46 @@ impl ShardingCodec {
         input: &[u8],
         repr: &ChunkRepresentation,
     ) -> Result<ArrayBytes<'a>, CodecError> {
+        let pieces = self.shard_pieces(input)?;
+        let refs: Vec<(&Region, &ArrayBytes<'_>)> = pieces.iter().map(|(b, d)| (b, d)).collect();
+        assemble(&Region::whole(repr.shape()), repr, &refs)
+    }
+
+    /// A whole shard as one piece per inner chunk, missing inner chunks as the fill value.
+    pub(super) fn decode_pieces_owned(
+        &self,
+        input: &[u8],
+    ) -> Result<Vec<(Region, ArrayBytes<'static>)>, CodecError> {
+        let mut pieces: Vec<(Region, ArrayBytes<'static>)> = self
+            .shard_pieces(input)?
+            .into_iter()
+            .map(|(b, d)| (b, d.into_owned()))
+            .collect();
+        if pieces.len() < self.count {
+            let present: std::collections::HashSet<Vec<u64>> =
+                pieces.iter().map(|(b, _)| b.start().to_vec()).collect();
+            let fill = ArrayBytes::fill(self.inner.decoded_representation())?;
+            let shard = Region::whole(self.grid.array_shape());
+            for c in self.grid.chunks_in(&shard) {
+                let b = self
+                    .grid
+                    .chunk_box(&c)
+                    .ok_or_else(|| CodecError::Overflow(format!("inner chunk {c:?}")))?;
+                if !present.contains(b.start()) {
+                    pieces.push((b, fill.clone()));
+                }
+            }
+        }
+        Ok(pieces)
+    }
+
+    /// The stored inner chunks of a whole shard, decoded in parallel (borrowed from the shard
+    /// where the inner codecs leave the bytes as stored), each with its box; the index is
+    /// checked against the shard's size first.
+    fn shard_pieces<'s>(
+        &self,
+        input: &'s [u8],
+    ) -> Result<Vec<(Region, ArrayBytes<'s>)>, CodecError> {
         let len = input.len() as u64;
         let range = self.index_range(len).ok_or_else(|| {
             CodecError::corrupt(
@@ -210,19 +250,15 @@ impl ShardingCodec {
             inner_size: None,
         };
         let index = self.decode_index(encoded_index, &limits)?;
-        let shard = Region::whole(repr.shape());
+        let shard = Region::whole(self.grid.array_shape());
         let coords: Vec<Vec<u64>> = self.grid.chunks_in(&shard).collect();
-        // Inner chunks whose codecs leave the bytes as stored (`bytes` alone) are borrowed
-        // from the shard, not copied, until they are assembled.
-        let pieces: Vec<(Region, ArrayBytes<'_>)> = coords
+        coords
             .par_iter()
             .filter_map(|c| {
                 let (offset, nbytes) = index.entry(self.linear(c))?;
                 Some(self.decode_inner(input, c, offset, nbytes))
             })
-            .collect::<Result<_, _>>()?;
-        let refs: Vec<(&Region, &ArrayBytes<'_>)> = pieces.iter().map(|(b, d)| (b, d)).collect();
-        assemble(&shard, repr, &refs)
+            .collect()
     }
 }
 

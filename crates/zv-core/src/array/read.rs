@@ -78,6 +78,49 @@ impl Array {
         Ok((source, self.retrieve_chunk(coords)?))
     }
 
+    /// The decoded elements of chunk `coords` needed for `region`, as pieces with the boxes
+    /// (array coordinates) they cover: for a chunk wholly inside `region` whose codecs decode
+    /// to pieces (`sharding_indexed`: its inner chunks), those pieces, so that they are copied
+    /// to the result directly; else the one piece [`Array::retrieve_chunk_part`] gives.
+    fn retrieve_chunk_pieces(
+        &self,
+        coords: &[u64],
+        region: &Region,
+    ) -> Result<Vec<(Region, ArrayBytes<'static>)>> {
+        let chunk_box = self.grid.chunk_box(coords);
+        let inside = self
+            .grid
+            .chunk_region(coords)
+            .is_some_and(|r| r.intersect(region).as_ref() == Some(&r));
+        if let (true, true, Some(chunk_box)) =
+            (self.chain.supports_partial_decode(), inside, chunk_box)
+        {
+            self.check_coords(coords)?;
+            let key = self.chunk_key(coords)?;
+            let chunk_err = |source| Error::Chunk {
+                key: key.to_string(),
+                source,
+            };
+            let Some(bytes) = self.store.get_capped(&key, self.chunk_cap)? else {
+                let fill = ArrayBytes::fill(self.chain.decoded_representation());
+                return Ok(vec![(chunk_box, fill.map_err(chunk_err)?)]);
+            };
+            let Some(pieces) = self.chain.decode_pieces(&bytes).map_err(chunk_err)? else {
+                return Ok(vec![(chunk_box, self.decode_chunk(&key, bytes)?)]);
+            };
+            return pieces
+                .into_iter()
+                .map(|(b, d)| {
+                    let start = b.start().iter().zip(chunk_box.start()).map(|(p, o)| p + o);
+                    Region::new(start.collect(), b.shape().to_vec())
+                        .map(|b| (b, d))
+                        .map_err(|e| self.region_err(e))
+                })
+                .collect();
+        }
+        self.retrieve_chunk_part(coords, region).map(|p| vec![p])
+    }
+
     /// The elements of `region`, in C order.
     pub fn retrieve_region(&self, region: &Region) -> Result<ArrayBytes<'static>> {
         region
@@ -199,11 +242,15 @@ impl Array {
             work.push((first * row_elems, slice, coords));
         }
         work.into_par_iter().try_for_each(|(base, dst, coords)| {
-            let decoded: Vec<(Region, ArrayBytes<'static>)> = coords
+            let decoded: Vec<Vec<(Region, ArrayBytes<'static>)>> = coords
                 .par_iter()
-                .map(|c| self.retrieve_chunk_part(c, region))
+                .map(|c| self.retrieve_chunk_pieces(c, region))
                 .collect::<Result<_>>()?;
-            for (c, (source, data)) in coords.iter().zip(&decoded) {
+            let pieces = coords
+                .iter()
+                .zip(&decoded)
+                .flat_map(|(c, ps)| ps.iter().map(move |p| (c, p)));
+            for (c, (source, data)) in pieces {
                 let ArrayBytes::Fixed(src) = data else {
                     continue;
                 };
@@ -245,6 +292,7 @@ impl Array {
             .grid
             .chunk_region(coords)
             .and_then(|r| r.intersect(region))
+            .and_then(|r| r.intersect(source))
             .or_else(|| (region.ndim() == 0).then(|| Region::whole(&[])))
         else {
             return Ok(());
