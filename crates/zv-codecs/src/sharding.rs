@@ -120,12 +120,12 @@ impl ArrayToBytesCodec for ShardingCodec {
         self.decode_region(reader, region, repr)
     }
 
-    fn decode_pieces(
+    fn decode_pieces<'a>(
         &self,
-        input: &[u8],
+        input: &'a [u8],
         _repr: &ChunkRepresentation,
-    ) -> Result<Option<DecodedPieces>, CodecError> {
-        self.decode_pieces_owned(input).map(Some)
+    ) -> Result<Option<DecodedPieces<'a>>, CodecError> {
+        self.pieces_with_fill(input).map(Some)
     }
 }
 

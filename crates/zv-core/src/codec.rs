@@ -466,18 +466,18 @@ pub trait ArrayToBytesCodec: CodecTraits {
     /// together covering the chunk without overlap; `None` (the default) where the codec
     /// decodes only whole. Lets the array layer copy each piece straight into a larger region
     /// instead of assembling the chunk first (`sharding_indexed`: one piece per inner chunk).
-    fn decode_pieces(
+    fn decode_pieces<'a>(
         &self,
-        _input: &[u8],
+        _input: &'a [u8],
         _repr: &ChunkRepresentation,
-    ) -> Result<Option<DecodedPieces>, CodecError> {
+    ) -> Result<Option<DecodedPieces<'a>>, CodecError> {
         Ok(None)
     }
 }
 
-/// Decoded pieces of a chunk: each box (chunk coordinates) with its elements in C order (see
-/// [`ArrayToBytesCodec::decode_pieces`]).
-pub type DecodedPieces = Vec<(crate::grid::Region, ArrayBytes<'static>)>;
+/// Decoded pieces of a chunk: each box (chunk coordinates) with its elements in C order,
+/// possibly borrowed from the encoded chunk (see [`ArrayToBytesCodec::decode_pieces`]).
+pub type DecodedPieces<'a> = Vec<(crate::grid::Region, ArrayBytes<'a>)>;
 
 /// A codec that transforms bytes (compressors, checksums).
 pub trait BytesToBytesCodec: CodecTraits {

@@ -198,16 +198,13 @@ impl ShardingCodec {
         assemble(&Region::whole(repr.shape()), repr, &refs)
     }
 
-    /// A whole shard as one piece per inner chunk, missing inner chunks as the fill value.
-    pub(super) fn decode_pieces_owned(
+    /// A whole shard as one piece per inner chunk (borrowed from `input` where the inner
+    /// codecs leave the bytes as stored), missing inner chunks as the fill value.
+    pub(super) fn pieces_with_fill<'s>(
         &self,
-        input: &[u8],
-    ) -> Result<Vec<(Region, ArrayBytes<'static>)>, CodecError> {
-        let mut pieces: Vec<(Region, ArrayBytes<'static>)> = self
-            .shard_pieces(input)?
-            .into_iter()
-            .map(|(b, d)| (b, d.into_owned()))
-            .collect();
+        input: &'s [u8],
+    ) -> Result<Vec<(Region, ArrayBytes<'s>)>, CodecError> {
+        let mut pieces = self.shard_pieces(input)?;
         if pieces.len() < self.count {
             let present: std::collections::HashSet<Vec<u64>> =
                 pieces.iter().map(|(b, _)| b.start().to_vec()).collect();

@@ -4,12 +4,22 @@
 
 use std::borrow::Cow;
 
+use bytes::Bytes;
 use rayon::prelude::*;
 
 use super::Array;
 use crate::codec::{ArrayBytes, StoreChunkReader};
 use crate::error::{Error, Result};
 use crate::grid::{box_runs, Region};
+use crate::key::StoreKey;
+
+/// What one chunk contributes to a fixed-size region read (see [`Array::fetch_chunk`]).
+enum Fetched {
+    /// Stored bytes of a chunk wholly inside the region (its box, its key), to decode to pieces.
+    Encoded(Region, StoreKey, Bytes),
+    /// Decoded elements covering the box.
+    Decoded(Region, ArrayBytes<'static>),
+}
 
 /// Where `part` starts within the box `source` and within `region`.
 fn offsets_in(part: &Region, source: &Region, region: &Region) -> (Vec<u64>, Vec<u64>) {
@@ -78,15 +88,11 @@ impl Array {
         Ok((source, self.retrieve_chunk(coords)?))
     }
 
-    /// The decoded elements of chunk `coords` needed for `region`, as pieces with the boxes
-    /// (array coordinates) they cover: for a chunk wholly inside `region` whose codecs decode
-    /// to pieces (`sharding_indexed`: its inner chunks), those pieces, so that they are copied
-    /// to the result directly; else the one piece [`Array::retrieve_chunk_part`] gives.
-    fn retrieve_chunk_pieces(
-        &self,
-        coords: &[u64],
-        region: &Region,
-    ) -> Result<Vec<(Region, ArrayBytes<'static>)>> {
+    /// What chunk `coords` contributes to `region`: for a chunk wholly inside `region` whose
+    /// codecs may decode to pieces (`sharding_indexed`: its inner chunks), its stored bytes,
+    /// to be decoded to pieces and copied straight into the result; else the decoded part
+    /// [`Array::retrieve_chunk_part`] gives.
+    fn fetch_chunk(&self, coords: &[u64], region: &Region) -> Result<Fetched> {
         let chunk_box = self.grid.chunk_box(coords);
         let inside = self
             .grid
@@ -97,28 +103,19 @@ impl Array {
         {
             self.check_coords(coords)?;
             let key = self.chunk_key(coords)?;
-            let chunk_err = |source| Error::Chunk {
-                key: key.to_string(),
-                source,
-            };
-            let Some(bytes) = self.store.get_capped(&key, self.chunk_cap)? else {
-                let fill = ArrayBytes::fill(self.chain.decoded_representation());
-                return Ok(vec![(chunk_box, fill.map_err(chunk_err)?)]);
-            };
-            let Some(pieces) = self.chain.decode_pieces(&bytes).map_err(chunk_err)? else {
-                return Ok(vec![(chunk_box, self.decode_chunk(&key, bytes)?)]);
-            };
-            return pieces
-                .into_iter()
-                .map(|(b, d)| {
-                    let start = b.start().iter().zip(chunk_box.start()).map(|(p, o)| p + o);
-                    Region::new(start.collect(), b.shape().to_vec())
-                        .map(|b| (b, d))
-                        .map_err(|e| self.region_err(e))
-                })
-                .collect();
+            if let Some(bytes) = self.store.get_capped(&key, self.chunk_cap)? {
+                return Ok(Fetched::Encoded(chunk_box, key, bytes));
+            }
+            let fill = ArrayBytes::fill(self.chain.decoded_representation()).map_err(|source| {
+                Error::Chunk {
+                    key: key.to_string(),
+                    source,
+                }
+            })?;
+            return Ok(Fetched::Decoded(chunk_box, fill));
         }
-        self.retrieve_chunk_part(coords, region).map(|p| vec![p])
+        self.retrieve_chunk_part(coords, region)
+            .map(|(b, d)| Fetched::Decoded(b, d))
     }
 
     /// The elements of `region`, in C order.
@@ -242,39 +239,70 @@ impl Array {
             work.push((first * row_elems, slice, coords));
         }
         work.into_par_iter().try_for_each(|(base, dst, coords)| {
-            let decoded: Vec<Vec<(Region, ArrayBytes<'static>)>> = coords
+            let fetched: Vec<Fetched> = coords
                 .par_iter()
-                .map(|c| self.retrieve_chunk_pieces(c, region))
+                .map(|c| self.fetch_chunk(c, region))
                 .collect::<Result<_>>()?;
-            let pieces = coords
-                .iter()
-                .zip(&decoded)
-                .flat_map(|(c, ps)| ps.iter().map(move |p| (c, p)));
-            for (c, (source, data)) in pieces {
-                let ArrayBytes::Fixed(src) = data else {
-                    continue;
+            for (c, f) in coords.iter().zip(fetched) {
+                let pieces = match &f {
+                    Fetched::Decoded(b, d) => vec![(b.clone(), Cow::Borrowed(d))],
+                    Fetched::Encoded(chunk_box, key, bytes) => {
+                        self.decode_pieces(chunk_box, key, bytes)?
+                    }
                 };
-                self.copy_chunk_part(
-                    c,
-                    region,
-                    |so, doff, len| {
-                        let (s, l) = (so * es, len * es);
-                        let Some(d) = doff.checked_sub(base).map(|d| d * es) else {
-                            return false;
-                        };
-                        match (src.get(s..s + l), dst.get_mut(d..d + l)) {
-                            (Some(a), Some(b)) => {
-                                b.copy_from_slice(a);
-                                true
+                for (source, data) in &pieces {
+                    let ArrayBytes::Fixed(src) = data.as_ref() else {
+                        continue;
+                    };
+                    self.copy_chunk_part(
+                        c,
+                        region,
+                        |so, doff, len| {
+                            let (s, l) = (so * es, len * es);
+                            let Some(d) = doff.checked_sub(base).map(|d| d * es) else {
+                                return false;
+                            };
+                            match (src.get(s..s + l), dst.get_mut(d..d + l)) {
+                                (Some(a), Some(b)) => {
+                                    b.copy_from_slice(a);
+                                    true
+                                }
+                                _ => false,
                             }
-                            _ => false,
-                        }
-                    },
-                    source,
-                )?;
+                        },
+                        source,
+                    )?;
+                }
             }
             Ok(())
         })
+    }
+
+    /// The pieces (array coordinates) of a stored chunk at `chunk_box`, borrowed from `bytes`
+    /// where the codecs allow: its codecs' pieces, else the whole decoded chunk.
+    fn decode_pieces<'b>(
+        &self,
+        chunk_box: &Region,
+        key: &StoreKey,
+        bytes: &'b Bytes,
+    ) -> Result<Vec<(Region, Cow<'b, ArrayBytes<'b>>)>> {
+        let chunk_err = |source| Error::Chunk {
+            key: key.to_string(),
+            source,
+        };
+        let Some(pieces) = self.chain.decode_pieces(bytes).map_err(chunk_err)? else {
+            let whole = self.decode_chunk(key, bytes.clone())?;
+            return Ok(vec![(chunk_box.clone(), Cow::Owned(whole))]);
+        };
+        pieces
+            .into_iter()
+            .map(|(b, d)| {
+                let start = b.start().iter().zip(chunk_box.start()).map(|(p, o)| p + o);
+                Region::new(start.collect(), b.shape().to_vec())
+                    .map(|b| (b, Cow::Owned(d)))
+                    .map_err(|e| self.region_err(e))
+            })
+            .collect()
     }
 
     /// Calls `copy(src_offset, dst_offset, len)` (in elements) for each run of the part of

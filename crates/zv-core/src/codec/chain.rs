@@ -228,7 +228,10 @@ impl CodecChain {
     /// One chunk decoded to pieces ([`ArrayToBytesCodec::decode_pieces`]): `None` unless the
     /// array→bytes codec stands alone and decodes to pieces. Each piece is checked to lie in
     /// the chunk and to hold the elements of its box, and together they must cover the chunk.
-    pub fn decode_pieces(&self, input: &[u8]) -> Result<Option<DecodedPieces>, CodecError> {
+    pub fn decode_pieces<'a>(
+        &self,
+        input: &'a [u8],
+    ) -> Result<Option<DecodedPieces<'a>>, CodecError> {
         if !(self.array_to_array.is_empty() && self.bytes_to_bytes.is_empty()) {
             return Ok(None);
         }
