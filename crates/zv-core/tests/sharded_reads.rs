@@ -310,3 +310,33 @@ proptest! {
         prop_assert_eq!(got, linear_in(&shape, &region));
     }
 }
+
+#[test]
+fn whole_shard_reads_give_missing_inner_chunks_and_shards_the_fill_value() {
+    zv_codecs::link();
+    let bytes = json!({"name": "bytes", "configuration": {"endian": "little"}});
+    let doc = json!({"zarr_format": 3, "node_type": "array", "shape": [16, 12], "data_type": "uint16",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [8, 6]}},
+        "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
+        "fill_value": 7, "codecs": [{"name": "sharding_indexed", "configuration": {
+            "chunk_shape": [4, 3], "codecs": [bytes], "index_codecs": [bytes],
+            "index_location": "start"}}]});
+    let meta = ArrayMetadata::from_json(doc.to_string().as_bytes()).unwrap();
+    let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
+    let array = Array::create(store, &NodePath::new("/f").unwrap(), meta).unwrap();
+    // one inner chunk of shard (0, 1) holds data; the other three shards are not stored
+    let inner = Region::new(vec![4, 6], vec![4, 3]).unwrap();
+    array.store_region_elements(&inner, &[1u16; 12]).unwrap();
+    let got = array
+        .retrieve_region_elements::<u16>(&Region::whole(&[16, 12]))
+        .unwrap();
+    for (i, v) in got.iter().enumerate() {
+        let (r, c) = (i / 12, i % 12);
+        let want = if (4..8).contains(&r) && (6..9).contains(&c) {
+            1
+        } else {
+            7
+        };
+        assert_eq!(*v, want, "element ({r}, {c})");
+    }
+}
