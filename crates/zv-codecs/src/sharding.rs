@@ -35,7 +35,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use zv_core::codec::{
     configuration_object, parse_configuration, ArrayBytes, ArrayToBytesCodec, ChunkReader,
-    ChunkRepresentation, Codec, CodecError, CodecKind, CodecTraits,
+    ChunkRepresentation, Codec, CodecError, CodecKind, CodecTraits, DecodedPieces,
 };
 use zv_core::grid::Region;
 use zv_core::metadata::{ExtensionMetadata, JsonObject};
@@ -118,6 +118,14 @@ impl ArrayToBytesCodec for ShardingCodec {
         repr: &ChunkRepresentation,
     ) -> Result<Option<ArrayBytes<'static>>, CodecError> {
         self.decode_region(reader, region, repr)
+    }
+
+    fn decode_pieces<'a>(
+        &self,
+        input: &'a [u8],
+        _repr: &ChunkRepresentation,
+    ) -> Result<Option<DecodedPieces<'a>>, CodecError> {
+        self.pieces_with_fill(input).map(Some)
     }
 }
 

@@ -461,7 +461,23 @@ pub trait ArrayToBytesCodec: CodecTraits {
         let whole = crate::grid::Region::whole(repr.shape());
         assemble(region, repr, &[(&whole, &data)]).map(Some)
     }
+
+    /// The decoded chunk as pieces: boxes (chunk coordinates) with their elements (C order),
+    /// together covering the chunk without overlap; `None` (the default) where the codec
+    /// decodes only whole. Lets the array layer copy each piece straight into a larger region
+    /// instead of assembling the chunk first (`sharding_indexed`: one piece per inner chunk).
+    fn decode_pieces<'a>(
+        &self,
+        _input: &'a [u8],
+        _repr: &ChunkRepresentation,
+    ) -> Result<Option<DecodedPieces<'a>>, CodecError> {
+        Ok(None)
+    }
 }
+
+/// Decoded pieces of a chunk: each box (chunk coordinates) with its elements in C order,
+/// possibly borrowed from the encoded chunk (see [`ArrayToBytesCodec::decode_pieces`]).
+pub type DecodedPieces<'a> = Vec<(crate::grid::Region, ArrayBytes<'a>)>;
 
 /// A codec that transforms bytes (compressors, checksums).
 pub trait BytesToBytesCodec: CodecTraits {

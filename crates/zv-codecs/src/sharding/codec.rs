@@ -193,6 +193,43 @@ impl ShardingCodec {
         input: &[u8],
         repr: &ChunkRepresentation,
     ) -> Result<ArrayBytes<'a>, CodecError> {
+        let pieces = self.shard_pieces(input)?;
+        let refs: Vec<(&Region, &ArrayBytes<'_>)> = pieces.iter().map(|(b, d)| (b, d)).collect();
+        assemble(&Region::whole(repr.shape()), repr, &refs)
+    }
+
+    /// A whole shard as one piece per inner chunk (borrowed from `input` where the inner
+    /// codecs leave the bytes as stored), missing inner chunks as the fill value.
+    pub(super) fn pieces_with_fill<'s>(
+        &self,
+        input: &'s [u8],
+    ) -> Result<Vec<(Region, ArrayBytes<'s>)>, CodecError> {
+        let mut pieces = self.shard_pieces(input)?;
+        if pieces.len() < self.count {
+            let present: std::collections::HashSet<Vec<u64>> =
+                pieces.iter().map(|(b, _)| b.start().to_vec()).collect();
+            let fill = ArrayBytes::fill(self.inner.decoded_representation())?;
+            let shard = Region::whole(self.grid.array_shape());
+            for c in self.grid.chunks_in(&shard) {
+                let b = self
+                    .grid
+                    .chunk_box(&c)
+                    .ok_or_else(|| CodecError::Overflow(format!("inner chunk {c:?}")))?;
+                if !present.contains(b.start()) {
+                    pieces.push((b, fill.clone()));
+                }
+            }
+        }
+        Ok(pieces)
+    }
+
+    /// The stored inner chunks of a whole shard, decoded in parallel (borrowed from the shard
+    /// where the inner codecs leave the bytes as stored), each with its box; the index is
+    /// checked against the shard's size first.
+    fn shard_pieces<'s>(
+        &self,
+        input: &'s [u8],
+    ) -> Result<Vec<(Region, ArrayBytes<'s>)>, CodecError> {
         let len = input.len() as u64;
         let range = self.index_range(len).ok_or_else(|| {
             CodecError::corrupt(
@@ -210,29 +247,28 @@ impl ShardingCodec {
             inner_size: None,
         };
         let index = self.decode_index(encoded_index, &limits)?;
-        let shard = Region::whole(repr.shape());
+        let shard = Region::whole(self.grid.array_shape());
         let coords: Vec<Vec<u64>> = self.grid.chunks_in(&shard).collect();
-        let pieces: Vec<(Region, ArrayBytes<'static>)> = coords
+        coords
             .par_iter()
             .filter_map(|c| {
                 let (offset, nbytes) = index.entry(self.linear(c))?;
                 Some(self.decode_inner(input, c, offset, nbytes))
             })
-            .collect::<Result<_, _>>()?;
-        let refs: Vec<(&Region, &ArrayBytes<'_>)> = pieces.iter().map(|(b, d)| (b, d)).collect();
-        assemble(&shard, repr, &refs)
+            .collect()
     }
 }
 
 impl ShardingCodec {
-    /// Decodes inner chunk `coords`, stored at `offset` (`nbytes` bytes) of `shard`.
-    fn decode_inner(
+    /// Decodes inner chunk `coords`, stored at `offset` (`nbytes` bytes) of `shard` (borrowed
+    /// from it where the inner codecs leave the bytes as stored).
+    fn decode_inner<'s>(
         &self,
-        shard: &[u8],
+        shard: &'s [u8],
         coords: &[u64],
         offset: u64,
         nbytes: u64,
-    ) -> Result<(Region, ArrayBytes<'static>), CodecError> {
+    ) -> Result<(Region, ArrayBytes<'s>), CodecError> {
         let b = self
             .grid
             .chunk_box(coords)
@@ -245,7 +281,7 @@ impl ShardingCodec {
                 CodecError::corrupt(NAME, format!("inner chunk {coords:?} lies past the shard"))
             })?;
         let data = self.inner.decode(Cow::Borrowed(bytes))?;
-        Ok((b, data.into_owned()))
+        Ok((b, data))
     }
 }
 

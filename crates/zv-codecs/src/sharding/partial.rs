@@ -53,13 +53,19 @@ impl ShardingCodec {
         };
         let index = self.decode_index(&encoded_index, &limits)?;
         let coords: Vec<Vec<u64>> = self.grid().chunks_in(region).collect();
-        let pieces: Vec<(Region, ArrayBytes<'static>)> = coords
+        let mut pieces: Vec<(Region, ArrayBytes<'static>)> = coords
             .par_iter()
             .filter_map(|c| {
                 let (offset, nbytes) = index.entry(self.linear(c))?;
                 Some(self.read_inner(reader, c, offset, nbytes, region))
             })
             .collect::<Result<_, _>>()?;
+        if let [(b, _)] = pieces.as_slice() {
+            if b == region {
+                // One inner chunk (or part of one) is exactly the region: no assembly.
+                return Ok(pieces.pop().map(|(_, d)| d));
+            }
+        }
         let refs: Vec<(&Region, &ArrayBytes<'_>)> = pieces.iter().map(|(b, d)| (b, d)).collect();
         assemble(region, repr, &refs).map(Some)
     }

@@ -4,12 +4,22 @@
 
 use std::borrow::Cow;
 
+use bytes::Bytes;
 use rayon::prelude::*;
 
 use super::Array;
 use crate::codec::{ArrayBytes, StoreChunkReader};
 use crate::error::{Error, Result};
 use crate::grid::{box_runs, Region};
+use crate::key::StoreKey;
+
+/// What one chunk contributes to a fixed-size region read (see [`Array::fetch_chunk`]).
+enum Fetched {
+    /// Stored bytes of a chunk wholly inside the region (its box, its key), to decode to pieces.
+    Encoded(Region, StoreKey, Bytes),
+    /// Decoded elements covering the box.
+    Decoded(Region, ArrayBytes<'static>),
+}
 
 /// Where `part` starts within the box `source` and within `region`.
 fn offsets_in(part: &Region, source: &Region, region: &Region) -> (Vec<u64>, Vec<u64>) {
@@ -78,6 +88,36 @@ impl Array {
         Ok((source, self.retrieve_chunk(coords)?))
     }
 
+    /// What chunk `coords` contributes to `region`: for a chunk wholly inside `region` whose
+    /// codecs may decode to pieces (`sharding_indexed`: its inner chunks), its stored bytes,
+    /// to be decoded to pieces and copied straight into the result; else the decoded part
+    /// [`Array::retrieve_chunk_part`] gives.
+    fn fetch_chunk(&self, coords: &[u64], region: &Region) -> Result<Fetched> {
+        let chunk_box = self.grid.chunk_box(coords);
+        let inside = self
+            .grid
+            .chunk_region(coords)
+            .is_some_and(|r| r.intersect(region).as_ref() == Some(&r));
+        if let (true, true, Some(chunk_box)) =
+            (self.chain.supports_partial_decode(), inside, chunk_box)
+        {
+            self.check_coords(coords)?;
+            let key = self.chunk_key(coords)?;
+            if let Some(bytes) = self.store.get_capped(&key, self.chunk_cap)? {
+                return Ok(Fetched::Encoded(chunk_box, key, bytes));
+            }
+            let fill = ArrayBytes::fill(self.chain.decoded_representation()).map_err(|source| {
+                Error::Chunk {
+                    key: key.to_string(),
+                    source,
+                }
+            })?;
+            return Ok(Fetched::Decoded(chunk_box, fill));
+        }
+        self.retrieve_chunk_part(coords, region)
+            .map(|(b, d)| Fetched::Decoded(b, d))
+    }
+
     /// The elements of `region`, in C order.
     pub fn retrieve_region(&self, region: &Region) -> Result<ArrayBytes<'static>> {
         region
@@ -113,39 +153,19 @@ impl Array {
                 out_elements.resize(n, &[]);
             }
         }
-        let decoded: Vec<(Vec<u64>, Region, ArrayBytes<'static>)> = self
-            .grid
-            .chunks_in(region)
-            .par_bridge()
-            .map(|c| self.retrieve_chunk_part(&c, region).map(|(b, d)| (c, b, d)))
-            .collect::<Result<_>>()?;
         match self.data_type().size() {
             Some(es) => {
                 let mut out = out_fixed;
-                for (coords, source, data) in &decoded {
-                    let ArrayBytes::Fixed(src) = data else {
-                        continue;
-                    };
-                    self.copy_chunk_part(
-                        coords,
-                        region,
-                        |so, doff, len| {
-                            let (s, d) = (so * es, doff * es);
-                            let l = len * es;
-                            match (src.get(s..s + l), out.get_mut(d..d + l)) {
-                                (Some(a), Some(b)) => {
-                                    b.copy_from_slice(a);
-                                    true
-                                }
-                                _ => false,
-                            }
-                        },
-                        source,
-                    )?;
-                }
+                self.read_fixed_bands(region, es, &mut out)?;
                 Ok(ArrayBytes::Fixed(Cow::Owned(out)))
             }
             None => {
+                let decoded: Vec<(Vec<u64>, Region, ArrayBytes<'static>)> = self
+                    .grid
+                    .chunks_in(region)
+                    .par_bridge()
+                    .map(|c| self.retrieve_chunk_part(&c, region).map(|(b, d)| (c, b, d)))
+                    .collect::<Result<_>>()?;
                 let mut elements = out_elements;
                 for (coords, source, data) in &decoded {
                     self.copy_chunk_part(
@@ -168,6 +188,123 @@ impl Array {
         }
     }
 
+    /// Decodes the chunks `region` touches and copies their elements (`es` bytes each) into
+    /// `out`, the region in C order. The work goes by band: the chunks sharing their first
+    /// grid coordinate cover a contiguous run of rows of the region, so each band's part of
+    /// `out` is a slice of its own, and bands are decoded and copied in parallel, each holding
+    /// only its own decoded chunks.
+    fn read_fixed_bands(&self, region: &Region, es: usize, out: &mut [u8]) -> Result<()> {
+        let bad = || Error::InvalidInput {
+            path: self.path.to_string(),
+            reason: format!("region {region} does not match the chunk grid"),
+        };
+        let row_elems = region.shape().iter().skip(1).product::<u64>();
+        let row_elems = usize::try_from(row_elems).map_err(|_| bad())?;
+        // (first row of the band within the region, rows, chunk coordinates)
+        let mut bands: Vec<(usize, usize, Vec<Vec<u64>>)> = Vec::new();
+        for c in self.grid.chunks_in(region) {
+            match bands.last_mut() {
+                Some((_, _, coords)) if coords.first().and_then(|f| f.first()) == c.first() => {
+                    coords.push(c)
+                }
+                _ => {
+                    let (first, rows) =
+                        match self.grid.chunk_region(&c).and_then(|r| r.intersect(region)) {
+                            Some(part) if region.ndim() > 0 => {
+                                (part.start()[0] - region.start()[0], part.shape()[0])
+                            }
+                            _ => (0, 1),
+                        };
+                    let first = usize::try_from(first).map_err(|_| bad())?;
+                    let rows = usize::try_from(rows).map_err(|_| bad())?;
+                    bands.push((first, rows, vec![c]));
+                }
+            }
+        }
+        let row_bytes = row_elems.checked_mul(es).ok_or_else(bad)?;
+        let mut work = Vec::with_capacity(bands.len());
+        let mut rest = out;
+        let mut consumed = 0usize;
+        for (first, rows, coords) in bands {
+            if first != consumed {
+                return Err(bad());
+            }
+            let len = rows.checked_mul(row_bytes).ok_or_else(bad)?;
+            if len > rest.len() {
+                return Err(bad());
+            }
+            let (slice, tail) = rest.split_at_mut(len);
+            rest = tail;
+            consumed += rows;
+            work.push((first * row_elems, slice, coords));
+        }
+        work.into_par_iter().try_for_each(|(base, dst, coords)| {
+            let fetched: Vec<Fetched> = coords
+                .par_iter()
+                .map(|c| self.fetch_chunk(c, region))
+                .collect::<Result<_>>()?;
+            for (c, f) in coords.iter().zip(fetched) {
+                let pieces = match &f {
+                    Fetched::Decoded(b, d) => vec![(b.clone(), Cow::Borrowed(d))],
+                    Fetched::Encoded(chunk_box, key, bytes) => {
+                        self.decode_pieces(chunk_box, key, bytes)?
+                    }
+                };
+                for (source, data) in &pieces {
+                    let ArrayBytes::Fixed(src) = data.as_ref() else {
+                        continue;
+                    };
+                    self.copy_chunk_part(
+                        c,
+                        region,
+                        |so, doff, len| {
+                            let (s, l) = (so * es, len * es);
+                            let Some(d) = doff.checked_sub(base).map(|d| d * es) else {
+                                return false;
+                            };
+                            match (src.get(s..s + l), dst.get_mut(d..d + l)) {
+                                (Some(a), Some(b)) => {
+                                    b.copy_from_slice(a);
+                                    true
+                                }
+                                _ => false,
+                            }
+                        },
+                        source,
+                    )?;
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// The pieces (array coordinates) of a stored chunk at `chunk_box`, borrowed from `bytes`
+    /// where the codecs allow: its codecs' pieces, else the whole decoded chunk.
+    fn decode_pieces<'b>(
+        &self,
+        chunk_box: &Region,
+        key: &StoreKey,
+        bytes: &'b Bytes,
+    ) -> Result<Vec<(Region, Cow<'b, ArrayBytes<'b>>)>> {
+        let chunk_err = |source| Error::Chunk {
+            key: key.to_string(),
+            source,
+        };
+        let Some(pieces) = self.chain.decode_pieces(bytes).map_err(chunk_err)? else {
+            let whole = self.decode_chunk(key, bytes.clone())?;
+            return Ok(vec![(chunk_box.clone(), Cow::Owned(whole))]);
+        };
+        pieces
+            .into_iter()
+            .map(|(b, d)| {
+                let start = b.start().iter().zip(chunk_box.start()).map(|(p, o)| p + o);
+                Region::new(start.collect(), b.shape().to_vec())
+                    .map(|b| (b, Cow::Owned(d)))
+                    .map_err(|e| self.region_err(e))
+            })
+            .collect()
+    }
+
     /// Calls `copy(src_offset, dst_offset, len)` (in elements) for each run of the part of
     /// chunk `coords` that lies in `region`; the source buffer holds the box `source` (array
     /// coordinates: the whole chunk, or the part of it that was decoded), the destination is
@@ -183,6 +320,7 @@ impl Array {
             .grid
             .chunk_region(coords)
             .and_then(|r| r.intersect(region))
+            .and_then(|r| r.intersect(source))
             .or_else(|| (region.ndim() == 0).then(|| Region::whole(&[])))
         else {
             return Ok(());

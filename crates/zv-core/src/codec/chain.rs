@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::{
     assemble, ArrayBytes, ArrayToArrayCodec, ArrayToBytesCodec, BytesToBytesCodec, ChunkReader,
-    ChunkRepresentation, Codec, CodecError,
+    ChunkRepresentation, Codec, CodecError, DecodedPieces,
 };
 use crate::grid::Region;
 use crate::metadata::ExtensionMetadata;
@@ -223,6 +223,39 @@ impl CodecChain {
         }
         data.validate(&self.decoded)?;
         Ok(data)
+    }
+
+    /// One chunk decoded to pieces ([`ArrayToBytesCodec::decode_pieces`]): `None` unless the
+    /// array→bytes codec stands alone and decodes to pieces. Each piece is checked to lie in
+    /// the chunk and to hold the elements of its box, and together they must cover the chunk.
+    pub fn decode_pieces<'a>(
+        &self,
+        input: &'a [u8],
+    ) -> Result<Option<DecodedPieces<'a>>, CodecError> {
+        if !(self.array_to_array.is_empty() && self.bytes_to_bytes.is_empty()) {
+            return Ok(None);
+        }
+        let Some(pieces) = self.array_to_bytes.decode_pieces(input, &self.decoded)? else {
+            return Ok(None);
+        };
+        let name = self.array_to_bytes.name();
+        let mut total = 0u64;
+        for (b, d) in &pieces {
+            b.check_within(self.decoded.shape())
+                .map_err(|e| CodecError::corrupt(name, e.to_string()))?;
+            d.validate(&self.decoded.with_shape(b.shape().to_vec())?)?;
+            total = total.saturating_add(b.num_elements().unwrap_or(u64::MAX));
+        }
+        if total != self.decoded.num_elements() {
+            return Err(CodecError::corrupt(
+                name,
+                format!(
+                    "decoded pieces hold {total} elements, the chunk {}",
+                    self.decoded.num_elements()
+                ),
+            ));
+        }
+        Ok(Some(pieces))
     }
 
     /// The exact encoded size of a chunk, if it is known without the data (e.g. `bytes`,
