@@ -290,3 +290,53 @@ fn writing_into_an_existing_store_is_refused() {
     );
     assert!(again.unwrap_err().to_string().contains("already"));
 }
+
+/// Attribute names become node names (`<kind>_attributes/<name>`): a name that is not one
+/// node name is refused before anything is written, for every kind of attribute. Found by
+/// the `geometry_document` fuzz target: an object attribute named
+/// `0/vertices/2.1.0/zarr.area` wrote a store that did not read back.
+#[test]
+fn attribute_names_that_are_not_one_node_name_are_refused() {
+    let bad = [
+        "0/vertices/2.1.0/zarr.area",
+        "../x",
+        "a\\b",
+        "",
+        "..",
+        "__zv",
+        "zarr.json",
+        "tab\there",
+    ];
+    let kinds = [
+        "vertex_attributes",
+        "link_attributes",
+        "object_attributes",
+        "group_attributes",
+    ];
+    for name in bad {
+        for kind in kinds {
+            let mut doc = graph();
+            let attrs = doc[kind].as_object_mut().unwrap();
+            let (_, value) = attrs
+                .iter()
+                .next()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .unwrap();
+            attrs.clear();
+            attrs.insert(name.to_owned(), value);
+            let (r, store) = attempt(&doc);
+            let err = r.expect_err(&format!("{kind} {name:?} was accepted"));
+            assert!(err.contains("attribute name"), "{kind} {name:?}: {err}");
+            assert!(
+                ZvStore::open(store).is_err(),
+                "{kind} {name:?}: a store was committed"
+            );
+        }
+    }
+    // ordinary names with periods, dashes and spaces still write
+    let mut doc = graph();
+    let attrs = doc["vertex_attributes"].as_object_mut().unwrap();
+    let v = attrs.remove("d").unwrap();
+    attrs.insert("zarr.area-2 b".to_owned(), v);
+    attempt(&doc).0.unwrap();
+}

@@ -25,8 +25,33 @@ pub(super) struct Counts {
     pub(super) groups: u64,
 }
 
-/// Checks that attribute `name` has `n` rows, one per item of `what`.
+/// Checks that an attribute name can be a node name of its own (the attribute's group or
+/// array is `<kind>_attributes/<name>`): not empty, no `/` or `\\`, no control character, not
+/// only periods, not starting with `__` (reserved by Zarr v3), not `zarr.json`. A name like
+/// `../x` or `0/vertices/…` would otherwise land on another node of the store.
+pub(super) fn check_name(kind: AttributeKind, name: &str) -> Result<()> {
+    let reason = if name.is_empty() {
+        Some("an attribute name must not be empty")
+    } else if name.contains(['/', '\\']) || name.chars().any(char::is_control) {
+        Some("an attribute name is one node name: no `/`, `\\` or control characters")
+    } else if name.chars().all(|c| c == '.') {
+        Some("an attribute name must not be only periods")
+    } else if name.starts_with("__") {
+        Some("an attribute name must not start with `__` (reserved by Zarr v3)")
+    } else if name == "zarr.json" {
+        Some("an attribute name must not be `zarr.json`")
+    } else {
+        None
+    };
+    match reason {
+        Some(r) => Err(Error::attribute(kind, name, r)),
+        None => Ok(()),
+    }
+}
+
+/// Checks that attribute `name` is a valid name with `n` rows, one per item of `what`.
 fn check_rows(kind: AttributeKind, name: &str, a: &Attribute, n: u64, what: &str) -> Result<()> {
+    check_name(kind, name)?;
     if a.values.len() as u64 != n {
         return Err(Error::attribute(
             kind,

@@ -85,6 +85,7 @@ fn nan_marks_missing(of: AttributeKind, data_type: DataType) -> bool {
 
 impl Column {
     fn new(of: AttributeKind, name: &str, a: &Attribute) -> Result<Self> {
+        super::checks::check_name(of, name)?;
         let kind = match &a.values {
             AttributeValues::Numeric { rows, present } => {
                 if present.is_some() && !nan_marks_missing(of, rows.data_type()) {
