@@ -52,7 +52,7 @@ use crate::error::{Error, Result};
 use crate::metadata::JsonObject;
 use crate::names::SHARD_PREFIX;
 
-pub use read::BlobData;
+pub use read::{BlobData, MAX_FILL_BYTES};
 
 /// Blob access for one store, with a cache of `__shard_*` indices.
 #[derive(Debug)]

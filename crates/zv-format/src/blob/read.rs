@@ -50,13 +50,26 @@ pub(super) fn read_whole(array: &Array) -> Result<BlobData> {
             return Ok(out.finish());
         }
     }
-    let mut out = Assembler::reserve(array, n)?;
     let stored = if nchunks > 1 {
         array.stored_chunks().map_err(err)?
     } else {
         Vec::new()
     };
     let cs = array.grid().chunk_shape().first().copied().unwrap_or(1);
+    // Missing chunks read as the fill value, but only so much of it: the shape alone (with
+    // nothing stored to confirm it) must not size an allocation.
+    let covered = (stored.len() as u64).saturating_mul(cs).min(n);
+    let fill_bytes = (n - covered).saturating_mul(array.data_type().size().unwrap_or(8) as u64);
+    if fill_bytes > MAX_FILL_BYTES {
+        return Err(Error::inconsistent(
+            array.path().metadata_key().as_str(),
+            format!(
+                "shape [{n}] with {} stored chunk(s) of {cs} elements needs {fill_bytes} bytes of fill for missing chunks, more than the {MAX_FILL_BYTES} a blob may take from its metadata alone",
+                stored.len()
+            ),
+        ));
+    }
+    let mut out = Assembler::reserve(array, n)?;
     for coords in stored {
         let start = coords.first().copied().unwrap_or(0).saturating_mul(cs);
         out.fill_to(start.min(n));
@@ -71,6 +84,11 @@ pub(super) fn read_whole(array: &Array) -> Result<BlobData> {
     out.make_little_endian();
     Ok(out.finish())
 }
+
+/// The most fill a blob's missing chunks may add (64 MiB): more is refused, since nothing
+/// stored confirms it (zv and the reference write every blob chunk that holds data; a
+/// writer may leave out chunks that are all fill value, which are small in ZV's layout).
+pub const MAX_FILL_BYTES: u64 = 64 << 20;
 
 /// The elements read so far, with the fill element for gaps.
 struct Assembler {
@@ -146,6 +164,11 @@ impl Assembler {
             for _ in 0..count {
                 self.elements.push(self.fill.clone());
             }
+        } else if self.fill.iter().all(|&b| b == 0) {
+            let count = usize::try_from(count).unwrap_or(usize::MAX);
+            let len = self.bytes.len();
+            self.bytes
+                .resize(len.saturating_add(count.saturating_mul(self.fill.len())), 0);
         } else {
             for _ in 0..count {
                 self.bytes.extend_from_slice(&self.fill);

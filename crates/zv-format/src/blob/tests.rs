@@ -180,3 +180,44 @@ fn groups_and_arrays_are_told_apart() {
     assert!(!blobs.exists("1").unwrap());
     assert!(blobs.node("").unwrap().is_none());
 }
+
+/// Missing chunks read as the fill value, but the shape alone may not size more than
+/// `MAX_FILL_BYTES` of it (found by the `whole_store` fuzz target: a blob's shape raised to
+/// hundreds of millions with its chunk deleted took 40 s and as many bytes to read).
+#[test]
+fn fill_for_missing_chunks_is_bounded_by_what_is_stored() {
+    let (store, blobs) = blobs();
+    let set_shape = |n: u64, chunk: u64| {
+        let key = StoreKey::new("g/k/zarr.json").unwrap();
+        let mut doc: serde_json::Value =
+            serde_json::from_slice(&store.get(&key).unwrap().unwrap()).unwrap();
+        doc["shape"] = json!([n]);
+        doc["chunk_grid"]["configuration"]["chunk_shape"] = json!([chunk]);
+        store
+            .set(&key, doc.to_string().into_bytes().into())
+            .unwrap();
+        store.delete(&StoreKey::new("g/k/c/0").unwrap()).unwrap();
+    };
+    blobs.write_bytes("g/k", &[1, 2, 3, 4], &raw()).unwrap();
+    // a small blob whose one chunk is missing: fill (zeros)
+    set_shape(1000, 1000);
+    assert_eq!(blobs.read_bytes("g/k").unwrap().unwrap(), vec![0; 1000]);
+    // one chunk of 2^30 elements, missing: refused, naming the document
+    set_shape(1 << 30, 1 << 30);
+    let err = blobs.read_bytes("g/k").unwrap_err().to_string();
+    assert!(
+        err.contains("`g/k/zarr.json`") && err.contains("fill"),
+        "{err}"
+    );
+    // many missing chunks of a small size add up the same way
+    set_shape(1 << 30, 4);
+    let err = blobs.read_bytes("g/k").unwrap_err().to_string();
+    assert!(
+        err.contains("`g/k/zarr.json`") && err.contains("fill"),
+        "{err}"
+    );
+    // exactly the allowed amount still reads
+    let max = super::MAX_FILL_BYTES;
+    set_shape(max, max);
+    assert_eq!(blobs.read_bytes("g/k").unwrap().unwrap().len() as u64, max);
+}
