@@ -64,7 +64,7 @@ pub(super) fn read_whole(array: &Array) -> Result<BlobData> {
         return Err(Error::inconsistent(
             array.path().metadata_key().as_str(),
             format!(
-                "shape [{n}] with {} stored chunk(s) of {cs} elements needs {fill_bytes} bytes of fill for missing chunks, more than the {MAX_FILL_BYTES} a blob may take from its metadata alone",
+                "shape [{n}] is too large: with {} stored chunk(s) of {cs} elements it needs {fill_bytes} bytes of fill for missing chunks, more than the {MAX_FILL_BYTES} a blob may take from its metadata alone",
                 stored.len()
             ),
         ));
