@@ -30,23 +30,20 @@ pub fn shared_dir() -> PathBuf {
     workspace_root().join("../shared")
 }
 
-/// A Python interpreter that can `import zarr` (zarr-python 3): `ZV_PYTHON`, else the
-/// workspace's `.venv`. Panics with instructions if there is none: the interoperability tests
-/// are part of the suite and do not skip silently.
-pub fn zarr_python() -> PathBuf {
-    let candidates: Vec<PathBuf> = match std::env::var("ZV_PYTHON") {
+/// The first Python that passes `check` (a `python -c` program exiting 0): `$env_var` if set,
+/// else the workspace's `venv` (POSIX or Windows layout). Panics with `missing` and the
+/// candidates tried: the tests that need it are part of the suite and do not skip silently.
+fn find_python(env_var: &str, venv: &str, check: &str, missing: &str) -> PathBuf {
+    let candidates: Vec<PathBuf> = match std::env::var(env_var) {
         Ok(p) => vec![PathBuf::from(p)],
         Err(_) => vec![
-            workspace_root().join(".venv/bin/python"),
-            workspace_root().join(".venv/Scripts/python.exe"),
+            workspace_root().join(venv).join("bin/python"),
+            workspace_root().join(venv).join("Scripts/python.exe"),
         ],
     };
     for python in &candidates {
         let ok = Command::new(python)
-            .args([
-                "-c",
-                "import zarr, sys; sys.exit(0 if zarr.__version__.startswith('3') else 1)",
-            ])
+            .args(["-c", check])
             .status()
             .map(|s| s.success())
             .unwrap_or(false);
@@ -54,10 +51,20 @@ pub fn zarr_python() -> PathBuf {
             return python.clone();
         }
     }
-    panic!(
-        "no Python with zarr-python 3 found (tried {candidates:?}). Run the README's test \
-         command (`.ci/run`), which creates .venv with zarr from PyPI, or set ZV_PYTHON."
-    );
+    panic!("{missing} (tried {candidates:?})");
+}
+
+/// A Python interpreter that can `import zarr` (zarr-python 3): `ZV_PYTHON`, else the
+/// workspace's `.venv`. Panics with instructions if there is none: the interoperability tests
+/// are part of the suite and do not skip silently.
+pub fn zarr_python() -> PathBuf {
+    find_python(
+        "ZV_PYTHON",
+        ".venv",
+        "import zarr, sys; sys.exit(0 if zarr.__version__.startswith('3') else 1)",
+        "no Python with zarr-python 3 found. Run the README's test command (`.ci/run`), which \
+         creates .venv with zarr from PyPI, or set ZV_PYTHON.",
+    )
 }
 
 /// The version of the reference implementation (`zarr-vectors`) the format rulings promise to
@@ -68,35 +75,22 @@ pub const REFERENCE_VERSION: &str = "0.7.0";
 /// `ZV_REFERENCE_PYTHON`, else the workspace's `.venv-ref`. Panics with instructions if there
 /// is none: the tests against the reference are part of the suite and do not skip silently.
 pub fn reference_python() -> PathBuf {
-    let candidates: Vec<PathBuf> = match std::env::var("ZV_REFERENCE_PYTHON") {
-        Ok(p) => vec![PathBuf::from(p)],
-        Err(_) => vec![
-            workspace_root().join(".venv-ref/bin/python"),
-            workspace_root().join(".venv-ref/Scripts/python.exe"),
-        ],
-    };
-    let check = format!(
-        "import sys, zarr_vectors; sys.exit(0 if zarr_vectors.__version__ == '{REFERENCE_VERSION}' else 1)"
-    );
-    for python in &candidates {
-        let ok = Command::new(python)
-            .args(["-c", &check])
-            .status()
-            .map(|s| s.success())
-            .unwrap_or(false);
-        if ok {
-            return python.clone();
-        }
-    }
-    panic!(
-        "no Python with the reference implementation zarr-vectors {REFERENCE_VERSION} found \
-         (tried {candidates:?}). Run the README's test command (`scripts/test.sh`), which \
-         creates .venv-ref, or install it by hand as ../shared/reference/README.md says:\n  \
-         python3 -m venv .venv-ref && .venv-ref/bin/pip install \"numpy==2.4.4\" \
-         \"numcodecs==0.16.5\" \"zarr==3.1.6\" \
-         ../shared/reference/zarr_vectors-0.7.0-py3-none-any.whl\n\
-         or set ZV_REFERENCE_PYTHON to a Python that has it."
-    );
+    find_python(
+        "ZV_REFERENCE_PYTHON",
+        ".venv-ref",
+        &format!(
+            "import sys, zarr_vectors; sys.exit(0 if zarr_vectors.__version__ == '{REFERENCE_VERSION}' else 1)"
+        ),
+        &format!(
+            "no Python with the reference implementation zarr-vectors {REFERENCE_VERSION} found. \
+             Run the README's test command (`scripts/test.sh`), which creates .venv-ref, or \
+             install it by hand as ../shared/reference/README.md says:\n  \
+             python3 -m venv .venv-ref && .venv-ref/bin/pip install \"numpy==2.4.4\" \
+             \"numcodecs==0.16.5\" \"zarr==3.1.6\" \
+             ../shared/reference/zarr_vectors-0.7.0-py3-none-any.whl\n\
+             or set ZV_REFERENCE_PYTHON to a Python that has it."
+        ),
+    )
 }
 
 /// A Python interpreter with the real bcolz (PyPI `bcolz-zipline`, with `numpy<2`) and PyPI
@@ -104,56 +98,28 @@ pub fn reference_python() -> PathBuf {
 /// `.venv-bcolz`. Panics with instructions if there is none: those tests are part of the
 /// suite and do not skip silently.
 pub fn bcolz_python() -> PathBuf {
-    let candidates: Vec<PathBuf> = match std::env::var("ZV_BCOLZ_PYTHON") {
-        Ok(p) => vec![PathBuf::from(p)],
-        Err(_) => vec![
-            workspace_root().join(".venv-bcolz/bin/python"),
-            workspace_root().join(".venv-bcolz/Scripts/python.exe"),
-        ],
-    };
-    for python in &candidates {
-        let ok = Command::new(python)
-            .args(["-c", "import bcolz, blosc, numpy"])
-            .status()
-            .map(|s| s.success())
-            .unwrap_or(false);
-        if ok {
-            return python.clone();
-        }
-    }
-    panic!(
-        "no Python with bcolz and blosc found (tried {candidates:?}). Run the README's test \
-         command (`scripts/test.sh`), which creates .venv-bcolz, or by hand:\n  \
+    find_python(
+        "ZV_BCOLZ_PYTHON",
+        ".venv-bcolz",
+        "import bcolz, blosc, numpy",
+        "no Python with bcolz and blosc found. Run the README's test command \
+         (`scripts/test.sh`), which creates .venv-bcolz, or by hand:\n  \
          python3 -m venv .venv-bcolz && .venv-bcolz/bin/pip install \"numpy<2\" bcolz-zipline blosc\n\
-         or set ZV_BCOLZ_PYTHON to a Python that has them."
-    );
+         or set ZV_BCOLZ_PYTHON to a Python that has them.",
+    )
 }
 
 /// A Python interpreter with the file-format libraries of the converter tests (`plyfile`,
 /// `trimesh`, `pandas`, `numpy`): `ZV_IO_PYTHON`, else the workspace's `.venv-io`. Panics with
 /// instructions if there is none: those tests are part of the suite and do not skip silently.
 pub fn io_python() -> PathBuf {
-    let candidates: Vec<PathBuf> = match std::env::var("ZV_IO_PYTHON") {
-        Ok(p) => vec![PathBuf::from(p)],
-        Err(_) => vec![
-            workspace_root().join(".venv-io/bin/python"),
-            workspace_root().join(".venv-io/Scripts/python.exe"),
-        ],
-    };
-    for python in &candidates {
-        let ok = Command::new(python)
-            .args(["-c", "import plyfile, trimesh, pandas, numpy"])
-            .status()
-            .map(|s| s.success())
-            .unwrap_or(false);
-        if ok {
-            return python.clone();
-        }
-    }
-    panic!(
-        "no Python with plyfile, trimesh, pandas and numpy found (tried {candidates:?}). Run \
-         the README's test command (`scripts/test.sh`), which creates .venv-io, or by hand:\n  \
+    find_python(
+        "ZV_IO_PYTHON",
+        ".venv-io",
+        "import plyfile, trimesh, pandas, numpy",
+        "no Python with plyfile, trimesh, pandas and numpy found. Run the README's test \
+         command (`scripts/test.sh`), which creates .venv-io, or by hand:\n  \
          python3 -m venv .venv-io && .venv-io/bin/pip install numpy plyfile trimesh pandas\n\
-         or set ZV_IO_PYTHON to a Python that has them."
-    );
+         or set ZV_IO_PYTHON to a Python that has them.",
+    )
 }
