@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+"""The logical content of a ZV 0.9 store, as zarr-vectors 0.9.2's own readers see it.
+
+    python zv09_dump.py STORE [-o OUT.json]
+
+Prints a "zv-dump/1" document holding the logical sections that `zv dump`
+prints and the dump comparison's logical scope compares: ``root_metadata``,
+``level_ids`` and, per level, ``level_metadata``, ``objects`` (vertices and
+vertex attributes in manifest order; links as the reference dumps give them),
+``unassigned_links``, ``object_attributes``, ``groups``, ``group_attributes``,
+``canonical`` and ``reader`` (the high-level type readers' output).
+
+Everything is read through zarr-vectors 0.9.2 (``core.store``, ``core.arrays``,
+``types.*.read_*``); nothing here decodes a byte itself. Fields 0.9.2 adds
+that zv's model has no counterpart for are left out and listed under
+``"omitted"`` (``attribute_specs`` when absent, ``fragments_tile``).
+
+Runs in the virtualenv that has ``zarr-vectors==0.9.2`` (``.venv-zv09``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import warnings
+from dataclasses import asdict
+from typing import Any
+
+import numpy as np
+from zarr_vectors.core import arrays as A
+from zarr_vectors.core.metadata import get_level_chunk_shape
+from zarr_vectors.core.store import (
+    get_resolution_level,
+    list_resolution_levels,
+    open_store,
+    read_level_metadata,
+    read_root_metadata,
+)
+
+GEOM_LINKS = {"graph": "edges", "skeleton": "edges", "mesh": "faces"}
+
+
+def fix(v: Any) -> Any:
+    """JSON-ready values: numpy to Python, non-finite floats as strings."""
+    if isinstance(v, np.ndarray):
+        return fix(v.tolist())
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (np.floating, float)):
+        f = float(v)
+        if math.isnan(f):
+            return "NaN"
+        if math.isinf(f):
+            return "Infinity" if f > 0 else "-Infinity"
+        return f
+    if isinstance(v, (list, tuple, range)):
+        return [fix(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): fix(x) for k, x in v.items()}
+    return v
+
+
+def children(lg, name: str) -> list[str]:
+    """The child names of the level's node `name` (arrays and groups), sorted."""
+    if name not in lg:
+        return []
+    return sorted(lg[name].children())
+
+
+def ckey(cc) -> str:
+    return ".".join(str(int(c)) for c in cc)
+
+
+def reader_section(store: str, gt: str, level: int, attr_names: list[str]) -> dict[str, Any]:
+    res: dict[str, Any] = {"geometry_type": gt}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if gt == "point_cloud":
+            from zarr_vectors.types.points import read_points
+
+            r = read_points(store, level=level, attribute_names=attr_names or None)
+            res.update(function="read_points", vertex_count=int(r["vertex_count"]),
+                       positions=fix(r["positions"]),
+                       vertex_attributes={k: fix(v) for k, v in r.get("vertex_attributes", {}).items()})
+        elif gt in ("polyline", "streamline"):
+            from zarr_vectors.types.polylines import read_polylines
+
+            r = read_polylines(store, level=level)
+            res.update(function="read_polylines", polyline_count=int(r["polyline_count"]),
+                       vertex_count=int(r["vertex_count"]),
+                       polylines=[fix(np.concatenate(p, axis=0)) for p in r["polylines"]])
+        elif gt in ("graph", "skeleton"):
+            from zarr_vectors.types.graphs import read_graph
+
+            r = read_graph(store, level=level)
+            res.update(function="read_graph", node_count=int(r["node_count"]),
+                       edge_count=int(r["edge_count"]), positions=fix(r["positions"]),
+                       edges=fix(np.asarray(r["edges"], dtype=np.int64)))
+        elif gt == "mesh":
+            from zarr_vectors.types.meshes import read_mesh
+
+            r = read_mesh(store, level=level)
+            res.update(function="read_mesh", vertex_count=int(r["vertex_count"]),
+                       face_count=int(r["face_count"]), vertices=fix(r["vertices"]),
+                       faces=fix(np.asarray(r["faces"], dtype=np.int64)))
+    return res
+
+
+def dump_level(store: str, root, rm, level: int) -> dict[str, Any]:
+    lg = get_resolution_level(root, level)
+    lm = read_level_metadata(root, level)
+    lmd = asdict(lm)
+    lmd.pop("fragments_tile", None)
+    lmd["effective_chunk_shape"] = [float(c) for c in get_level_chunk_shape(rm, lm)]
+    out: dict[str, Any] = {"level_metadata": lmd}
+    ndim = rm.sid_ndim
+    vdtype = A.vertices_dtype(lg)
+    chunk_keys = A.list_chunk_keys(lg)
+    attr_names = children(lg, "vertex_attributes")
+
+    frag_verts: dict[tuple, list[np.ndarray]] = {}
+    frag_attrs: dict[tuple, dict[str, list[np.ndarray]]] = {}
+    all_rows = []
+    for cc in chunk_keys:
+        cc = tuple(cc)
+        frag_verts[cc] = A.read_chunk_vertices(lg, cc, dtype=vdtype, ndim=ndim)
+        all_rows.extend(frag_verts[cc])
+        frag_attrs[cc] = {n: A.read_chunk_attributes(lg, n, cc) for n in attr_names}
+
+    objects = None
+    if lg.array_exists("object_index"):
+        manifests = A.read_object_manifests(lg)
+        objects = []
+        for oid in sorted(manifests):
+            verts, attrs = [], {n: [] for n in attr_names}
+            for cc, f in manifests[oid]:
+                verts.append(frag_verts[tuple(cc)][f])
+                for n in attr_names:
+                    attrs[n].append(frag_attrs[tuple(cc)][n][f])
+            v = np.concatenate(verts) if verts else np.zeros((0, ndim), vdtype)
+            o: dict[str, Any] = {"id": int(oid), "vertex_count": int(len(v)), "vertices": fix(v)}
+            if attr_names:
+                o["vertex_attributes"] = {
+                    n: fix(np.concatenate(attrs[n])) if attrs[n] else [] for n in attr_names
+                }
+            objects.append(o)
+    out["objects"] = objects
+
+    oattrs = {}
+    for n in children(lg, "object_attributes"):
+        vals = A.read_object_attributes(lg, n)
+        mask = A.read_object_attribute_present_mask(lg, n)
+        oattrs[n] = {"dtype": str(vals.dtype), "shape": list(vals.shape), "values": fix(vals),
+                     "present_mask": None if mask is None else fix(mask)}
+    out["object_attributes"] = oattrs
+    out["groups"] = fix(A.read_all_groupings(lg)) if lg.array_exists("groups") else None
+    gattrs = {}
+    for n in children(lg, "group_attributes"):
+        vals = A.read_groupings_attributes(lg, n)
+        gattrs[n] = {"dtype": str(vals.dtype), "shape": list(vals.shape), "values": fix(vals)}
+    out["group_attributes"] = gattrs
+
+    allv = np.concatenate(all_rows) if all_rows else np.zeros((0, ndim), vdtype)
+    canon: dict[str, Any] = {"vertex_count": int(len(allv)), "vertices_sorted": sorted(fix(allv))}
+    gt = rm.geometry_types[0] if rm.geometry_types else "point_cloud"
+    reader = reader_section(store, gt, level, attr_names)
+    out["reader"] = reader
+    if gt in GEOM_LINKS:
+        pos = reader["vertices" if gt == "mesh" else "positions"]
+        recs = []
+        for row in reader[GEOM_LINKS[gt]]:
+            pts = [pos[int(i)] for i in row]
+            if gt == "mesh":
+                k = min(range(len(pts)), key=lambda j: pts[j])
+                pts = pts[k:] + pts[:k]
+            recs.append(pts)
+        canon["faces_xyz_sorted" if gt == "mesh" else "edges_xyz_sorted"] = sorted(recs)
+    out["canonical"] = canon
+    if objects is not None and gt in ("polyline", "streamline"):
+        for o in objects:
+            o["links"] = [[i, i + 1] for i in range(max(0, o["vertex_count"] - 1))]
+    return out
+
+
+def dump(store: str) -> dict[str, Any]:
+    root = open_store(store, mode="r")
+    rm = read_root_metadata(root)
+    rmd = asdict(rm)
+    omitted = []
+    if rmd.get("attribute_specs") is None:
+        rmd.pop("attribute_specs", None)
+        omitted.append("root_metadata.attribute_specs")
+    rmd["chunk_shape"] = list(rmd["chunk_shape"])
+    rmd["bounds"] = [list(b) for b in rmd["bounds"]]
+    rmd["sid_ndim"] = rm.sid_ndim
+    rmd["effective_bin_shape"] = list(rm.effective_bin_shape)
+    rmd["bins_per_chunk"] = list(rm.bins_per_chunk)
+    levels = list_resolution_levels(root)
+    omitted.append("level_metadata.fragments_tile")
+    return fix({
+        "dump_format": "zv-dump/1",
+        "omitted": omitted,
+        "root_metadata": rmd,
+        "level_ids": levels,
+        "levels": {str(l): dump_level(store, root, rm, l) for l in levels},
+    })
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("store")
+    ap.add_argument("-o", "--output")
+    a = ap.parse_args()
+    text = json.dumps(dump(a.store), sort_keys=True)
+    if a.output:
+        with open(a.output, "w", encoding="ascii") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

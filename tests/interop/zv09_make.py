@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""Random ZV 0.9 stores written by zarr-vectors 0.9.2's own writers.
+
+    python zv09_make.py OUT_DIR [--seed N] [--geometries point_cloud,polyline,...]
+
+Writes, for every geometry 0.9.2 writes and every layout (default cells,
+sharded cells), one store ``OUT_DIR/<geometry>-<layout>.zv`` with random
+content: object ids, vertex and object attributes, groups (point clouds and
+polylines), several chunks on both sides of the origin (negative chunk
+coordinates, so ``chunk_grid_origin`` is not zero). Prints a JSON list of the
+stores written with what each holds.
+
+Runs in the virtualenv that has ``zarr-vectors==0.9.2`` (``.venv-zv09``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+
+import numpy as np
+
+CHUNK = (10.0, 10.0, 10.0)
+BOUNDS = ([-20.0, -20.0, -20.0], [30.0, 30.0, 30.0])
+LAYOUTS = {"default": None, "sharded": (2, 2, 2)}
+
+
+def _points(rng: np.random.Generator, n: int) -> np.ndarray:
+    return rng.uniform(-19.5, 29.5, (n, 3)).astype(np.float32)
+
+
+def point_cloud(path: str, rng: np.random.Generator, shard) -> dict:
+    from zarr_vectors.types.points import write_points
+
+    n = int(rng.integers(20, 80))
+    n_obj = int(rng.integers(2, 7))
+    ids = rng.integers(0, n_obj, n)
+    ids[:n_obj] = np.arange(n_obj)  # every object has a vertex
+    write_points(
+        path,
+        _points(rng, n),
+        chunk_shape=CHUNK,
+        bounds=BOUNDS,
+        vertex_attributes={
+            "intensity": rng.random(n).astype(np.float32),
+            "label": rng.integers(-5, 5, n).astype(np.int32),
+        },
+        object_ids=ids,
+        object_attributes={"score": rng.random(n_obj)},
+        groups={0: [0, 1], 1: list(range(1, n_obj))},
+        group_attributes={"weight": np.array([3, 4], dtype=np.int32)},
+        shard_shape=shard,
+    )
+    return {"vertices": n, "objects": n_obj}
+
+
+def _walk(rng: np.random.Generator, n: int) -> np.ndarray:
+    start = rng.uniform(-15.0, 25.0, 3)
+    steps = rng.normal(0.0, 3.0, (n, 3))
+    return np.clip(start + np.cumsum(steps, axis=0), -19.5, 29.5).astype(np.float32)
+
+
+def polyline(path: str, rng: np.random.Generator, shard, geometry: str = "polyline") -> dict:
+    from zarr_vectors.types.polylines import write_polylines
+
+    k = int(rng.integers(2, 6))
+    lines = [_walk(rng, int(rng.integers(2, 12))) for _ in range(k)]
+    write_polylines(
+        path,
+        lines,
+        chunk_shape=CHUNK,
+        bounds=BOUNDS,
+        vertex_attributes={"radius": [rng.random(len(p)).astype(np.float32) for p in lines]},
+        object_attributes={"length": rng.random(k)},
+        groups={0: list(range(k))},
+        geometry_type=geometry,
+        shard_shape=shard,
+    )
+    return {"vertices": sum(len(p) for p in lines), "objects": k}
+
+
+def streamline(path: str, rng: np.random.Generator, shard) -> dict:
+    return polyline(path, rng, shard, geometry="streamline")
+
+
+def graph(path: str, rng: np.random.Generator, shard, kind: str = "graph") -> dict:
+    from zarr_vectors.types.graphs import write_graph
+
+    n = int(rng.integers(10, 40))
+    pos = _points(rng, n)
+    if kind == "skeleton":
+        edges = np.array([[i, int(rng.integers(0, i))] for i in range(1, n)], dtype=np.int64)  # [child, parent]
+        ids = np.zeros(n, dtype=np.int64)
+    else:
+        m = int(rng.integers(n, 2 * n))
+        edges = rng.integers(0, n, (m, 2)).astype(np.int64)
+        edges = edges[edges[:, 0] != edges[:, 1]]
+        ids = np.zeros(n, dtype=np.int64)
+    write_graph(
+        path,
+        pos,
+        edges,
+        chunk_shape=CHUNK,
+        bounds=BOUNDS,
+        kind=kind,
+        vertex_attributes={"diameter": rng.random(n).astype(np.float32)},
+        object_ids=ids,
+        shard_shape=shard,
+    )
+    return {"vertices": n, "links": int(len(edges))}
+
+
+def skeleton(path: str, rng: np.random.Generator, shard) -> dict:
+    return graph(path, rng, shard, kind="skeleton")
+
+
+def mesh(path: str, rng: np.random.Generator, shard) -> dict:
+    from zarr_vectors.types.meshes import write_mesh
+
+    n = int(rng.integers(8, 30))
+    verts = _points(rng, n)
+    faces = np.array(
+        [rng.choice(n, 3, replace=False) for _ in range(int(rng.integers(n, 2 * n)))],
+        dtype=np.int64,
+    )
+    write_mesh(path, verts, faces, chunk_shape=CHUNK, bounds=BOUNDS, shard_shape=shard)
+    return {"vertices": n, "links": int(len(faces))}
+
+
+GEOMETRIES = {
+    "point_cloud": point_cloud,
+    "polyline": polyline,
+    "streamline": streamline,
+    "graph": graph,
+    "skeleton": skeleton,
+    "mesh": mesh,
+}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("out")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--geometries", default=",".join(GEOMETRIES))
+    ap.add_argument("--layouts", default=",".join(LAYOUTS))
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    written = []
+    for g in a.geometries.split(","):
+        for layout in a.layouts.split(","):
+            rng = np.random.default_rng([a.seed, list(GEOMETRIES).index(g), list(LAYOUTS).index(layout)])
+            path = os.path.join(a.out, f"{g}-{layout}.zv")
+            shutil.rmtree(path, ignore_errors=True)
+            info = GEOMETRIES[g](path, rng, LAYOUTS[layout])
+            written.append({"store": path, "geometry": g, "layout": layout, **info})
+    json.dump(written, sys.stdout)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
