@@ -39,6 +39,8 @@ def point_cloud(path: str, rng: np.random.Generator, shard) -> dict:
     n_obj = int(rng.integers(2, 7))
     ids = rng.integers(0, n_obj, n)
     ids[:n_obj] = np.arange(n_obj)  # every object has a vertex
+    if shard is not None:
+        ids = ids * 3 + 1  # sparse ids: object_index/object_ids is not the identity
     write_points(
         path,
         _points(rng, n),
@@ -50,7 +52,7 @@ def point_cloud(path: str, rng: np.random.Generator, shard) -> dict:
         },
         object_ids=ids,
         object_attributes={"score": rng.random(n_obj)},
-        groups={0: [0, 1], 1: list(range(1, n_obj))},
+        groups={0: [int(ids[0]), int(ids[1])], 1: sorted({int(i) for i in ids[1:n_obj]})},
         group_attributes={"weight": np.array([3, 4], dtype=np.int32)},
         shard_shape=shard,
     )

@@ -31,6 +31,7 @@
 //! packs are named `__shard_*`, a name Zarr reserves); store keys come from the node paths.
 //! Errors name the real store key: the node's `zarr.json`, or the chunk that failed.
 
+pub mod grid;
 mod read;
 mod shard;
 #[cfg(test)]
@@ -49,16 +50,22 @@ use zv_core::node::{NodePath, METADATA_NAME};
 use zv_core::store::Store;
 
 use crate::error::{Error, Result};
-use crate::metadata::JsonObject;
+use crate::metadata::{ChunkKey, JsonObject, Layout};
 use crate::names::SHARD_PREFIX;
 
+pub use grid::GridArray;
 pub use read::{BlobData, MAX_FILL_BYTES};
 
-/// Blob access for one store, with a cache of `__shard_*` indices.
+/// The chunk-grid arrays opened so far (`None`: no grid array at that path).
+type GridCache = Mutex<HashMap<NodePath, Option<Arc<GridArray>>>>;
+
+/// Blob access for one store, with a cache of `__shard_*` indices and of ZV 0.9 grid arrays.
 #[derive(Debug)]
 pub struct Blobs {
     store: Arc<dyn Store>,
+    layout: Layout,
     shards: Mutex<HashMap<NodePath, Arc<shard::ShardIndex>>>,
+    grids: GridCache,
 }
 
 /// Joins path parts with `/`, skipping empty parts.
@@ -99,12 +106,69 @@ fn zarr_error(e: zv_core::Error, meta_key: &StoreKey) -> Error {
 }
 
 impl Blobs {
-    /// Blob access over `store`.
+    /// Blob access over `store`, laid out as ZV 0.7 (per-chunk nodes).
     pub fn new(store: Arc<dyn Store>) -> Self {
+        Self::with_layout(store, Layout::PerChunkNodes)
+    }
+
+    /// Blob access over `store` with `layout`. With [`Layout::ChunkGrid`] (ZV 0.9) the blob
+    /// of chunk `k` in a per-chunk array `a` (path `a/k`) is the cell of the grid array at
+    /// `a` ([`GridArray`]), [`Blobs::blob_names`] of `a` lists its non-empty cells, and
+    /// [`Blobs::group_attributes`] of an array node gives the array's own attributes (0.9
+    /// keeps what 0.7 put on array groups there).
+    pub fn with_layout(store: Arc<dyn Store>, layout: Layout) -> Self {
         Self {
             store,
+            layout,
             shards: Mutex::new(HashMap::new()),
+            grids: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The store's layout.
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// The ZV 0.9 grid array at `path` (`None` if there is no array node there, or the store
+    /// is not laid out on chunk grids), opened once.
+    pub fn grid(&self, path: &str) -> Result<Option<Arc<GridArray>>> {
+        if self.layout != Layout::ChunkGrid {
+            return Ok(None);
+        }
+        self.grid_at(&node_path(path)?)
+    }
+
+    fn grid_at(&self, path: &NodePath) -> Result<Option<Arc<GridArray>>> {
+        if let Some(g) = self.grids.lock().ok().and_then(|m| m.get(path).cloned()) {
+            return Ok(g);
+        }
+        let grid = match self.node_at(path)? {
+            Some(NodeMetadata::Array(meta)) => {
+                Some(Arc::new(GridArray::open(self.store.clone(), path, meta)?))
+            }
+            _ => None,
+        };
+        if let Ok(mut m) = self.grids.lock() {
+            m.insert(path.clone(), grid.clone());
+        }
+        Ok(grid)
+    }
+
+    /// The cell `path` (`<grid array>/<chunk key>`) of a ZV 0.9 grid array, if `path` names
+    /// one; `None` otherwise or when the cell is empty.
+    fn grid_cell(&self, path: &NodePath) -> Result<Option<BlobData>> {
+        let text = path.as_str();
+        let Some((parent, last)) = text.rsplit_once('/') else {
+            return Ok(None);
+        };
+        let Ok(key) = last.parse::<ChunkKey>() else {
+            return Ok(None);
+        };
+        let Some(grid) = self.grid_at(&node_path(parent)?)? else {
+            return Ok(None);
+        };
+        Ok(grid.cell(&key)?.map(BlobData::Bytes))
     }
 
     /// The store.
@@ -129,6 +193,9 @@ impl Blobs {
         match self.node_at(&path)? {
             None => Ok(None),
             Some(NodeMetadata::Group(g)) => Ok(Some(g.attributes)),
+            Some(NodeMetadata::Array(a)) if self.layout == Layout::ChunkGrid => {
+                Ok(Some(a.attributes))
+            }
             Some(NodeMetadata::Array(_)) => Err(Error::metadata(
                 path.metadata_key().as_str(),
                 "expected a group, found an array",
@@ -170,6 +237,7 @@ impl Blobs {
                 path.metadata_key().as_str(),
                 "expected a blob array, found a group",
             )),
+            None if self.layout == Layout::ChunkGrid => self.grid_cell(path),
             None => self.read_from_shard(path),
         }
     }
@@ -256,6 +324,9 @@ impl Blobs {
 
     /// The blob names of an array group: child nodes plus the keys packed in `__shard_*`.
     pub fn blob_names(&self, group: &str) -> Result<Vec<String>> {
+        if let Some(grid) = self.grid(group)? {
+            return Ok(grid.keys()?.iter().map(ChunkKey::to_string).collect());
+        }
         let group = node_path(group)?;
         let children = self.children_at(&group)?;
         let packed = children.iter().any(|c| c.starts_with(SHARD_PREFIX));

@@ -28,8 +28,8 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
-    /// The store is not ZV 0.7.
-    #[error("`{key}`: store is ZV {found}; this build reads 0.7.x")]
+    /// The store is neither ZV 0.7 nor ZV 0.9.
+    #[error("`{key}`: store is ZV {found}; this build reads 0.7.x and 0.9.x")]
     Version {
         /// The key of the root document.
         key: String,

@@ -25,8 +25,8 @@ pub use chunk_key::{chunk_of, ChunkKey};
 pub use json::MAX_BINS_PER_CHUNK;
 pub use level::LevelMetadata;
 pub use root::{
-    parse_version, Axis, Dataset, RootMetadata, CROSS_CHUNK_STRATEGIES, CROSS_LEVEL_STORAGES,
-    LINKS_CONVENTIONS, OBJECT_INDEX_CONVENTIONS,
+    parse_version, Axis, Dataset, Layout, RootMetadata, CROSS_CHUNK_STRATEGIES,
+    CROSS_LEVEL_STORAGES, LINKS_CONVENTIONS, OBJECT_INDEX_CONVENTIONS,
 };
 
 /// A JSON object.

@@ -23,6 +23,8 @@ pub const LINK_ATTRIBUTES: &str = "link_attributes";
 pub const OBJECT_INDEX: &str = "object_index";
 /// The 0.7.0 reference's vlen-bytes manifest array inside [`OBJECT_INDEX`].
 pub const MANIFESTS: &str = "manifests";
+/// The row → object id table of a ZV 0.9 object index (`object_index/object_ids`).
+pub const OBJECT_IDS: &str = "object_ids";
 /// Dense per-object attributes, `object_attributes/<name>/data`.
 pub const OBJECT_ATTRIBUTES: &str = "object_attributes";
 /// Groups of objects (`groups/data` + `groups/offsets`).

@@ -74,6 +74,7 @@ mod objects;
 mod points;
 mod positions;
 pub(crate) mod skeleton;
+mod v09;
 mod vertices;
 
 pub use attribute_info::AttributeInfo;
@@ -103,12 +104,14 @@ impl ZvStore {
     /// level groups (children named by integers).
     pub fn open(store: Arc<dyn Store>) -> Result<Self> {
         crate::link_plugins();
-        let blobs = Blobs::new(store);
-        let root_attributes = blobs.group_attributes("")?.ok_or_else(|| Error::Missing {
-            key: "zarr.json".into(),
-            what: "root group (not a Zarr v3 hierarchy)".into(),
-        })?;
+        let root_attributes = Blobs::new(store.clone())
+            .group_attributes("")?
+            .ok_or_else(|| Error::Missing {
+                key: "zarr.json".into(),
+                what: "root group (not a Zarr v3 hierarchy)".into(),
+            })?;
         let root = RootMetadata::from_attributes(&root_attributes, "zarr.json")?;
+        let blobs = Blobs::with_layout(store, root.layout());
         let mut level_ids: Vec<u32> = blobs
             .children("")?
             .iter()

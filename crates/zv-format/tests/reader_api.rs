@@ -557,7 +557,7 @@ fn version_and_draco_are_clear_errors() {
         .to_string();
     assert_eq!(
         err,
-        "`zarr.json`: store is ZV 0.8.0; this build reads 0.7.x"
+        "`zarr.json`: store is ZV 0.8.0; this build reads 0.7.x and 0.9.x"
     );
     std::fs::write(&root, text).unwrap();
     let blobs = blobs_of(&path);

@@ -57,6 +57,9 @@ pub(super) fn objects_json(
     let mut objects = Vec::with_capacity(index.manifests.len());
     let mut counts = Vec::with_capacity(index.manifests.len());
     for (id, m) in index.manifests.iter().enumerate() {
+        if !index.contains(id as u64) {
+            continue; // a gap in a ZV 0.9 store's sparse ids
+        }
         let mut verts = Vec::new();
         let mut attrs: Vec<Vec<Value>> = vec![Vec::new(); scan.infos.len()];
         for (c, _, frag) in scan.fragments(m, id as u64, &okey)? {

@@ -60,7 +60,7 @@ pub use attributes::{
 };
 pub use structure::{
     CrossChunkLinksArray, FragmentIndexArray, FragmentIndexKind, GroupsArray, LinksArray,
-    ObjectIndexArray, VerticesArray, FRAGMENT_INDEX_V1, VLEN_MANIFESTS_V1,
+    ObjectIndexArray, VerticesArray, FRAGMENT_INDEX_V1, VLEN_MANIFESTS_V1, VLEN_MANIFESTS_V2,
 };
 
 /// What a per-array group holds: the value of its `zv_array` discriminator.

@@ -266,12 +266,15 @@ mod tests {
         assert_eq!(r.cross_level_storage, "explicit");
         assert_eq!(r.bins_per_chunk(), vec![1, 1]);
         assert!(RootMetadata::from_attributes(&root_attrs("0.7.3"), "zarr.json").is_ok());
-        for v in ["0.6.0", "0.8.0", "1.0", "x"] {
+        for v in ["0.6.0", "0.8.0", "0.10.0", "1.0", "x"] {
             let e = RootMetadata::from_attributes(&root_attrs(v), "zarr.json")
                 .unwrap_err()
                 .to_string();
-            assert!(e.contains("this build reads 0.7.x"), "{e}");
+            assert!(e.contains("this build reads 0.7.x and 0.9.x"), "{e}");
         }
+        let r9 = RootMetadata::from_attributes(&root_attrs("0.9.2"), "zarr.json").unwrap();
+        assert_eq!(r9.layout(), crate::metadata::Layout::ChunkGrid);
+        assert_eq!(r.layout(), crate::metadata::Layout::PerChunkNodes);
         let mut bad = root_attrs("0.7.0");
         bad["zarr_vectors"]["chunk_shape"] = json!([10]);
         assert!(RootMetadata::from_attributes(&bad, "zarr.json").is_err());

@@ -113,6 +113,17 @@ pub fn parse_version(v: &str) -> Option<(u64, u64, u64)> {
     Some((n[0], n[1], n.get(2).copied().unwrap_or(0)))
 }
 
+/// How a store lays out its per-chunk data, which follows from `zv_version`
+/// (`docs/format-decisions.md`, "ZV 0.9 stores").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Layout {
+    /// ZV 0.7.x: one single-chunk array node per spatial chunk (`vertices/1.-2.0`).
+    PerChunkNodes,
+    /// ZV 0.9.x: one rank-D `variable_length_bytes` array over the level's chunk grid per
+    /// logical array (`vertices/c/i/j/k`, `chunk_grid_origin`), flat dense arrays.
+    ChunkGrid,
+}
+
 /// The `links_convention` values (ZV 0.7 digest §1.12).
 pub const LINKS_CONVENTIONS: &[&str] = &[
     "explicit",
@@ -143,7 +154,17 @@ const ROOT_KEYS: &[&str] = &[
 ];
 
 impl RootMetadata {
-    /// Parses the root group's attributes. `key` names the document in errors.
+    /// The store's layout: [`Layout::ChunkGrid`] for ZV 0.9.x, else [`Layout::PerChunkNodes`]
+    /// (parsing accepts only 0.7.x and 0.9.x).
+    pub fn layout(&self) -> Layout {
+        match parse_version(&self.zv_version) {
+            Some((0, 9, _)) => Layout::ChunkGrid,
+            _ => Layout::PerChunkNodes,
+        }
+    }
+
+    /// Parses the root group's attributes (ZV 0.7.x or 0.9.x). `key` names the document in
+    /// errors.
     pub fn from_attributes(attrs: &JsonObject, key: &str) -> Result<Self> {
         let err = |reason: String| Error::metadata(key, reason);
         let zv = attrs
@@ -158,7 +179,7 @@ impl RootMetadata {
             None => return Err(err("`zarr_vectors` has no `zv_version`".into())),
         };
         match parse_version(&version) {
-            Some((0, 7, _)) => {}
+            Some((0, 7 | 9, _)) => {}
             _ => {
                 return Err(Error::Version {
                     key: key.to_owned(),

@@ -63,6 +63,15 @@ fn bad(reason: impl Into<String>) -> Error {
 pub fn build_pyramid(store: Arc<dyn Store>, opts: &PyramidOptions) -> Result<PyramidSummary> {
     opts.validate()?;
     let zv = ZvStore::open(store.clone())?;
+    if zv.root().layout() != crate::metadata::Layout::PerChunkNodes {
+        return Err(crate::error::Error::Unsupported {
+            key: "zarr.json".into(),
+            what: format!(
+                "adding levels to a ZV {} store (pyramids are written in the 0.7 layout)",
+                zv.root().zv_version
+            ),
+        });
+    }
     if zv.level_ids() != [0] {
         return Err(bad(format!(
             "the store already has levels {:?}: a pyramid is built on a store with level 0 only",

@@ -10,7 +10,7 @@ use crate::blob::join;
 use crate::error::{Error, Result};
 use crate::layout::attributes::{decode_present_mask, DenseArray, Dictionary};
 use crate::metadata::arrays::DenseAttributeArray;
-use crate::metadata::JsonObject;
+use crate::metadata::{JsonObject, Layout};
 use crate::names;
 
 /// A dense per-object or per-group attribute.
@@ -56,7 +56,11 @@ impl Level {
         let mut out = BTreeMap::new();
         for name in self.children_of(container)? {
             let group = self.p(&[container, &name]);
-            let attribute = self.dense_attribute(&group, name.clone(), with_mask)?;
+            let attribute = if self.blobs.layout() == Layout::ChunkGrid {
+                self.dense_attribute_v09(&group, name.clone(), with_mask)?
+            } else {
+                self.dense_attribute(&group, name.clone(), with_mask)?
+            };
             out.insert(name, attribute);
         }
         Ok(out)

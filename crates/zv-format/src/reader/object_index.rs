@@ -12,7 +12,7 @@ use crate::blob::{join, BlobData};
 use crate::error::{Error, Result};
 use crate::layout::manifest::{decode_stream, decode_vlen_items, decode_with_offsets, Manifest};
 use crate::layout::LayoutError;
-use crate::metadata::arrays::ObjectIndexArray;
+use crate::metadata::arrays::{ObjectIndexArray, VLEN_MANIFESTS_V2};
 use crate::metadata::JsonObject;
 use crate::names;
 
@@ -27,11 +27,24 @@ pub struct ObjectIndex {
     pub layout: Option<String>,
     /// One manifest per object id.
     pub manifests: Vec<Manifest>,
+    /// The object ids stored, ascending, when they are not `0..num_objects` (ZV 0.9's
+    /// `object_index/object_ids`): ids below `num_objects` that are not listed have an empty
+    /// manifest and are not objects of the level.
+    pub ids: Option<Vec<u64>>,
     /// The group's attributes, verbatim.
     pub attributes: JsonObject,
 }
 
 impl ObjectIndex {
+    /// Whether `id` is an object of the level (below `num_objects`, and listed in
+    /// [`ObjectIndex::ids`] when the ids are sparse).
+    pub fn contains(&self, id: u64) -> bool {
+        match &self.ids {
+            Some(ids) => ids.binary_search(&id).is_ok(),
+            None => id < self.num_objects,
+        }
+    }
+
     /// Checks every manifest block against the fragment count of its chunk, given by
     /// `fragments_of` (`None`: the chunk has no vertices), before anything expands a range;
     /// an error names `key` and the object.
@@ -89,12 +102,24 @@ impl Level {
         let layout = model.layout;
         let n = usize::try_from(num_objects)
             .map_err(|_| Error::metadata(&key, "num_objects is too large"))?;
-        let manifests = self.read_manifests(&group, n, sid_ndim)?;
+        let mut manifests = self.read_manifests(&group, n, sid_ndim)?;
+        let mut ids = None;
+        let mut num_objects = num_objects;
+        if layout.as_deref() == Some(VLEN_MANIFESTS_V2) {
+            let path = join(&[&group, names::OBJECT_IDS]);
+            let table = self.blobs.require_bytes(
+                &path,
+                "the object id of each manifest (layout vlen_manifests_v2)",
+            )?;
+            (manifests, ids) = super::v09::object_ids::by_id(manifests, &table, &path)?;
+            num_objects = manifests.len() as u64;
+        }
         Ok(Some(ObjectIndex {
             num_objects,
             sid_ndim,
             layout,
             manifests,
+            ids,
             attributes,
         }))
     }
@@ -159,6 +184,7 @@ impl Level {
             sid_ndim: key.arity(),
             layout: Some("identity".into()),
             manifests,
+            ids: None,
             attributes: JsonObject::new(),
         })
     }

@@ -76,6 +76,9 @@ impl Level {
         if self.blobs.group_attributes(&group)?.is_none() && !self.blobs.exists(&group)? {
             return Ok(None);
         }
+        if self.blobs.layout() == crate::metadata::Layout::ChunkGrid {
+            return self.read_groups_v09(&group).map(Some);
+        }
         let data_path = join(&[&group, names::DATA]);
         let data = self.blobs.read_bytes(&data_path)?;
         let offsets = self.blobs.read_bytes(&join(&[&group, names::OFFSETS]))?;

@@ -17,6 +17,9 @@ use crate::metadata::JsonObject;
 pub const FRAGMENT_INDEX_V1: &str = "fragment_index_v1";
 /// The `layout` of the reference's vlen-bytes object index (`object_index/manifests`).
 pub const VLEN_MANIFESTS_V1: &str = "vlen_manifests_v1";
+/// The `layout` of ZV 0.9's object index: [`VLEN_MANIFESTS_V1`]'s manifests by row, plus an
+/// `object_ids` array naming the object id of each row.
+pub const VLEN_MANIFESTS_V2: &str = "vlen_manifests_v2";
 /// The `encoding` of raw vertex rows.
 const RAW: &str = "raw";
 /// The `encoding` of Draco-compressed vertices (recognised, then refused when read).
@@ -361,8 +364,8 @@ pub struct ObjectIndexArray {
     pub num_objects: u64,
     /// Chunk-coordinate arity of the manifests, if given (else the level's key arity).
     pub sid_ndim: Option<usize>,
-    /// The container of the manifests ([`VLEN_MANIFESTS_V1`], the only one read; absent for
-    /// `data` with or without `offsets`), if given.
+    /// The container of the manifests ([`VLEN_MANIFESTS_V1`], or [`VLEN_MANIFESTS_V2`] with
+    /// its row → id table; absent for `data` with or without `offsets`), if given.
     pub layout: Option<String>,
     /// Keys not interpreted here.
     pub extra: JsonObject,
@@ -394,7 +397,7 @@ impl ObjectIndexArray {
             layout: one_of(
                 opt_value(attributes, "layout", string).map_err(&err)?,
                 "layout",
-                &[VLEN_MANIFESTS_V1],
+                &[VLEN_MANIFESTS_V1, VLEN_MANIFESTS_V2],
                 key,
             )?,
             extra: unknown_keys(attributes, |k| {

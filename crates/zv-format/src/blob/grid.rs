@@ -1,0 +1,308 @@
+//! ZV 0.9 chunk-grid arrays (`docs/format-decisions.md`, "ZV 0.9 stores"): one Zarr v3
+//! `variable_length_bytes` array of rank D over a level's chunk grid per logical per-chunk
+//! array (`vertices`, `vertex_fragments`, `vertex_attributes/<name>`, …). The spatial chunk
+//! with absolute coordinates `c` is the cell `c − chunk_grid_origin` (attribute
+//! `chunk_grid_origin`, zero when absent); the cell's bytes are what ZV 0.7 stored as the
+//! chunk's blob. An empty cell (the fill value `""`) is an absent chunk.
+//!
+//! The cells are read through `zv-core`'s [`Array`], so plain and sharded (`sharding_indexed`)
+//! arrays read alike: a cell is one element of the stored chunk (or shard) that holds it.
+//! Which cells hold data comes from the `nonempty_chunks` attribute when the array has one
+//! (0.9.2 writes it on unsharded arrays), else from the stored chunks, each decoded once.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+use zv_core::array::Array;
+use zv_core::codec::ArrayBytes;
+use zv_core::data_type::DataType;
+use zv_core::metadata::ArrayMetadata;
+use zv_core::node::NodePath;
+
+use super::zarr_error;
+use crate::error::{Error, Result};
+use crate::metadata::{ChunkKey, JsonObject};
+
+/// The attribute with the absolute chunk coordinates of cell `[0, …, 0]`.
+pub const CHUNK_GRID_ORIGIN: &str = "chunk_grid_origin";
+/// The attribute listing the non-empty cells by absolute chunk key (`"1.-2.0"`).
+pub const NONEMPTY_CHUNKS: &str = "nonempty_chunks";
+
+/// One decoded stored chunk (or shard): its elements, C order over the chunk shape.
+type Decoded = Arc<Vec<Vec<u8>>>;
+
+/// A chunk-grid array of a ZV 0.9 level.
+#[derive(Debug)]
+pub struct GridArray {
+    array: Array,
+    origin: Vec<i64>,
+    nonempty: Option<Vec<ChunkKey>>,
+    attributes: JsonObject,
+    /// Decoded stored chunks, so the cells of one shard decode it once.
+    decoded: Mutex<HashMap<Vec<u64>, Decoded>>,
+}
+
+impl GridArray {
+    /// The grid array of node `path` with metadata `meta`: `variable_length_bytes`, rank ≥ 1,
+    /// an origin of that rank; anything else is an error naming the node's `zarr.json`.
+    pub(super) fn open(
+        store: Arc<dyn zv_core::store::Store>,
+        path: &NodePath,
+        meta: ArrayMetadata,
+    ) -> Result<Self> {
+        let key = path.metadata_key().to_string();
+        if meta.data_type != DataType::VariableLengthBytes {
+            return Err(Error::metadata(
+                &key,
+                format!(
+                    "a ZV 0.9 per-chunk array is variable_length_bytes, this one is {}",
+                    meta.data_type
+                ),
+            ));
+        }
+        let rank = meta.shape.len();
+        let attributes = meta.attributes.clone();
+        let origin = parse_origin(attributes.get(CHUNK_GRID_ORIGIN), rank, &key)?;
+        let nonempty = match attributes.get(NONEMPTY_CHUNKS) {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(parse_nonempty(v, rank, &key)?),
+        };
+        if let Some(t) = meta.storage_transformers.iter().find(|t| !t.may_ignore()) {
+            return Err(Error::Unsupported {
+                key,
+                what: format!("storage transformer `{}`", t.name),
+            });
+        }
+        let array = Array::from_metadata(store, path, meta)
+            .map_err(|e| zarr_error(e, &path.metadata_key()))?;
+        Ok(Self {
+            array,
+            origin,
+            nonempty,
+            attributes,
+            decoded: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The array's own attributes.
+    pub fn attributes(&self) -> &JsonObject {
+        &self.attributes
+    }
+
+    /// The absolute chunk coordinates of cell `[0, …, 0]`.
+    pub fn origin(&self) -> &[i64] {
+        &self.origin
+    }
+
+    /// The store key of the stored chunk holding the cell of `key` (for errors), or the
+    /// array's `zarr.json` when the key is outside the grid.
+    pub fn cell_store_key(&self, key: &ChunkKey) -> String {
+        self.locate(key)
+            .and_then(|(chunk, _)| self.array.chunk_key(&chunk).ok())
+            .map_or_else(
+                || self.array.path().metadata_key().to_string(),
+                |k| k.to_string(),
+            )
+    }
+
+    /// The grid index of chunk `key` (`key − origin`), if inside the array's shape.
+    fn index_of(&self, key: &ChunkKey) -> Option<Vec<u64>> {
+        let shape = self.array.shape();
+        if key.arity() != shape.len() {
+            return None;
+        }
+        key.coords()
+            .iter()
+            .zip(&self.origin)
+            .zip(shape)
+            .map(|((&c, &o), &n)| {
+                let i = u64::try_from(c.checked_sub(o)?).ok()?;
+                (i < n).then_some(i)
+            })
+            .collect()
+    }
+
+    /// The stored chunk holding chunk `key`'s cell and the cell's element index in it.
+    fn locate(&self, key: &ChunkKey) -> Option<(Vec<u64>, usize)> {
+        let index = self.index_of(key)?;
+        let inner = self.array.grid().chunk_shape();
+        let mut chunk = Vec::with_capacity(index.len());
+        let mut element = 0u64;
+        for (&i, &n) in index.iter().zip(inner) {
+            let n = n.max(1);
+            chunk.push(i / n);
+            element = element.checked_mul(n)?.checked_add(i % n)?;
+        }
+        Some((chunk, usize::try_from(element).ok()?))
+    }
+
+    /// The bytes of chunk `key`'s cell; `None` when the key is outside the grid or the cell
+    /// is empty.
+    pub fn cell(&self, key: &ChunkKey) -> Result<Option<Vec<u8>>> {
+        let Some((chunk, element)) = self.locate(key) else {
+            return Ok(None);
+        };
+        let Some(elements) = self.decoded_chunk(&chunk)? else {
+            return Ok(None);
+        };
+        let bytes = elements.get(element).ok_or_else(|| {
+            Error::inconsistent(
+                self.cell_store_key(key),
+                format!(
+                    "the chunk has {} cells, cell {element} was asked",
+                    elements.len()
+                ),
+            )
+        })?;
+        Ok((!bytes.is_empty()).then(|| bytes.clone()))
+    }
+
+    /// The elements of stored chunk `chunk`, decoded once; `None` if it is not stored.
+    fn decoded_chunk(&self, chunk: &[u64]) -> Result<Option<Decoded>> {
+        if let Some(d) = self.decoded.lock().ok().and_then(|m| m.get(chunk).cloned()) {
+            return Ok(Some(d));
+        }
+        let meta_key = self.array.path().metadata_key();
+        let Some(bytes) = self
+            .array
+            .retrieve_chunk_if_exists(chunk)
+            .map_err(|e| zarr_error(e, &meta_key))?
+        else {
+            return Ok(None);
+        };
+        let ArrayBytes::Variable { data, offsets } = bytes else {
+            return Err(Error::metadata(
+                meta_key.as_str(),
+                "a variable_length_bytes array decoded to fixed-size elements",
+            ));
+        };
+        let elements: Vec<Vec<u8>> = offsets
+            .windows(2)
+            .map(|w| data.get(w[0]..w[1]).map(<[u8]>::to_vec).unwrap_or_default())
+            .collect();
+        let elements = Arc::new(elements);
+        if let Ok(mut m) = self.decoded.lock() {
+            m.insert(chunk.to_vec(), elements.clone());
+        }
+        Ok(Some(elements))
+    }
+
+    /// The absolute keys of the non-empty cells, sorted: `nonempty_chunks` when present, else
+    /// every non-empty element of every stored chunk.
+    pub fn keys(&self) -> Result<Vec<ChunkKey>> {
+        if let Some(keys) = &self.nonempty {
+            return Ok(keys.clone());
+        }
+        let meta_key = self.array.path().metadata_key();
+        let stored = self
+            .array
+            .stored_chunks()
+            .map_err(|e| zarr_error(e, &meta_key))?;
+        let inner: Vec<u64> = self.array.grid().chunk_shape().to_vec();
+        let shape = self.array.shape().to_vec();
+        let mut out = Vec::new();
+        for chunk in stored {
+            let Some(elements) = self.decoded_chunk(&chunk)? else {
+                continue;
+            };
+            for (e, bytes) in elements.iter().enumerate() {
+                if bytes.is_empty() {
+                    continue;
+                }
+                if let Some(key) = self.key_of(&chunk, e as u64, &inner, &shape) {
+                    out.push(key);
+                }
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    /// The absolute key of element `e` of stored chunk `chunk` (`None` in the edge padding).
+    fn key_of(&self, chunk: &[u64], mut e: u64, inner: &[u64], shape: &[u64]) -> Option<ChunkKey> {
+        let mut coords = vec![0i64; inner.len()];
+        for d in (0..inner.len()).rev() {
+            let n = inner[d].max(1);
+            let i = chunk[d].checked_mul(n)?.checked_add(e % n)?;
+            e /= n;
+            if i >= shape[d] {
+                return None;
+            }
+            coords[d] = i64::try_from(i).ok()?.checked_add(self.origin[d])?;
+        }
+        Some(ChunkKey(coords))
+    }
+}
+
+/// `chunk_grid_origin`: `rank` integers, zeros when absent.
+fn parse_origin(v: Option<&Value>, rank: usize, key: &str) -> Result<Vec<i64>> {
+    let Some(v) = v.filter(|v| !v.is_null()) else {
+        return Ok(vec![0; rank]);
+    };
+    let origin: Option<Vec<i64>> = v
+        .as_array()
+        .map(|a| a.iter().map(Value::as_i64).collect::<Option<Vec<_>>>())
+        .unwrap_or(None);
+    match origin {
+        Some(o) if o.len() == rank => Ok(o),
+        _ => Err(Error::metadata(
+            key,
+            format!("`{CHUNK_GRID_ORIGIN}` is {v}, not {rank} integers (the array's rank)"),
+        )),
+    }
+}
+
+/// `nonempty_chunks`: chunk keys of arity `rank`, returned sorted and deduplicated.
+fn parse_nonempty(v: &Value, rank: usize, key: &str) -> Result<Vec<ChunkKey>> {
+    let err = |why: String| Error::metadata(key, format!("`{NONEMPTY_CHUNKS}`: {why}"));
+    let list = v
+        .as_array()
+        .ok_or_else(|| err(format!("{v} is not a list of chunk keys")))?;
+    let mut out = Vec::with_capacity(list.len());
+    for item in list {
+        let text = item
+            .as_str()
+            .ok_or_else(|| err(format!("{item} is not a chunk key")))?;
+        let k: ChunkKey = text.parse().map_err(err)?;
+        if k.arity() != rank {
+            return Err(err(format!("`{text}` does not have {rank} components")));
+        }
+        out.push(k);
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn origin_defaults_to_zero_and_must_match_the_rank() {
+        assert_eq!(parse_origin(None, 3, "k").unwrap(), vec![0, 0, 0]);
+        assert_eq!(
+            parse_origin(Some(&json!([-2, 0, 5])), 3, "k").unwrap(),
+            vec![-2, 0, 5]
+        );
+        for bad in [json!([1, 2]), json!("x"), json!([1.5, 0, 0])] {
+            let e = parse_origin(Some(&bad), 3, "0/vertices/zarr.json").unwrap_err();
+            assert!(e.to_string().contains("0/vertices/zarr.json"), "{e}");
+        }
+    }
+
+    #[test]
+    fn nonempty_chunks_are_keys_of_the_rank() {
+        let keys = parse_nonempty(&json!(["1.-2.0", "-1.0.0", "1.-2.0"]), 3, "k").unwrap();
+        assert_eq!(
+            keys,
+            vec![ChunkKey(vec![-1, 0, 0]), ChunkKey(vec![1, -2, 0])]
+        );
+        for bad in [json!(["1.2"]), json!([3]), json!("1.2.3"), json!(["a.b.c"])] {
+            let e = parse_nonempty(&bad, 3, "0/vertices/zarr.json").unwrap_err();
+            assert!(e.to_string().contains("0/vertices/zarr.json"), "{e}");
+        }
+    }
+}
