@@ -123,3 +123,25 @@ pub fn io_python() -> PathBuf {
          or set ZV_IO_PYTHON to a Python that has them.",
     )
 }
+
+/// The version of zarr-vectors whose ZV 0.9 stores zv reads (PyPI `zarr-vectors`).
+pub const ZV09_VERSION: &str = "0.9.2";
+
+/// A Python interpreter with `zarr-vectors` 0.9.2 from PyPI: `ZV09_PYTHON`, else the
+/// workspace's `.venv-zv09`. Panics with instructions if there is none: the ZV 0.9 tests are
+/// part of the suite and do not skip silently.
+pub fn zv09_python() -> PathBuf {
+    find_python(
+        "ZV09_PYTHON",
+        ".venv-zv09",
+        &format!(
+            "import sys; from importlib.metadata import version; \
+             sys.exit(0 if version('zarr-vectors') == '{ZV09_VERSION}' else 1)"
+        ),
+        &format!(
+            "no Python with zarr-vectors {ZV09_VERSION} found. Create it with\n  \
+             python3 -m venv .venv-zv09 && .venv-zv09/bin/pip install \"zarr-vectors=={ZV09_VERSION}\"\n\
+             or set ZV09_PYTHON to a Python that has it."
+        ),
+    )
+}

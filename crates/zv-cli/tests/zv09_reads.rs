@@ -1,0 +1,204 @@
+//! zv reads the ZV 0.9 stores zarr-vectors 0.9.2 writes: random stores of every geometry whose
+//! links zv reads in 0.9 (point clouds, polylines, streamlines), in 0.9.2's default layout and
+//! its sharded layout (with sparse object ids), dumped by 0.9.2's own readers
+//! (`tests/interop/zv09_dump.py`) and by `zv dump`, compare equal in the logical scope. Stores
+//! whose geometry carries explicit links (graphs, skeletons, meshes) are refused with an
+//! error naming `links`, never read without their links; corrupt 0.9 stores give errors
+//! naming the key.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+use zv_testkit::env::{shared_dir, workspace_root, zv09_python};
+
+/// The geometries whose 0.9 stores zv reads whole.
+const READ: &[&str] = &["point_cloud", "polyline", "streamline"];
+/// The geometries whose 0.9 links are not read yet.
+const REFUSED: &[&str] = &["graph", "skeleton", "mesh"];
+const SEEDS: &[u64] = &[1, 2, 3];
+
+/// Writes the stores of `geometries` (both layouts) with 0.9.2 into `dir`; their paths.
+fn make(dir: &Path, seed: u64, geometries: &[&str]) -> Vec<(String, PathBuf)> {
+    let out = Command::new(zv09_python())
+        .arg(workspace_root().join("tests/interop/zv09_make.py"))
+        .arg(dir)
+        .args([
+            "--seed",
+            &seed.to_string(),
+            "--geometries",
+            &geometries.join(","),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "zv09_make.py: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let list: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    list.iter()
+        .map(|s| {
+            let name = format!(
+                "{}-{}",
+                s["geometry"].as_str().unwrap(),
+                s["layout"].as_str().unwrap()
+            );
+            (name, PathBuf::from(s["store"].as_str().unwrap()))
+        })
+        .collect()
+}
+
+fn zv(args: &[&std::ffi::OsStr]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_zv"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn zv_dumps_what_zarr_vectors_0_9_2_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    for &seed in SEEDS {
+        let sub = dir.path().join(seed.to_string());
+        for (name, store) in make(&sub, seed, READ) {
+            let expected = sub.join(format!("{name}.expected.json"));
+            let out = Command::new(zv09_python())
+                .arg(workspace_root().join("tests/interop/zv09_dump.py"))
+                .arg(&store)
+                .arg("-o")
+                .arg(&expected)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "zv09_dump.py {name}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let out = zv(&["dump".as_ref(), store.as_os_str()]);
+            assert!(
+                out.status.success(),
+                "zv dump {name}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let actual = sub.join(format!("{name}.zv.json"));
+            std::fs::write(&actual, &out.stdout).unwrap();
+            let cmp = Command::new(zv09_python())
+                .arg(shared_dir().join("tools/compare_dumps.py"))
+                .arg(&expected)
+                .arg(&actual)
+                .args(["--ignore", "^/omitted"])
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&cmp.stdout).into_owned();
+            if !(cmp.status.success() && text.trim_end().ends_with("equal (scope=logical)")) {
+                failures.push(format!("seed {seed} {name}:\n{text}"));
+            }
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, SEEDS.len() * READ.len() * 2);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn zero_nine_stores_with_explicit_links_are_refused_naming_links() {
+    let dir = tempfile::tempdir().unwrap();
+    let stores = make(dir.path(), 7, REFUSED);
+    assert_eq!(stores.len(), REFUSED.len() * 2);
+    for (name, store) in stores {
+        let out = zv(&["dump".as_ref(), store.as_os_str()]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{name}: read without its links");
+        assert!(
+            err.contains("0/links/zarr.json") && err.contains("unsupported"),
+            "{name}: {err}"
+        );
+        // the vertices read all the same
+        let zs = zv_format::ZvStore::open_url(store.to_str().unwrap()).unwrap();
+        let points = zs.level(0).unwrap().points(&[]).unwrap();
+        assert!(!points.is_empty(), "{name}");
+    }
+}
+
+/// Rewrites `key` (relative to `store`) with `edit` applied to its text.
+fn edit(store: &Path, key: &str, edit: impl FnOnce(&mut Value)) {
+    let path = store.join(key);
+    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    edit(&mut doc);
+    std::fs::write(&path, doc.to_string()).unwrap();
+}
+
+fn dump_error(store: &Path) -> String {
+    let out = zv(&["dump".as_ref(), store.as_os_str()]);
+    assert!(!out.status.success(), "a corrupt store dumped");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!err.contains("panicked"), "{err}");
+    err
+}
+
+#[test]
+fn corrupt_zero_nine_stores_give_errors_naming_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let stores = make(dir.path(), 11, &["point_cloud"]);
+    let fresh = |i: usize| {
+        let to = dir.path().join(format!("case{i}"));
+        let status = Command::new("cp")
+            .arg("-r")
+            .arg(&stores[0].1)
+            .arg(&to)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        to
+    };
+    // a wrong grid origin: the first non-empty chunk falls outside the grid or into an empty cell
+    let s = fresh(0);
+    edit(&s, "0/vertices/zarr.json", |d| {
+        d["attributes"]["chunk_grid_origin"] = serde_json::json!([0, 0]);
+    });
+    let e = dump_error(&s);
+    assert!(
+        e.contains("0/vertices/zarr.json") && e.contains("chunk_grid_origin"),
+        "{e}"
+    );
+    // a truncated vlen cell
+    let s = fresh(1);
+    let cell = first_cell(&s.join("0/vertices/c"));
+    let bytes = std::fs::read(&cell).unwrap();
+    std::fs::write(&cell, &bytes[..bytes.len() - 3]).unwrap();
+    let e = dump_error(&s);
+    let rel = cell.strip_prefix(&s).unwrap().to_str().unwrap().to_owned();
+    assert!(e.contains(&rel), "{e} (expected {rel})");
+    // an object id table of the wrong length
+    let s = fresh(2);
+    edit(&s, "0/object_index/zarr.json", |d| {
+        d["attributes"]["num_objects"] = serde_json::json!(1);
+    });
+    let e = dump_error(&s);
+    assert!(e.contains("0/object_index"), "{e}");
+    // nonempty_chunks that are not chunk keys
+    let s = fresh(3);
+    edit(&s, "0/vertex_fragments/zarr.json", |d| {
+        d["attributes"]["nonempty_chunks"] = serde_json::json!(["x.y.z"]);
+    });
+    let e = dump_error(&s);
+    assert!(e.contains("0/vertex_fragments/zarr.json"), "{e}");
+}
+
+/// A cell file of the grid array whose chunks are under `dir`.
+fn first_cell(dir: &Path) -> PathBuf {
+    let mut p = dir.to_path_buf();
+    while p.is_dir() {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(&p)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        entries.sort();
+        p = entries.into_iter().next().unwrap();
+    }
+    p
+}
