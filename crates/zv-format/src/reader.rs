@@ -306,6 +306,11 @@ impl Level {
     }
 
     /// The store path of `parts` inside this level.
+    /// How the store lays out per-chunk arrays (ZV 0.7 nodes or ZV 0.9 chunk grids).
+    pub(crate) fn layout(&self) -> crate::metadata::Layout {
+        self.blobs.layout()
+    }
+
     pub(crate) fn p(&self, parts: &[&str]) -> String {
         let mut all = vec![self.path.as_str()];
         all.extend_from_slice(parts);

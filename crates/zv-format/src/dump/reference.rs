@@ -9,19 +9,25 @@ use serde_json::{json, Map, Value};
 use super::json::{cmp_rows, row_json, rows_json};
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
+use crate::metadata::Layout;
 use crate::names;
 use crate::reader::level_scan::LevelScan;
+use crate::reader::level_scan::ScannedChunk;
 use crate::reader::links::Endpoints;
-use crate::reader::skeleton::reference_parents;
+use crate::reader::skeleton::{fragment_parents, reference_parents};
 use crate::reader::{Level, ObjectIndex};
 
 /// The links of the reference's high-level reader, as level-global vertex indices (`None`
 /// for geometries without links): the stored links, every endpoint required; skeletons take
-/// the reference's level-global parent rule.
+/// the reference's level-global parent rule. ZV 0.9 stores read as zarr-vectors 0.9.2's
+/// readers read them ([`v09_reader_links`]).
 pub(super) fn reader_links(level: &Level, scan: &LevelScan) -> Result<Option<Vec<Vec<u64>>>> {
     let geometry = level.geometry();
     if !geometry.has_explicit_links() {
         return Ok(None);
+    }
+    if level.layout() == Layout::ChunkGrid {
+        return v09_reader_links(level, scan).map(Some);
     }
     let links =
         level
@@ -32,6 +38,34 @@ pub(super) fn reader_links(level: &Level, scan: &LevelScan) -> Result<Option<Vec
         return Ok(Some(parents.iter().map(|&(c, p, _)| vec![c, p]).collect()));
     }
     Ok(Some(links.into_iter().map(|l| l.ends).collect()))
+}
+
+/// The links of 0.9.2's `read_graph` / `read_mesh`: the records of `links/0` in its order
+/// (offsets segments by name, so every cross-chunk record before the intra-chunk rows; cells by
+/// their dotted key as text; rows in order). Skeletons take zv's per-fragment parent rule,
+/// which is 0.9.2's (a fragment's first vertex has no implicit parent), later records winning.
+fn v09_reader_links(level: &Level, scan: &LevelScan) -> Result<Vec<Vec<u64>>> {
+    let source = level.link_source()?;
+    let mut by_text: Vec<&ScannedChunk> = scan.chunks.iter().collect();
+    by_text.sort_by_cached_key(|c| c.key().to_string());
+    let mut links = source.number(by_text, |k, r| scan.global(k, r), Endpoints::All)?;
+    let cross = source.records().unwrap_or(0).min(links.len());
+    links.rotate_right(cross);
+    if *level.geometry() == Geometry::Skeleton {
+        let fragments: Vec<Vec<u64>> = scan
+            .chunks
+            .iter()
+            .flat_map(|c| {
+                c.chunk
+                    .fragments
+                    .iter()
+                    .map(move |f| f.iter().map(|r| c.offset + r).collect())
+            })
+            .collect();
+        let parents = fragment_parents(scan.total(), fragments, &links);
+        return Ok(parents.iter().map(|&(c, p, _)| vec![c, p]).collect());
+    }
+    Ok(links.into_iter().map(|l| l.ends).collect())
 }
 
 /// Level-global vertex → the objects that hold it, with its first local index in each.
@@ -69,9 +103,11 @@ pub(super) fn objects_json(
                 })?;
                 let local = verts.len() as u64;
                 verts.push(row_json(&v));
+                // owners name the object's position in `objects` (0.9 ids may have gaps)
+                let pos = objects.len();
                 let entry = owners.entry(c.offset + r).or_default();
-                if !entry.iter().any(|(o, _)| *o == id) {
-                    entry.push((id, local));
+                if !entry.iter().any(|(o, _)| *o == pos) {
+                    entry.push((pos, local));
                 }
             }
             for (values, rows) in attrs.iter_mut().zip(&c.attributes) {

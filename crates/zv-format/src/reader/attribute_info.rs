@@ -145,6 +145,7 @@ impl Level {
 
     /// Link attribute names (folders of `link_attributes/`).
     pub fn link_attribute_names(&self) -> Result<Vec<String>> {
+        self.check_v09_unread_links()?;
         self.children_of(names::LINK_ATTRIBUTES)
     }
 

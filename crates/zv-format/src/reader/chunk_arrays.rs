@@ -4,7 +4,6 @@
 use super::{blob_err, delta_name, Level, Vertices};
 use crate::blob::join;
 use crate::error::{Error, Result};
-use crate::geometry::Geometry;
 use crate::layout::fragment_index::FragmentIndex;
 use crate::layout::links::{LinkRows, RaggedLinks};
 use crate::metadata::arrays::LinksArray;
@@ -25,12 +24,14 @@ pub struct Chunk {
 impl Level {
     /// The chunk keys of a per-chunk array (`"vertices"`, `"links/0"`, …), numeric order.
     pub fn keys_of(&self, array: &str) -> Result<Vec<ChunkKey>> {
-        if array.starts_with(names::LINKS) || array.starts_with(names::LINK_FRAGMENTS) {
-            self.check_v09_links()?;
-        }
+        // ZV 0.9: the rows of `links/<d>` are its all-zero offsets segment
+        let array = match array.strip_prefix("links/").and_then(super::parse_delta) {
+            Some(d) if self.blobs.layout() == Layout::ChunkGrid => self.link_rows_array(d)?,
+            _ => array.to_owned(),
+        };
         let mut keys: Vec<ChunkKey> = self
             .blobs
-            .blob_names(&self.p(&[array]))?
+            .blob_names(&self.p(&[&array]))?
             .iter()
             .filter_map(|n| n.parse::<ChunkKey>().ok())
             .filter(|k| k.arity() == self.key_arity)
@@ -152,31 +153,8 @@ impl Level {
 
     /// The link deltas present (`links/<d>` folders), ascending.
     pub fn link_deltas(&self) -> Result<Vec<i32>> {
-        self.check_v09_links()?;
+        self.check_v09_unread_links()?;
         self.deltas_of(names::LINKS)
-    }
-
-    /// ZV 0.9 link arrays (`links/<delta>/<offsets>`) are not read yet: a 0.9 level of a
-    /// geometry whose links carry content (graphs, skeletons, meshes) that has a `links`
-    /// group is refused rather than read without its links. Polylines and streamlines read
-    /// their links from vertex order (`implicit_sequential`), as zarr-vectors 0.9.2 does.
-    fn check_v09_links(&self) -> Result<()> {
-        let explicit = matches!(
-            self.geometry,
-            Geometry::Graph | Geometry::Skeleton | Geometry::Mesh
-        );
-        if self.blobs.layout() == Layout::ChunkGrid
-            && explicit
-            && self.blobs.exists(&self.p(&[names::LINKS]))?
-        {
-            return Err(Error::Unsupported {
-                key: self.p(&[names::LINKS, "zarr.json"]),
-                what: "the links of a ZV 0.9 store (`links/<delta>/<offsets>` arrays); this \
-                       build reads the vertices, objects, attributes and groups of 0.9 stores"
-                    .into(),
-            });
-        }
-        Ok(())
     }
 
     /// `(link_width, dtype, attributes)` of `links/<delta>`.
@@ -207,7 +185,7 @@ impl Level {
     /// A chunk may have no links; but a missing blob whose link fragment index exists is an
     /// error.
     pub fn links(&self, key: &ChunkKey, width: usize, rows: u64) -> Result<Option<LinkRows>> {
-        let path = self.chunk_blob(&[names::LINKS, "0"], key);
+        let path = self.chunk_blob(&[&self.link_rows_array(0)?], key);
         match self.blobs.read_bytes(&path)? {
             None => {
                 let lf = self.chunk_blob(&[names::LINK_FRAGMENTS], key);

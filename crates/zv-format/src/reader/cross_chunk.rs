@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::layout::attributes::AttributeRows;
 use crate::layout::cross_chunk::CrossChunkLinks;
 use crate::metadata::arrays::CrossChunkLinksArray;
-use crate::metadata::JsonObject;
+use crate::metadata::{JsonObject, Layout};
 use crate::names;
 
 /// The cross-chunk links of one delta.
@@ -29,7 +29,12 @@ impl Level {
     }
 
     /// The cross-chunk link records of `delta` (`None` if there is no such group).
+    /// In a ZV 0.9 store they are the records of `links/<delta>`'s segments other than the
+    /// all-zero one.
     pub fn cross_chunk_links(&self, delta: i32) -> Result<Option<CrossChunk>> {
+        if self.blobs.layout() == Layout::ChunkGrid {
+            return self.v09_cross_chunk(delta);
+        }
         let group = self.p(&[names::CROSS_CHUNK_LINKS, &delta_name(delta)]);
         let key = join(&[&group, "zarr.json"]);
         let attributes = match self.blobs.group_attributes(&group)? {

@@ -12,7 +12,7 @@ use super::{CrossChunk, Level};
 use crate::blob::join;
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
-use crate::metadata::ChunkKey;
+use crate::metadata::{ChunkKey, Layout};
 use crate::names;
 
 /// How an endpoint that the numbering does not hold is treated.
@@ -66,8 +66,12 @@ impl Level {
             skeleton,
             parent_first: skeleton && self.skeleton_ccl_parent_first()?,
             ccl: self.cross_chunk_links(0)?,
-            links_path: self.p(&[names::LINKS, "0"]),
-            ccl_key: self.p(&[names::CROSS_CHUNK_LINKS, "0", names::DATA]),
+            links_path: self.p(&[&self.link_rows_array(0)?]),
+            ccl_key: if self.blobs.layout() == Layout::ChunkGrid {
+                self.p(&[names::LINKS, "0"])
+            } else {
+                self.p(&[names::CROSS_CHUNK_LINKS, "0", names::DATA])
+            },
         })
     }
 }

@@ -39,7 +39,7 @@ impl Level {
         fragments: &FragmentIndex,
         links: &LinkRows,
     ) -> Result<Vec<(u64, u64, u64)>> {
-        let path = self.chunk_blob(&[names::LINKS, "0"], key);
+        let path = self.chunk_blob(&[&self.link_rows_array(0)?], key);
         match links.link_width() {
             2 => Ok(links
                 .rows()

@@ -7,8 +7,9 @@
 //! cells as the array's blobs, so vertices, fragments, vertex attributes, box queries and
 //! scans need nothing here. This module holds what 0.9 stores differently: the object index's
 //! row → id table (`object_ids`), flat dense attribute arrays whose `fill_value` marks absent
-//! rows (`dense`), and vlen-bytes groups (`groups`).
+//! rows (`dense`), vlen-bytes groups (`groups`), and the link family `links/<delta>/<offsets>` (`links`).
 
 pub(crate) mod dense;
 pub(crate) mod groups;
+pub(crate) mod links;
 pub(crate) mod object_ids;

@@ -1,0 +1,393 @@
+//! ZV 0.9 links (`docs/format-decisions.md`, "ZV 0.9 stores", "Links").
+//!
+//! A 0.9 level keeps every link record of level delta `d` under the group `links/<d>` (the
+//! *family*: `link_width`, `sid_ndim`, `directed`, `store`), one chunk-grid array per
+//! **offsets segment**: a record is filed at the cell of its *source* chunk, in the array
+//! named by the other endpoints' chunk offsets from the source (`"+1.-1.0"`, several joined
+//! by `_`; `self` for width 1).
+//!
+//! - The all-zero segment holds the intra-chunk rows: each cell is exactly 0.7's
+//!   `links/0/<key>` blob (flat `int64` rows of chunk-local vertex rows) with its
+//!   `link_fragments` sidecar, so it reads through the 0.7 code ([`Level::links`]) once
+//!   [`Level::link_rows_array`] names it.
+//! - Every other segment holds cross-chunk records as 0.7's self-describing ragged blob
+//!   ([`RaggedLinks`]) of rows `[perm_idx?, v_0, …, v_{L-1}]`: endpoint `k` is row `v_k` of
+//!   chunk `source + offset_k` (`offset_0` = 0). Where the array's `has_perm` is true, the
+//!   endpoints are in a canonical order and `perm_idx` (a Lehmer code) restores the order
+//!   written. [`Level::v09_cross_chunk`] turns them into the 0.7 model of cross-chunk
+//!   records, so everything that reads cross-chunk links reads them.
+//!
+//! Records are listed as zarr-vectors 0.9.2 lists them: segments in name order, cells in the
+//! order of their dotted keys as text, rows in order.
+
+use super::super::{blob_err, delta_name, CrossChunk, Level};
+use crate::blob::join;
+use crate::error::{Error, Result};
+use crate::layout::cross_chunk::CrossChunkLinks;
+use crate::layout::links::RaggedLinks;
+use crate::metadata::arrays::LinksArray;
+use crate::metadata::{ChunkKey, JsonObject, Layout};
+use crate::names;
+use serde_json::Value;
+
+/// The segment of a width-1 family (no offsets).
+const SELF_SEGMENT: &str = "self";
+
+/// The largest `link_width` whose permutations are decoded (0.9.2's Lehmer codes fit `L!`).
+const MAX_PERM_WIDTH: usize = 20;
+
+/// The name of the all-zero (intra-chunk) offsets segment of a family of `width` over
+/// `sid` chunk axes.
+pub(crate) fn intra_segment(sid: usize, width: usize) -> String {
+    if width <= 1 {
+        return SELF_SEGMENT.to_owned();
+    }
+    let zero = vec!["0"; sid].join(".");
+    vec![zero; width - 1].join("_")
+}
+
+/// The `width − 1` offsets of segment `seg` (`"+1.-1.0_0.+2.0"`), each of `sid` components.
+pub(crate) fn parse_segment(
+    seg: &str,
+    sid: usize,
+    width: usize,
+) -> std::result::Result<Vec<Vec<i64>>, String> {
+    if width <= 1 {
+        return if seg == SELF_SEGMENT {
+            Ok(Vec::new())
+        } else {
+            Err(format!(
+                "segment `{seg}` of a width-1 family (`{SELF_SEGMENT}` expected)"
+            ))
+        };
+    }
+    let parts: Vec<&str> = seg.split('_').collect();
+    if parts.len() != width - 1 {
+        return Err(format!(
+            "segment `{seg}` has {} offsets, link_width {width} needs {}",
+            parts.len(),
+            width - 1
+        ));
+    }
+    parts
+        .iter()
+        .map(|p| {
+            let c: Vec<i64> = p
+                .split('.')
+                .map(|x| match x {
+                    "0" => Some(0),
+                    _ if x.starts_with('+') || x.starts_with('-') => x.parse().ok(),
+                    _ => None,
+                })
+                .collect::<Option<_>>()
+                .ok_or_else(|| format!("segment `{seg}`: `{p}` is not an offset"))?;
+            if c.len() == sid {
+                Ok(c)
+            } else {
+                Err(format!(
+                    "segment `{seg}`: `{p}` does not have {sid} components"
+                ))
+            }
+        })
+        .collect()
+}
+
+/// The permutation with Lehmer code `code` over `width` positions (0.9.2's
+/// `_lehmer_decode`): `out[i]` is the input position of canonical position `i`. `None` when
+/// the code is outside `[0, width!)`.
+pub(crate) fn lehmer_decode(code: i64, width: usize) -> Option<Vec<usize>> {
+    if width == 0 || width > MAX_PERM_WIDTH {
+        return None;
+    }
+    let mut fact: u64 = (1..=width as u64).product();
+    let mut code = u64::try_from(code).ok().filter(|&c| c < fact)?;
+    let mut available: Vec<usize> = (0..width).collect();
+    let mut out = Vec::with_capacity(width);
+    for i in 0..width {
+        fact /= (width - i) as u64;
+        let idx = usize::try_from(code / fact).ok()?;
+        code %= fact;
+        out.push(available.remove(idx));
+    }
+    Some(out)
+}
+
+/// Whether a family's arrays carry `perm_idx` when they do not say (0.9.2's
+/// `links_has_perm`): never intra-chunk or cross-level; always for `duplicate` storage; else
+/// for undirected links.
+fn default_has_perm(intra: bool, delta: i32, directed: bool, store: &str) -> bool {
+    !intra && delta == 0 && (store == "duplicate" || !directed)
+}
+
+impl Level {
+    /// The array of the intra-chunk link rows of `delta`, relative to the level: `links/<d>`
+    /// (0.7), or the all-zero offsets segment under it (0.9).
+    pub(crate) fn link_rows_array(&self, delta: i32) -> Result<String> {
+        let base = join(&[names::LINKS, &delta_name(delta)]);
+        if self.blobs.layout() != Layout::ChunkGrid {
+            return Ok(base);
+        }
+        let (width, sid) = self.v09_family_shape(delta)?;
+        Ok(join(&[&base, &intra_segment(sid, width)]))
+    }
+
+    /// `(link_width, sid_ndim)` of the 0.9 family `links/<delta>` (width 2 and the key arity
+    /// when absent).
+    fn v09_family_shape(&self, delta: i32) -> Result<(usize, usize)> {
+        let group = self.p(&[names::LINKS, &delta_name(delta)]);
+        let key = join(&[&group, "zarr.json"]);
+        let attrs = self.blobs.group_attributes(&group)?.unwrap_or_default();
+        let width = LinksArray::from_attributes(&attrs, &key)?.link_width;
+        Ok((width, self.v09_sid(&attrs, &key)?))
+    }
+
+    /// The family's `sid_ndim`, which must be the level's chunk key arity.
+    fn v09_sid(&self, attrs: &JsonObject, key: &str) -> Result<usize> {
+        match attrs.get("sid_ndim") {
+            None | Some(Value::Null) => Ok(self.key_arity),
+            Some(v) if v.as_u64() == Some(self.key_arity as u64) => Ok(self.key_arity),
+            Some(v) => Err(Error::metadata(
+                key,
+                format!(
+                    "`sid_ndim` is {v}, but the level's chunk keys have {} components",
+                    self.key_arity
+                ),
+            )),
+        }
+    }
+
+    /// ZV 0.9 link arrays beyond delta 0 (cross-level links) and link attributes are not
+    /// read yet: refused naming the node, never read as something else.
+    pub(crate) fn check_v09_unread_links(&self) -> Result<()> {
+        if self.blobs.layout() != Layout::ChunkGrid {
+            return Ok(());
+        }
+        for d in self.children_of(names::LINKS)? {
+            if d != "0" {
+                return Err(Error::Unsupported {
+                    key: self.p(&[names::LINKS, &d, "zarr.json"]),
+                    what: "cross-level links of a ZV 0.9 store (`links/<delta>` with delta ≠ 0)"
+                        .into(),
+                });
+            }
+        }
+        if self.blobs.exists(&self.p(&[names::LINK_ATTRIBUTES]))? {
+            return Err(Error::Unsupported {
+                key: self.p(&[names::LINK_ATTRIBUTES, "zarr.json"]),
+                what: "link attributes of a ZV 0.9 store".into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The cross-chunk records of the 0.9 family `links/<delta>` (its segments other than the
+    /// all-zero one), in 0.9.2's order, endpoints in the order written (`perm_idx` undone).
+    /// `None` without the family. Only delta 0 is read.
+    pub(crate) fn v09_cross_chunk(&self, delta: i32) -> Result<Option<CrossChunk>> {
+        let group = self.p(&[names::LINKS, &delta_name(delta)]);
+        let key = join(&[&group, "zarr.json"]);
+        let Some(attributes) = self.blobs.group_attributes(&group)? else {
+            return Ok(None);
+        };
+        if delta != 0 {
+            self.check_v09_unread_links()?;
+        }
+        let model = LinksArray::from_attributes(&attributes, &key)?;
+        model.check(delta, &self.geometry, &key)?;
+        let width = model.link_width;
+        let sid = self.v09_sid(&attributes, &key)?;
+        let directed = match attributes.get("directed") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => *b,
+            Some(v) => {
+                return Err(Error::metadata(
+                    &key,
+                    format!("`directed` is {v}, not a boolean"),
+                ))
+            }
+        };
+        let store = match attributes.get("store") {
+            None | Some(Value::Null) => "canonical",
+            Some(Value::String(s)) if s == "canonical" || s == "duplicate" => s.as_str(),
+            Some(v) => {
+                return Err(Error::metadata(
+                    &key,
+                    format!("`store` is {v}, not \"canonical\" or \"duplicate\""),
+                ))
+            }
+        };
+        let intra = intra_segment(sid, width);
+        let mut segments = self.blobs.children(&group)?;
+        segments.sort();
+        let mut links = CrossChunkLinks::new(width, sid);
+        for seg in segments.iter().filter(|s| **s != intra) {
+            let path = join(&[&group, seg]);
+            let akey = join(&[&path, "zarr.json"]);
+            let Some(grid) = self.blobs.grid(&path)? else {
+                continue; // a folder without an array: 0.9.2 lists arrays only
+            };
+            let offsets = parse_segment(seg, sid, width).map_err(|w| Error::metadata(&akey, w))?;
+            let attrs = grid.attributes();
+            if let Some(v) = attrs.get("offsets").filter(|v| !v.is_null()) {
+                if *v != serde_json::json!(offsets) {
+                    return Err(Error::metadata(
+                        &akey,
+                        format!("`offsets` is {v}, but the array is named `{seg}`"),
+                    ));
+                }
+            }
+            match attrs.get("dtype") {
+                None | Some(Value::Null) => {}
+                Some(Value::String(s)) if s == "int64" => {}
+                Some(v) => {
+                    return Err(Error::metadata(
+                        &akey,
+                        format!("link rows are int64, not {v}"),
+                    ))
+                }
+            }
+            let has_perm = match attrs.get("has_perm") {
+                None | Some(Value::Null) => default_has_perm(false, delta, directed, store),
+                Some(Value::Bool(b)) => *b,
+                Some(v) => {
+                    return Err(Error::metadata(
+                        &akey,
+                        format!("`has_perm` is {v}, not a boolean"),
+                    ))
+                }
+            };
+            let mut cells = grid.keys()?;
+            cells.sort_by_cached_key(ChunkKey::to_string);
+            for src in cells {
+                let Some(bytes) = grid.cell(&src)? else {
+                    continue;
+                };
+                let ckey = grid.cell_store_key(&src);
+                push_cell(&mut links, &bytes, &src, &offsets, has_perm, &ckey)?;
+            }
+        }
+        Ok(Some(CrossChunk {
+            delta,
+            links,
+            attributes,
+        }))
+    }
+}
+
+/// Appends the records of one cross-chunk cell (source chunk `src`, stored at `ckey`).
+fn push_cell(
+    links: &mut CrossChunkLinks,
+    bytes: &[u8],
+    src: &ChunkKey,
+    offsets: &[Vec<i64>],
+    has_perm: bool,
+    ckey: &str,
+) -> Result<()> {
+    let width = links.link_width();
+    let ncols = width + usize::from(has_perm);
+    let ragged = RaggedLinks::decode(bytes, ncols).map_err(blob_err(ckey.to_owned()))?;
+    let bad = |why: String| Error::inconsistent(ckey, why);
+    let mut chunks: Vec<Vec<i64>> = vec![src.coords().to_vec()];
+    for o in offsets {
+        let c: Option<Vec<i64>> = src
+            .coords()
+            .iter()
+            .zip(o)
+            .map(|(a, b)| a.checked_add(*b))
+            .collect();
+        chunks.push(c.ok_or_else(|| bad(format!("offset {o:?} from chunk {src} overflows")))?);
+    }
+    for (g, group) in ragged.groups.iter().enumerate() {
+        for (r, row) in group.chunks_exact(ncols).enumerate() {
+            let (perm, vis) = if has_perm {
+                (row[0], &row[1..])
+            } else {
+                (0, row)
+            };
+            let order = lehmer_decode(perm, width).ok_or_else(|| {
+                bad(format!(
+                    "group {g} row {r}: perm_idx {perm} is not a permutation of {width}"
+                ))
+            })?;
+            let mut ends: Vec<(&[i64], u64)> = vec![(&[], 0); width];
+            for (i, (&v, c)) in vis.iter().zip(&chunks).enumerate() {
+                let v = u64::try_from(v)
+                    .map_err(|_| bad(format!("group {g} row {r}: negative vertex row {v}")))?;
+                ends[order[i]] = (c.as_slice(), v);
+            }
+            links.push(&ends).map_err(blob_err(ckey.to_owned()))?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segments_name_offsets() {
+        assert_eq!(intra_segment(3, 2), "0.0.0");
+        assert_eq!(intra_segment(2, 3), "0.0_0.0");
+        assert_eq!(intra_segment(3, 1), "self");
+        assert_eq!(
+            parse_segment("+1.-1.0_0.+2.0", 3, 3).unwrap(),
+            vec![vec![1, -1, 0], vec![0, 2, 0]]
+        );
+        assert_eq!(parse_segment("self", 3, 1).unwrap(), Vec::<Vec<i64>>::new());
+        for bad in ["+1.-1", "1.0.0", "+1.x.0", "+1.0.0_0.0.0", "self"] {
+            assert!(parse_segment(bad, 3, 2).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn lehmer_codes_round_trip_0_9_2_examples() {
+        assert_eq!(lehmer_decode(0, 2).unwrap(), vec![0, 1]);
+        assert_eq!(lehmer_decode(1, 2).unwrap(), vec![1, 0]);
+        assert_eq!(lehmer_decode(5, 3).unwrap(), vec![2, 1, 0]);
+        assert_eq!(lehmer_decode(3, 3).unwrap(), vec![1, 2, 0]);
+        assert!(lehmer_decode(6, 3).is_none());
+        assert!(lehmer_decode(-1, 2).is_none());
+        assert!(lehmer_decode(0, 0).is_none());
+        assert!(lehmer_decode(0, 64).is_none());
+    }
+
+    #[test]
+    fn corrupt_cells_are_errors_naming_the_cell() {
+        let mut links = CrossChunkLinks::new(2, 3);
+        let src = ChunkKey(vec![0, 0, 0]);
+        let offs = vec![vec![1, 0, 0]];
+        // a perm_idx out of range
+        let blob = RaggedLinks {
+            link_width: 3,
+            groups: vec![vec![7, 0, 1]],
+        }
+        .encode()
+        .unwrap();
+        let e = push_cell(
+            &mut links,
+            &blob,
+            &src,
+            &offs,
+            true,
+            "0/links/0/+1.0.0/c/2/2/2",
+        );
+        assert!(e
+            .unwrap_err()
+            .to_string()
+            .contains("0/links/0/+1.0.0/c/2/2/2"));
+        // truncated bytes
+        let e = push_cell(&mut links, &blob[..blob.len() - 3], &src, &offs, true, "K");
+        assert!(e.unwrap_err().to_string().contains('K'));
+        // a swap restores the written order
+        let blob = RaggedLinks {
+            link_width: 3,
+            groups: vec![vec![1, 4, 9]],
+        }
+        .encode()
+        .unwrap();
+        push_cell(&mut links, &blob, &src, &offs, true, "K").unwrap();
+        assert_eq!(links.endpoint(0, 0), Some((&[1i64, 0, 0][..], 9)));
+        assert_eq!(links.endpoint(0, 1), Some((&[0i64, 0, 0][..], 4)));
+    }
+}
