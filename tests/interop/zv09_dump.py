@@ -2,12 +2,14 @@
 """The logical content of a ZV 0.9 store, as zarr-vectors 0.9.2's own readers see it.
 
     python zv09_dump.py STORE [-o OUT.json]
+    python zv09_dump.py STORE... --out-dir DIR    # DIR/<name>.expected.json each
 
 Prints a "zv-dump/1" document holding the logical sections that `zv dump`
 prints and the dump comparison's logical scope compares: ``root_metadata``,
 ``level_ids`` and, per level, ``level_metadata``, ``objects`` (vertices and
-vertex attributes in manifest order; links as the reference dumps give them),
-``unassigned_links``, ``object_attributes``, ``groups``, ``group_attributes``,
+vertex attributes in manifest order; links: the reader's links whose endpoints one
+object alone holds, in its local indices), ``unassigned_links`` (the others, for
+graphs, skeletons and meshes), ``object_attributes``, ``groups``, ``group_attributes``,
 ``canonical`` and ``reader`` (the high-level type readers' output).
 
 Everything is read through zarr-vectors 0.9.2 (``core.store``, ``core.arrays``,
@@ -23,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import warnings
 from dataclasses import asdict
@@ -108,6 +111,42 @@ def reader_section(store: str, gt: str, level: int, attr_names: list[str]) -> di
     return res
 
 
+def assign_links(objects, manifests, starts, links, mesh: bool) -> list:
+    """Gives each object (in ``objects`` order) the reader's links whose endpoints it alone
+    holds, in its local vertex indices (a mesh face starting at its smallest index), sorted;
+    returns the other links, sorted. The global index of a vertex is its place in the
+    reader's output (the chunks' fragments in order)."""
+    owners: dict[int, list[tuple[int, int]]] = {}
+    for pos, oid in enumerate(sorted(manifests)):
+        local = 0
+        for cc, f in manifests[oid]:
+            start, n = starts[(tuple(cc), int(f))]
+            for r in range(n):
+                entry = owners.setdefault(start + r, [])
+                if not any(o == pos for o, _ in entry):
+                    entry.append((pos, local))
+                local += 1
+    per_object: list[list[list[int]]] = [[] for _ in objects]
+    unassigned = []
+    for link in links:
+        cands = None
+        for gi in link:
+            here = [o for o, _ in owners.get(int(gi), [])]
+            cands = here if cands is None else [o for o in cands if o in here]
+        if cands is None or len(cands) != 1:
+            unassigned.append(list(link))
+            continue
+        o = cands[0]
+        local = [next(li for oo, li in owners[int(gi)] if oo == o) for gi in link]
+        if mesh:
+            k = local.index(min(local))
+            local = local[k:] + local[:k]
+        per_object[o].append(local)
+    for obj, ls in zip(objects, per_object):
+        obj["links"] = sorted(ls)
+    return sorted(unassigned)
+
+
 def dump_level(store: str, root, rm, level: int) -> dict[str, Any]:
     lg = get_resolution_level(root, level)
     lm = read_level_metadata(root, level)
@@ -178,6 +217,20 @@ def dump_level(store: str, root, rm, level: int) -> dict[str, Any]:
             recs.append(pts)
         canon["faces_xyz_sorted" if gt == "mesh" else "edges_xyz_sorted"] = sorted(recs)
     out["canonical"] = canon
+    if gt in GEOM_LINKS:
+        if len(allv) != len(reader["vertices" if gt == "mesh" else "positions"]):
+            raise SystemExit("the reader's vertices are not the chunks' fragments in order")
+        starts, g = {}, 0
+        for cc in chunk_keys:
+            for f, rows in enumerate(frag_verts[tuple(cc)]):
+                starts[(tuple(cc), f)] = (g, len(rows))
+                g += len(rows)
+        links = reader[GEOM_LINKS[gt]]
+        if objects is None:
+            out["unassigned_links"] = sorted(links)
+        else:
+            out["unassigned_links"] = assign_links(
+                objects, A.read_object_manifests(lg), starts, links, gt == "mesh")
     if objects is not None and gt in ("polyline", "streamline"):
         for o in objects:
             o["links"] = [[i, i + 1] for i in range(max(0, o["vertex_count"] - 1))]
@@ -210,15 +263,23 @@ def dump(store: str) -> dict[str, Any]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("store")
-    ap.add_argument("-o", "--output")
+    ap.add_argument("stores", nargs="+")
+    ap.add_argument("-o", "--output", help="the dump of the one store given")
+    ap.add_argument("--out-dir", help="write each store's dump to OUT_DIR/<name>.expected.json")
     a = ap.parse_args()
-    text = json.dumps(dump(a.store), sort_keys=True)
-    if a.output:
-        with open(a.output, "w", encoding="ascii") as f:
-            f.write(text)
-    else:
-        sys.stdout.write(text + "\n")
+    if a.output and len(a.stores) != 1:
+        ap.error("-o takes one store; use --out-dir for several")
+    for store in a.stores:
+        text = json.dumps(dump(store), sort_keys=True)
+        out = a.output
+        if a.out_dir:
+            name = os.path.basename(os.path.normpath(store))
+            out = os.path.join(a.out_dir, f"{os.path.splitext(name)[0]}.expected.json")
+        if out:
+            with open(out, "w", encoding="ascii") as f:
+                f.write(text)
+        else:
+            sys.stdout.write(text + "\n")
     return 0
 
 

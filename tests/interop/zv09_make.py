@@ -92,15 +92,21 @@ def graph(path: str, rng: np.random.Generator, shard, kind: str = "graph") -> di
     from zarr_vectors.types.graphs import write_graph
 
     n = int(rng.integers(10, 40))
-    pos = _points(rng, n)
+    # a walk: neighbouring vertices share chunks, so there are intra- and cross-chunk links
+    pos = _walk(rng, n)
     if kind == "skeleton":
-        edges = np.array([[i, int(rng.integers(0, i))] for i in range(1, n)], dtype=np.int64)  # [child, parent]
+        # [child, parent]: mostly the previous vertex, some branches
+        edges = np.array(
+            [[i, i - 1 if rng.random() < 0.7 else int(rng.integers(0, i))] for i in range(1, n)],
+            dtype=np.int64,
+        )
         ids = np.zeros(n, dtype=np.int64)
     else:
-        m = int(rng.integers(n, 2 * n))
-        edges = rng.integers(0, n, (m, 2)).astype(np.int64)
+        near = [[i, i + 1] for i in range(n - 1)]
+        far = rng.integers(0, n, (int(rng.integers(1, n)), 2)).tolist()
+        edges = np.array(near + far, dtype=np.int64)
         edges = edges[edges[:, 0] != edges[:, 1]]
-        ids = np.zeros(n, dtype=np.int64)
+        ids = np.sort(rng.integers(0, 3, n)).astype(np.int64)
     write_graph(
         path,
         pos,
@@ -123,11 +129,11 @@ def mesh(path: str, rng: np.random.Generator, shard) -> dict:
     from zarr_vectors.types.meshes import write_mesh
 
     n = int(rng.integers(8, 30))
-    verts = _points(rng, n)
-    faces = np.array(
-        [rng.choice(n, 3, replace=False) for _ in range(int(rng.integers(n, 2 * n)))],
-        dtype=np.int64,
-    )
+    verts = _walk(rng, n)
+    # strips of neighbouring vertices (mostly inside one chunk) and some random faces
+    strip = [[i, i + 1, i + 2] for i in range(n - 2)]
+    rand = [rng.choice(n, 3, replace=False).tolist() for _ in range(int(rng.integers(1, n)))]
+    faces = np.array(strip + rand, dtype=np.int64)
     write_mesh(path, verts, faces, chunk_shape=CHUNK, bounds=BOUNDS, shard_shape=shard)
     return {"vertices": n, "links": int(len(faces))}
 

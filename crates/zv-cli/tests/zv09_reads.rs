@@ -1,10 +1,8 @@
-//! zv reads the ZV 0.9 stores zarr-vectors 0.9.2 writes: random stores of every geometry whose
-//! links zv reads in 0.9 (point clouds, polylines, streamlines), in 0.9.2's default layout and
-//! its sharded layout (with sparse object ids), dumped by 0.9.2's own readers
-//! (`tests/interop/zv09_dump.py`) and by `zv dump`, compare equal in the logical scope. Stores
-//! whose geometry carries explicit links (graphs, skeletons, meshes) are refused with an
-//! error naming `links`, never read without their links; corrupt 0.9 stores give errors
-//! naming the key.
+//! zv reads the ZV 0.9 stores zarr-vectors 0.9.2 writes: random stores of every geometry
+//! (point clouds, polylines, streamlines, graphs, skeletons, meshes), in 0.9.2's default layout
+//! and its sharded layout (with sparse object ids), dumped by 0.9.2's own readers
+//! (`tests/interop/zv09_dump.py`) and by `zv dump`, compare equal in the logical scope.
+//! Corrupt 0.9 stores (metadata, vertex cells, link cells) give errors naming the key.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use std::path::{Path, PathBuf};
@@ -13,10 +11,15 @@ use std::process::Command;
 use serde_json::Value;
 use zv_testkit::env::{shared_dir, workspace_root, zv09_python};
 
-/// The geometries whose 0.9 stores zv reads whole.
-const READ: &[&str] = &["point_cloud", "polyline", "streamline"];
-/// The geometries whose 0.9 links are not read yet.
-const REFUSED: &[&str] = &["graph", "skeleton", "mesh"];
+/// The geometries 0.9.2 writes.
+const READ: &[&str] = &[
+    "point_cloud",
+    "polyline",
+    "streamline",
+    "graph",
+    "skeleton",
+    "mesh",
+];
 const SEEDS: &[u64] = &[1, 2, 3];
 
 /// Writes the stores of `geometries` (both layouts) with 0.9.2 into `dir`; their paths.
@@ -64,20 +67,22 @@ fn zv_dumps_what_zarr_vectors_0_9_2_reads() {
     let mut compared = 0;
     for &seed in SEEDS {
         let sub = dir.path().join(seed.to_string());
-        for (name, store) in make(&sub, seed, READ) {
+        let stores = make(&sub, seed, READ);
+        // one 0.9.2 process dumps every store of the seed
+        let out = Command::new(zv09_python())
+            .arg(workspace_root().join("tests/interop/zv09_dump.py"))
+            .args(stores.iter().map(|(_, s)| s.as_os_str()))
+            .arg("--out-dir")
+            .arg(&sub)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "zv09_dump.py (seed {seed}): {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for (name, store) in stores {
             let expected = sub.join(format!("{name}.expected.json"));
-            let out = Command::new(zv09_python())
-                .arg(workspace_root().join("tests/interop/zv09_dump.py"))
-                .arg(&store)
-                .arg("-o")
-                .arg(&expected)
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "zv09_dump.py {name}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
             let out = zv(&["dump".as_ref(), store.as_os_str()]);
             assert!(
                 out.status.success(),
@@ -102,26 +107,6 @@ fn zv_dumps_what_zarr_vectors_0_9_2_reads() {
     }
     assert_eq!(compared, SEEDS.len() * READ.len() * 2);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-}
-
-#[test]
-fn zero_nine_stores_with_explicit_links_are_refused_naming_links() {
-    let dir = tempfile::tempdir().unwrap();
-    let stores = make(dir.path(), 7, REFUSED);
-    assert_eq!(stores.len(), REFUSED.len() * 2);
-    for (name, store) in stores {
-        let out = zv(&["dump".as_ref(), store.as_os_str()]);
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(!out.status.success(), "{name}: read without its links");
-        assert!(
-            err.contains("0/links/zarr.json") && err.contains("unsupported"),
-            "{name}: {err}"
-        );
-        // the vertices read all the same
-        let zs = zv_format::ZvStore::open_url(store.to_str().unwrap()).unwrap();
-        let points = zs.level(0).unwrap().points(&[]).unwrap();
-        assert!(!points.is_empty(), "{name}");
-    }
 }
 
 /// Rewrites `key` (relative to `store`) with `edit` applied to its text.
@@ -201,4 +186,104 @@ fn first_cell(dir: &Path) -> PathBuf {
         p = entries.into_iter().next().unwrap();
     }
     p
+}
+
+/// The single element of a `vlen-bytes` chunk file of one cell: `(u32 count, u32 length, bytes)`.
+fn vlen_cell(path: &Path) -> Vec<u8> {
+    let b = std::fs::read(path).unwrap();
+    assert_eq!(&b[..4], &1u32.to_le_bytes(), "{}", path.display());
+    let n = u32::from_le_bytes(b[4..8].try_into().unwrap()) as usize;
+    b[8..8 + n].to_vec()
+}
+
+fn write_vlen_cell(path: &Path, element: &[u8]) {
+    let mut b = 1u32.to_le_bytes().to_vec();
+    b.extend_from_slice(&(element.len() as u32).to_le_bytes());
+    b.extend_from_slice(element);
+    std::fs::write(path, b).unwrap();
+}
+
+/// The segments of `<store>/0/links/0` that hold cells: (intra, first cross-chunk one).
+fn link_segments(store: &Path) -> (PathBuf, PathBuf) {
+    let fam = store.join("0/links/0");
+    let mut segs: Vec<PathBuf> = std::fs::read_dir(&fam)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("c").is_dir())
+        .collect();
+    segs.sort();
+    let intra = segs.iter().position(|p| p.ends_with("0.0.0")).unwrap();
+    let intra = segs.remove(intra);
+    (intra, segs.remove(0))
+}
+
+#[test]
+fn corrupt_zero_nine_link_cells_give_errors_naming_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let stores = make(dir.path(), 13, &["graph"]);
+    let default = &stores.iter().find(|(n, _)| n == "graph-default").unwrap().1;
+    let fresh = |i: usize| {
+        let to = dir.path().join(format!("case{i}"));
+        let status = Command::new("cp")
+            .arg("-r")
+            .arg(default)
+            .arg(&to)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        to
+    };
+    let rel = |s: &Path, p: &Path| p.strip_prefix(s).unwrap().to_str().unwrap().to_owned();
+    // a truncated cross-chunk cell
+    let s = fresh(0);
+    let (_, cross) = link_segments(&s);
+    let cell = first_cell(&cross.join("c"));
+    let bytes = std::fs::read(&cell).unwrap();
+    std::fs::write(&cell, &bytes[..bytes.len() - 5]).unwrap();
+    let e = dump_error(&s);
+    assert!(e.contains(&rel(&s, &cell)), "{e}");
+    // a perm_idx that is not a permutation
+    let s = fresh(1);
+    let (_, cross) = link_segments(&s);
+    let cell = first_cell(&cross.join("c"));
+    let mut el = vlen_cell(&cell);
+    let k = i64::from_le_bytes(el[..8].try_into().unwrap()) as usize;
+    let first = 8 * (1 + k);
+    el[first..first + 8].copy_from_slice(&7i64.to_le_bytes());
+    write_vlen_cell(&cell, &el);
+    let e = dump_error(&s);
+    assert!(e.contains(&rel(&s, &cell)) && e.contains("perm_idx"), "{e}");
+    // a cross-chunk record naming a row its chunk does not have
+    let s = fresh(2);
+    let (_, cross) = link_segments(&s);
+    let cell = first_cell(&cross.join("c"));
+    let mut el = vlen_cell(&cell);
+    el[first + 8..first + 16].copy_from_slice(&999i64.to_le_bytes());
+    write_vlen_cell(&cell, &el);
+    let e = dump_error(&s);
+    assert!(e.contains("0/links/0") && e.contains("999"), "{e}");
+    // intra-chunk rows naming vertices the chunk does not have
+    let s = fresh(3);
+    let (intra, _) = link_segments(&s);
+    let cell = first_cell(&intra.join("c"));
+    let el: Vec<u8> = vlen_cell(&cell)
+        .chunks(8)
+        .flat_map(|_| 999i64.to_le_bytes())
+        .collect();
+    write_vlen_cell(&cell, &el);
+    let e = dump_error(&s);
+    assert!(e.contains("0/links/0/0.0.0"), "{e}");
+    // a family whose link_width the geometry does not allow
+    let s = fresh(4);
+    edit(&s, "0/links/0/zarr.json", |d| {
+        d["attributes"]["link_width"] = serde_json::json!(5);
+    });
+    let e = dump_error(&s);
+    assert!(e.contains("0/links/0/zarr.json"), "{e}");
+    // an offsets segment that is not one
+    let s = fresh(5);
+    let (_, cross) = link_segments(&s);
+    std::fs::rename(&cross, s.join("0/links/0/+1.x.0")).unwrap();
+    let e = dump_error(&s);
+    assert!(e.contains("0/links/0/+1.x.0/zarr.json"), "{e}");
 }
