@@ -92,7 +92,8 @@ fn level_summary(level: &Level) -> CliResult<Value> {
         "bin_shape": level.bin_shape(),
         "chunks": keys.len(),
         "vertices": rows.iter().sum::<u64>(),
-        "objects": index.map(|i| i.num_objects),
+        // a ZV 0.9 index with sparse ids holds fewer objects than its id space
+        "objects": index.map(|i| i.ids.as_ref().map_or(i.num_objects, |ids| ids.len() as u64)),
         "groups": groups.map(|g| g.len()),
         "vertices_per_chunk": occupancy,
         "attributes": attributes,

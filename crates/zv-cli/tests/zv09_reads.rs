@@ -2,7 +2,8 @@
 //! (point clouds, polylines, streamlines, graphs, skeletons, meshes), in 0.9.2's default layout
 //! and its sharded layout (with sparse object ids), dumped by 0.9.2's own readers
 //! (`tests/interop/zv09_dump.py`) and by `zv dump`, compare equal in the logical scope.
-//! Corrupt 0.9 stores (metadata, vertex cells, link cells) give errors naming the key.
+//! `zv info` reads every one; `zv validate` refuses them (its rules are 0.7's). Corrupt 0.9
+//! stores (metadata, vertex cells, link cells) give errors naming the key.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use std::path::{Path, PathBuf};
@@ -89,6 +90,15 @@ fn zv_dumps_what_zarr_vectors_0_9_2_reads() {
                 "zv dump {name}: {}",
                 String::from_utf8_lossy(&out.stderr)
             );
+            let info = zv(&["info".as_ref(), store.as_os_str()]);
+            let text = String::from_utf8_lossy(&info.stdout);
+            let geometry = name.rsplit_once('-').unwrap().0;
+            assert!(
+                info.status.success()
+                    && text.starts_with(&format!("ZV 0.9.2 store, geometry {geometry}")),
+                "zv info {name}: {text}{}",
+                String::from_utf8_lossy(&info.stderr)
+            );
             let actual = sub.join(format!("{name}.zv.json"));
             std::fs::write(&actual, &out.stdout).unwrap();
             let cmp = Command::new(zv09_python())
@@ -140,6 +150,14 @@ fn corrupt_zero_nine_stores_give_errors_naming_the_key() {
         assert!(status.success());
         to
     };
+    // zv validate checks the 0.7 rules: a 0.9 store is refused, not misreported
+    let out = zv(&["validate".as_ref(), stores[0].1.as_os_str()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("zarr.json") && err.contains("ZV 0.9.2"),
+        "{err}"
+    );
     // a wrong grid origin: the first non-empty chunk falls outside the grid or into an empty cell
     let s = fresh(0);
     edit(&s, "0/vertices/zarr.json", |d| {

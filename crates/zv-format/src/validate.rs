@@ -115,10 +115,33 @@ pub fn validate(store: Arc<dyn Store>, level: u8) -> Report {
 }
 
 /// Validates the store at `url` (a path, `file://…` or `memory://…`); a store that cannot
-/// be opened at all is an error.
+/// be opened at all is an error, and so is a ZV 0.9 store: the rules checked are ZV 0.7's.
 pub fn validate_url(url: &str, level: u8) -> crate::Result<Report> {
     crate::link_plugins();
-    Ok(validate(zv_core::plugin::open_store(url)?, level))
+    let store = zv_core::plugin::open_store(url)?;
+    refuse_chunk_grid(&store)?;
+    Ok(validate(store, level))
+}
+
+/// A ZV 0.9 store (chunk-grid layout) is refused with an error naming its root `zarr.json`:
+/// the validator's rules are ZV 0.7's, and would report every 0.9 array as broken.
+fn refuse_chunk_grid(store: &Arc<dyn Store>) -> crate::Result<()> {
+    let Some(attrs) = Blobs::new(store.clone()).group_attributes("")? else {
+        return Ok(());
+    };
+    match crate::metadata::RootMetadata::from_attributes(&attrs, "zarr.json") {
+        Ok(root) if root.layout() == crate::metadata::Layout::ChunkGrid => {
+            Err(crate::Error::Unsupported {
+                key: "zarr.json".into(),
+                what: format!(
+                    "validating a ZV {} store (zv validate checks the ZV 0.7 rules; \
+                     zv info and zv dump read 0.9 stores)",
+                    root.zv_version
+                ),
+            })
+        }
+        _ => Ok(()),
+    }
 }
 
 fn has_errors(out: &[Finding], level: u8) -> bool {
