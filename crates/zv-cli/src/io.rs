@@ -70,6 +70,8 @@ pub(crate) struct WriteArgs<'a> {
     pub(crate) memory_budget: u64,
     /// The codec choice.
     pub(crate) codecs: Option<&'a str>,
+    /// The on-disk layout (`0.7` or `0.9`).
+    pub(crate) format_version: &'a str,
 }
 
 /// Imports `file` in `format` into the empty `target` (named `store`); removes whatever was
@@ -85,12 +87,14 @@ pub(crate) fn import(
         batch,
         memory_budget,
         codecs,
+        format_version,
     } = write;
     let mut opts = ImportOptions {
         chunk_shape: args.chunk_shape.clone(),
         columns: args.columns.clone(),
         memory_budget,
         batch: batch.clamp(1, 1 << 20),
+        format_version: zv_format::writer::FormatVersion::parse(format_version)?,
         ..Default::default()
     };
     if let Some(c) = codecs {

@@ -78,6 +78,9 @@ enum Command {
         /// Replace an existing store at the target.
         #[arg(long)]
         overwrite: bool,
+        /// The on-disk layout: 0.7, or 0.9 (as zarr-vectors 0.9.2 reads it; point clouds only so far).
+        #[arg(long, default_value = "0.7")]
+        format_version: String,
         #[command(flatten)]
         io: io::ImportArgs,
     },
@@ -166,8 +169,20 @@ fn main() -> ExitCode {
             codecs,
             memory_budget,
             overwrite,
+            format_version,
             io,
-        } => import(&file, &store, batch, memory_budget, codecs, overwrite, &io),
+        } => import(
+            &file,
+            &store,
+            io::WriteArgs {
+                batch,
+                memory_budget,
+                codecs: codecs.as_deref(),
+                format_version: &format_version,
+            },
+            overwrite,
+            &io,
+        ),
         Command::Export { store, output, io } => export(&store, output, &io),
         Command::Validate { store, level, json } => return validate::run(&store, level, json),
         Command::Info { store, json } => info::run(&store, json),
@@ -237,20 +252,19 @@ fn dump(store: &str, compact: bool) -> CliResult {
 fn import(
     file: &str,
     store: &str,
-    batch: usize,
-    memory_budget: u64,
-    codecs: Option<String>,
+    write: io::WriteArgs<'_>,
     overwrite: bool,
     args: &io::ImportArgs,
 ) -> CliResult {
+    let format_version = zv_format::writer::FormatVersion::parse(write.format_version)?;
     let format = io::import_format(file, args)?;
     let doc = match format {
         Some(_) => None,
         None => {
             let bytes = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
             let mut doc = zv_format::document::GeometryDocument::from_json(&bytes)?;
-            if codecs.is_some() {
-                doc.codecs = codecs.clone();
+            if let Some(c) = write.codecs {
+                doc.codecs = Some(c.to_owned());
             }
             Some(doc)
         }
@@ -267,20 +281,15 @@ fn import(
     }
     let Some(doc) = doc else {
         let format = format.ok_or("no format")?;
-        return io::import(
-            file,
-            format,
-            (store, target),
-            args,
-            io::WriteArgs {
-                batch,
-                memory_budget,
-                codecs: codecs.as_deref(),
-            },
-        );
+        return io::import(file, format, (store, target), args, write);
     };
-    let summary =
-        zv_format::import::write_document_with_budget(target, &doc, batch, memory_budget)?;
+    let summary = zv_format::import::write_document_as(
+        target,
+        &doc,
+        write.batch,
+        write.memory_budget,
+        format_version,
+    )?;
     if args.quiet {
         return Ok(());
     }

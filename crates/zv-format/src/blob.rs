@@ -32,6 +32,7 @@
 //! Errors name the real store key: the node's `zarr.json`, or the chunk that failed.
 
 pub mod grid;
+mod grid_write;
 mod read;
 mod shard;
 #[cfg(test)]
@@ -39,7 +40,7 @@ mod tests;
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use zv_core::array::{read_node_metadata, Array};
 use zv_core::codec::ArrayBytes;
@@ -54,6 +55,7 @@ use crate::metadata::{ChunkKey, JsonObject, Layout};
 use crate::names::SHARD_PREFIX;
 
 pub use grid::GridArray;
+pub use grid_write::vlen_codecs;
 pub use read::{BlobData, MAX_FILL_BYTES};
 
 /// The chunk-grid arrays opened so far (`None`: no grid array at that path).
@@ -66,6 +68,8 @@ pub struct Blobs {
     layout: Layout,
     shards: Mutex<HashMap<NodePath, Arc<shard::ShardIndex>>>,
     grids: GridCache,
+    /// Writing a ZV 0.9 level: the chunk grid its per-chunk blobs go into as cells.
+    sink: OnceLock<grid_write::GridSink>,
 }
 
 /// Joins path parts with `/`, skipping empty parts.
@@ -122,6 +126,7 @@ impl Blobs {
             layout,
             shards: Mutex::new(HashMap::new()),
             grids: Mutex::new(HashMap::new()),
+            sink: OnceLock::new(),
         }
     }
 
@@ -293,6 +298,9 @@ impl Blobs {
         codecs: &[ExtensionMetadata],
     ) -> Result<()> {
         let path = node_path(path)?;
+        if let Some((sink, array, key)) = self.grid_cell_target(&path)? {
+            return sink.write_cell(&array, &key, bytes, codecs);
+        }
         let meta_key = path.metadata_key();
         let n = bytes.len() as u64;
         let meta = ArrayMetadata::new(vec![n], vec![n.max(1)], DataType::UInt8, codecs.to_vec())
@@ -307,6 +315,91 @@ impl Blobs {
         } else {
             array
                 .store_chunk(&[0], ArrayBytes::Fixed(Cow::Borrowed(bytes)))
+                .map_err(|e| zarr_error(e, &meta_key))?;
+        }
+        array.store_metadata().map_err(|e| zarr_error(e, &meta_key))
+    }
+
+    /// Lays the per-chunk blobs written from now on out as ZV 0.9 chunk-grid cells: a blob
+    /// `<array>/<chunk key>` becomes the cell of that chunk in the grid array `<array>`, whose
+    /// grid has its lowest chunk at `origin` and `shape` chunks per dimension. Its document
+    /// is written by [`Blobs::write_chunk_array_document`], after its cells.
+    pub fn begin_grid(&self, origin: Vec<i64>, shape: Vec<u64>) -> Result<()> {
+        self.sink
+            .set(grid_write::GridSink::new(self.store.clone(), origin, shape))
+            .map_err(|_| Error::InvalidInput("the chunk grid is already set".into()))
+    }
+
+    /// When writing chunk-grid cells, the grid array and chunk of blob `path`.
+    fn grid_cell_target(
+        &self,
+        path: &NodePath,
+    ) -> Result<Option<(&grid_write::GridSink, NodePath, ChunkKey)>> {
+        let Some(sink) = self.sink.get() else {
+            return Ok(None);
+        };
+        let Some((parent, last)) = path.as_str().rsplit_once('/') else {
+            return Ok(None);
+        };
+        let Ok(key) = last.parse::<ChunkKey>() else {
+            return Ok(None);
+        };
+        Ok(Some((sink, node_path(parent)?, key)))
+    }
+
+    /// The document of the per-chunk array at `path`: a group with `attributes` (ZV 0.7), or,
+    /// after [`Blobs::begin_grid`], the grid array's `zarr.json` with `attributes` beside
+    /// `nonempty_chunks` and `chunk_grid_origin` (`codecs`: the blob codecs, used when no cell
+    /// was written).
+    pub fn write_chunk_array_document(
+        &self,
+        path: &str,
+        attributes: JsonObject,
+        codecs: &[ExtensionMetadata],
+    ) -> Result<()> {
+        match self.sink.get() {
+            Some(sink) => sink.write_document(&node_path(path)?, attributes, codecs),
+            None => self.write_group(path, attributes),
+        }
+    }
+
+    /// Writes a 1-D array at `path` of `data_type` (`variable_length_bytes`: `data` holds the
+    /// elements, `offsets` their `n + 1` bounds; fixed types: `data` the little-endian
+    /// elements, `offsets` empty), one chunk, with `fill_value`, `codecs` and `attributes`;
+    /// `zarr.json` after the chunk.
+    pub fn write_array(
+        &self,
+        path: &str,
+        data_type: DataType,
+        data: &[u8],
+        offsets: &[usize],
+        fill_value: zv_core::data_type::FillValue,
+        codecs: Vec<ExtensionMetadata>,
+        attributes: JsonObject,
+    ) -> Result<()> {
+        let path = node_path(path)?;
+        let meta_key = path.metadata_key();
+        let n = match data_type.size() {
+            None => offsets.len().saturating_sub(1) as u64,
+            Some(size) => (data.len() / size.max(1)) as u64,
+        };
+        let mut meta = ArrayMetadata::new(vec![n], vec![n.max(1)], data_type, codecs)
+            .map_err(|e| Error::metadata(meta_key.as_str(), e.to_string()))?;
+        meta.fill_value = fill_value;
+        meta.attributes = attributes;
+        let array = Array::from_metadata(self.store.clone(), &path, meta)
+            .map_err(|e| zarr_error(e, &meta_key))?;
+        if n > 0 {
+            let bytes = if data_type.size().is_none() {
+                ArrayBytes::Variable {
+                    data: Cow::Borrowed(data),
+                    offsets: Cow::Borrowed(offsets),
+                }
+            } else {
+                ArrayBytes::Fixed(Cow::Borrowed(data))
+            };
+            array
+                .store_chunk(&[0], bytes)
                 .map_err(|e| zarr_error(e, &meta_key))?;
         }
         array.store_metadata().map_err(|e| zarr_error(e, &meta_key))

@@ -22,7 +22,9 @@ use zv_core::store::Store;
 use crate::document::{Attribute, AttributeValues, GeometryDocument};
 use crate::error::{AttributeKind, Error, Result};
 use crate::geometry::Geometry;
-use crate::writer::{check_id_count, WriteSummary, WriterOptions, ZvWriter, DEFAULT_MEMORY_BUDGET};
+use crate::writer::{
+    check_id_count, FormatVersion, WriteSummary, WriterOptions, ZvWriter, DEFAULT_MEMORY_BUDGET,
+};
 
 /// Checks that every vertex attribute has `n` rows.
 fn check_vertex_attributes(doc: &GeometryDocument, n: usize) -> Result<()> {
@@ -57,8 +59,20 @@ pub fn write_document_with_budget(
     batch: usize,
     memory_budget: u64,
 ) -> Result<WriteSummary> {
+    write_document_as(store, doc, batch, memory_budget, FormatVersion::V0_7)
+}
+
+/// [`write_document_with_budget`] in the layout `format_version`.
+pub fn write_document_as(
+    store: Arc<dyn Store>,
+    doc: &GeometryDocument,
+    batch: usize,
+    memory_budget: u64,
+    format_version: FormatVersion,
+) -> Result<WriteSummary> {
     let mut opts = WriterOptions::from_document(doc)?;
     opts.memory_budget = memory_budget;
+    opts.format_version = format_version;
     let mut w = ZvWriter::create(store, opts)?;
     let batch = batch.max(1);
     if doc.geometry.is_sequential() {

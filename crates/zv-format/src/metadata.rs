@@ -34,3 +34,7 @@ pub type JsonObject = Map<String, Value>;
 
 /// The `zv_version` this crate writes.
 pub const ZV_VERSION: &str = "0.7.0";
+
+/// The `zv_version` of stores this crate writes in the ZV 0.9 layout: the zarr-vectors
+/// release whose reading they follow.
+pub const ZV09_VERSION: &str = "0.9.2";

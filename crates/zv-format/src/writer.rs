@@ -68,6 +68,7 @@ mod placement;
 mod polylines;
 mod skeleton;
 mod spill;
+mod v09;
 mod vertices;
 
 use std::collections::BTreeMap;
@@ -85,8 +86,8 @@ use crate::metadata::ChunkKey;
 
 pub use checks::SPARE_OBJECTS;
 pub use options::{
-    CodecChoice, Compression, OutOfBounds, WriteSummary, WriterOptions, DEFAULT_MEMORY_BUDGET,
-    MAX_BINS_PER_CHUNK,
+    CodecChoice, Compression, FormatVersion, OutOfBounds, WriteSummary, WriterOptions,
+    DEFAULT_MEMORY_BUDGET, MAX_BINS_PER_CHUNK,
 };
 pub use placement::COORDINATE_LIMIT;
 
@@ -419,6 +420,9 @@ impl ZvWriter {
     /// geometries and pyramid levels; empty otherwise).
     fn finish_with_places(self) -> Result<(WriteSummary, Vec<(ChunkKey, u64)>)> {
         let counts = self.validate()?;
+        if self.opts.format_version == FormatVersion::V0_9 {
+            self.begin_grid_v09()?;
+        }
         let skeleton = self.skeleton_order()?;
         let columns = self.columns.finish()?;
         let fragment_columns = self.fragment_columns()?;

@@ -1,7 +1,7 @@
 //! What an import or export is asked to do: [`ImportOptions`], [`ExportOptions`].
 
 use zv_core::data_type::DataType;
-use zv_format::writer::{CodecChoice, DEFAULT_MEMORY_BUDGET};
+use zv_format::writer::{CodecChoice, FormatVersion, DEFAULT_MEMORY_BUDGET};
 
 /// Options of an import.
 #[derive(Debug, Clone)]
@@ -19,6 +19,8 @@ pub struct ImportOptions {
     pub batch: usize,
     /// CSV: the position columns, in axis order (default `x, y, z`, or `x, y`).
     pub columns: Option<Vec<String>>,
+    /// The on-disk layout written (ZV 0.7 by default).
+    pub format_version: FormatVersion,
 }
 
 impl Default for ImportOptions {
@@ -30,6 +32,7 @@ impl Default for ImportOptions {
             memory_budget: DEFAULT_MEMORY_BUDGET,
             batch: 1 << 16,
             columns: None,
+            format_version: FormatVersion::V0_7,
         }
     }
 }

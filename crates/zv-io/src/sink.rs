@@ -54,6 +54,7 @@ pub(crate) fn writer_options(
     options.vertex_type = opts.vertex_type.unwrap_or(vertex_type);
     options.codecs = opts.codecs;
     options.memory_budget = opts.memory_budget;
+    options.format_version = opts.format_version;
     options
 }
 

@@ -7,7 +7,7 @@ use zv_core::data_type::DataType;
 
 use super::columns::FinishedColumn;
 use super::objects::DenseAttribute;
-use super::{Target, ZvWriter, SAME_LEVEL};
+use super::{FormatVersion, Target, ZvWriter, SAME_LEVEL};
 use crate::blob::{join, Blobs};
 use crate::error::Result;
 use crate::geometry::Geometry;
@@ -16,7 +16,7 @@ use crate::metadata::arrays::{
     DenseAttributeArray, DenseAttributeKind, FragmentIndexArray, FragmentIndexKind, LinksArray,
     RowAttributeArray, RowAttributeKind, VerticesArray,
 };
-use crate::metadata::{Axis, ZV_VERSION};
+use crate::metadata::{Axis, ZV09_VERSION, ZV_VERSION};
 use crate::names;
 
 /// The members of a JSON object literal.
@@ -85,8 +85,11 @@ impl ZvWriter {
 
     /// Writes the document of a fragment index group of `kind` at `path`.
     fn write_fragment_index_document(&self, path: &str, kind: FragmentIndexKind) -> Result<()> {
-        self.blobs
-            .write_group(path, FragmentIndexArray::new(kind).to_attributes())
+        self.blobs.write_chunk_array_document(
+            path,
+            FragmentIndexArray::new(kind).to_attributes(),
+            &self.codecs(8),
+        )
     }
 
     /// The documents of `vertices`, `vertex_fragments` and the vertex and fragment attributes.
@@ -95,9 +98,10 @@ impl ZvWriter {
         columns: &[FinishedColumn],
         fragment_columns: &[DenseAttribute<'_>],
     ) -> Result<()> {
-        self.blobs.write_group(
+        self.blobs.write_chunk_array_document(
             &join(&[&self.level, names::VERTICES]),
             VerticesArray::new(self.grid.vertex_type).to_attributes(),
+            &self.codecs(self.grid.vsize),
         )?;
         self.write_fragment_index_document(
             &join(&[&self.level, names::VERTEX_FRAGMENTS]),
@@ -112,8 +116,21 @@ impl ZvWriter {
             if c.channels > 1 || c.channel_names.is_some() {
                 doc.channel_names = Some(c.channel_names_or_default());
             }
-            self.blobs
-                .write_group(&join(&[&vertex_attributes, &c.name]), doc.to_attributes())?;
+            let mut attributes = doc.to_attributes();
+            if self.opts.format_version == FormatVersion::V0_9 {
+                // 0.9.2 reads a row's width from `row_shape`
+                let row_shape: Vec<u64> = if c.channels > 1 {
+                    vec![c.channels as u64]
+                } else {
+                    vec![]
+                };
+                attributes.insert("row_shape".into(), json!(row_shape));
+            }
+            self.blobs.write_chunk_array_document(
+                &join(&[&vertex_attributes, &c.name]),
+                attributes,
+                &self.codecs(c.data_type.size().unwrap_or(1)),
+            )?;
         }
         if fragment_columns.is_empty() {
             return Ok(());
@@ -125,8 +142,11 @@ impl ZvWriter {
                 RowAttributeArray::new(RowAttributeKind::Fragment, f.name, f.rows.data_type());
             doc.dictionary = f.dictionary.clone();
             doc.channel_names = f.attribute.channel_names.clone();
-            self.blobs
-                .write_group(&join(&[&fragment_attributes, f.name]), doc.to_attributes())?;
+            self.blobs.write_chunk_array_document(
+                &join(&[&fragment_attributes, f.name]),
+                doc.to_attributes(),
+                &self.codecs(f.rows.data_type().size().unwrap_or(1)),
+            )?;
         }
         Ok(())
     }
@@ -217,7 +237,11 @@ impl ZvWriter {
             _ => "implicit_sequential",
         };
         let mut zv = Map::new();
-        zv.insert("zv_version".into(), json!(ZV_VERSION));
+        let version = match self.opts.format_version {
+            FormatVersion::V0_7 => ZV_VERSION,
+            FormatVersion::V0_9 => ZV09_VERSION,
+        };
+        zv.insert("zv_version".into(), json!(version));
         zv.insert("format_capabilities".into(), json!(["fragment_index"]));
         zv.insert("chunk_shape".into(), json!(self.opts.chunk_shape));
         zv.insert(

@@ -36,7 +36,7 @@ pub(super) struct DenseAttribute<'a> {
 
 impl<'a> DenseAttribute<'a> {
     /// Encodes attribute `name` (stored under `path`, named in errors).
-    fn new(name: &'a str, a: &'a Attribute, path: &str) -> Result<Self> {
+    pub(super) fn new(name: &'a str, a: &'a Attribute, path: &str) -> Result<Self> {
         let (rows, present, dictionary) = match &a.values {
             AttributeValues::Numeric { rows, present } => {
                 (Cow::Borrowed(rows), present.as_deref(), None)
@@ -63,8 +63,10 @@ impl<'a> DenseAttribute<'a> {
 /// The object index: the manifest-block stream and its offsets.
 #[derive(Debug, Default)]
 pub(super) struct Manifests {
-    data: Vec<u8>,
-    offsets: Vec<u8>,
+    /// The manifests, one after the other.
+    pub(super) data: Vec<u8>,
+    /// Where each manifest starts in `data` (little-endian int64).
+    pub(super) offsets: Vec<u8>,
 }
 
 /// Objects per parallel task when building manifests.
@@ -152,7 +154,11 @@ impl ZvWriter {
     /// fragment of each chunk is `fragment_objects`), chunk by chunk in key order (polylines:
     /// its pieces in path order), objects without fragments having empty ones, up to
     /// `num_objects`.
-    fn manifests(&self, fragment_objects: &[Vec<u64>], num_objects: u64) -> Result<Manifests> {
+    pub(super) fn manifests(
+        &self,
+        fragment_objects: &[Vec<u64>],
+        num_objects: u64,
+    ) -> Result<Manifests> {
         if !self.has_objects() {
             return Ok(Manifests::default());
         }
@@ -199,6 +205,9 @@ impl ZvWriter {
     ) -> Result<()> {
         if !self.has_objects() {
             return Ok(());
+        }
+        if self.opts.format_version == super::FormatVersion::V0_9 {
+            return self.write_objects_v09(fragment_objects, counts);
         }
         let manifests = self.manifests(fragment_objects, counts.objects)?;
         let index = join(&[&self.level, names::OBJECT_INDEX]);

@@ -137,6 +137,40 @@ impl CodecChoice {
     }
 }
 
+/// The on-disk layout a writer writes (`docs/format-decisions.md`, "Writing ZV 0.9").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FormatVersion {
+    /// ZV 0.7: one array node per chunk and per-array group documents (the default).
+    #[default]
+    V0_7,
+    /// ZV 0.9 as zarr-vectors 0.9.2 reads it: one chunk-grid `variable_length_bytes` array
+    /// per per-chunk array, `vlen_manifests_v2` object index, flat dense attributes with
+    /// fill-value absence, `variable_length_bytes` groups. Point clouds only so far.
+    V0_9,
+}
+
+impl FormatVersion {
+    /// Parses `0.7` or `0.9`.
+    pub fn parse(s: &str) -> Result<Self> {
+        match s {
+            "0.7" => Ok(Self::V0_7),
+            "0.9" => Ok(Self::V0_9),
+            other => Err(bad_option(
+                "format_version",
+                format!("`{other}` (expected 0.7 or 0.9)"),
+            )),
+        }
+    }
+
+    /// The geometries this build writes in this layout.
+    pub fn writes(self, geometry: &Geometry) -> bool {
+        match self {
+            Self::V0_7 => true,
+            Self::V0_9 => matches!(geometry, Geometry::PointCloud),
+        }
+    }
+}
+
 /// Options of a new store.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WriterOptions {
@@ -163,6 +197,8 @@ pub struct WriterOptions {
     /// temporary files ([`DEFAULT_MEMORY_BUDGET`] by default). The store written is the same
     /// whatever the budget.
     pub memory_budget: u64,
+    /// The on-disk layout ([`FormatVersion::V0_7`] by default).
+    pub format_version: FormatVersion,
 }
 
 impl WriterOptions {
@@ -180,6 +216,7 @@ impl WriterOptions {
             codecs: CodecChoice::default(),
             crs: None,
             memory_budget: DEFAULT_MEMORY_BUDGET,
+            format_version: FormatVersion::V0_7,
         }
     }
 
@@ -242,6 +279,15 @@ impl WriterOptions {
         }
         if let Geometry::Other(g) = &self.geometry {
             return Err(bad_option("geometry", format!("unknown geometry `{g}`")));
+        }
+        if !self.format_version.writes(&self.geometry) {
+            return Err(bad_option(
+                "format_version",
+                format!(
+                    "this build does not write {} stores in the ZV 0.9 layout yet (write 0.7)",
+                    self.geometry.name()
+                ),
+            ));
         }
         Ok(())
     }

@@ -1,0 +1,180 @@
+//! Writing ZV 0.9 chunk-grid arrays (`docs/format-decisions.md`, "Writing ZV 0.9"): the
+//! writer's per-chunk blobs (`<array>/<chunk key>`) become the cells of one rank-D
+//! `variable_length_bytes` array per logical array, over the occupied chunks' bounding grid
+//! (`chunk_grid_origin` its lowest corner). Each cell is its own stored chunk (inner chunk
+//! shape `[1, …, 1]`), so a cell is written atomically like a 0.7 blob; the array's
+//! `zarr.json` (with `nonempty_chunks`) comes after all its cells, when the writer writes the
+//! array's document.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+use zv_core::array::Array;
+use zv_core::codec::ArrayBytes;
+use zv_core::data_type::{DataType, FillValue};
+use zv_core::metadata::{ArrayMetadata, ExtensionMetadata};
+use zv_core::node::NodePath;
+use zv_core::store::Store;
+
+use super::grid::{CHUNK_GRID_ORIGIN, NONEMPTY_CHUNKS};
+use super::zarr_error;
+use crate::error::{Error, Result};
+use crate::metadata::{ChunkKey, JsonObject};
+
+/// The codec chain of a `variable_length_bytes` array from a blob chain of `uint8` arrays:
+/// `vlen-bytes` in place of the array-to-bytes codec, the bytes-to-bytes codecs kept.
+pub fn vlen_codecs(blob_codecs: &[ExtensionMetadata]) -> Vec<ExtensionMetadata> {
+    let mut out = vec![ExtensionMetadata::new("vlen-bytes")];
+    out.extend(
+        blob_codecs
+            .iter()
+            .filter(|c| c.name != "bytes" && c.name != "transpose")
+            .cloned(),
+    );
+    out
+}
+
+/// One grid array being written: its handle and the cells written so far.
+#[derive(Debug)]
+struct Pending {
+    array: Array,
+    keys: Vec<ChunkKey>,
+}
+
+/// The chunk grid of the level being written and the grid arrays written into it.
+#[derive(Debug)]
+pub(super) struct GridSink {
+    store: Arc<dyn Store>,
+    origin: Vec<i64>,
+    shape: Vec<u64>,
+    arrays: Mutex<HashMap<NodePath, Pending>>,
+}
+
+impl GridSink {
+    /// The grid with lowest chunk `origin` and `shape` chunks per dimension.
+    pub(super) fn new(store: Arc<dyn Store>, origin: Vec<i64>, shape: Vec<u64>) -> Self {
+        Self {
+            store,
+            origin,
+            shape,
+            arrays: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The metadata of the grid array at `path` with the blob codecs `codecs`.
+    fn metadata(&self, path: &NodePath, codecs: &[ExtensionMetadata]) -> Result<ArrayMetadata> {
+        let rank = self.shape.len();
+        let mut meta = ArrayMetadata::new(
+            self.shape.clone(),
+            vec![1; rank],
+            DataType::VariableLengthBytes,
+            vlen_codecs(codecs),
+        )
+        .map_err(|e| Error::metadata(path.metadata_key().as_str(), e.to_string()))?;
+        meta.fill_value = FillValue::new(Vec::new());
+        Ok(meta)
+    }
+
+    /// The grid index of chunk `key`, or an error naming `path` when it is outside the grid.
+    fn index(&self, path: &NodePath, key: &ChunkKey) -> Result<Vec<u64>> {
+        let inside = key.arity() == self.shape.len();
+        let index: Option<Vec<u64>> = inside
+            .then(|| {
+                key.coords()
+                    .iter()
+                    .zip(&self.origin)
+                    .zip(&self.shape)
+                    .map(|((&c, &o), &n)| {
+                        let i = u64::try_from(c.checked_sub(o)?).ok()?;
+                        (i < n).then_some(i)
+                    })
+                    .collect()
+            })
+            .flatten();
+        index.ok_or_else(|| {
+            Error::inconsistent(
+                path.metadata_key().as_str(),
+                format!("chunk {key} is outside the level's chunk grid"),
+            )
+        })
+    }
+
+    /// Writes `bytes` as the cell of chunk `key` of the grid array at `path` (an empty blob
+    /// writes nothing: an empty cell is an absent chunk).
+    pub(super) fn write_cell(
+        &self,
+        path: &NodePath,
+        key: &ChunkKey,
+        bytes: &[u8],
+        codecs: &[ExtensionMetadata],
+    ) -> Result<()> {
+        let index = self.index(path, key)?;
+        let meta_key = path.metadata_key();
+        let array = {
+            let mut arrays = self
+                .arrays
+                .lock()
+                .map_err(|_| Error::InvalidInput("a grid writer thread panicked".into()))?;
+            if !arrays.contains_key(path) {
+                let meta = self.metadata(path, codecs)?;
+                let array = Array::from_metadata(self.store.clone(), path, meta)
+                    .map_err(|e| zarr_error(e, &meta_key))?;
+                arrays.insert(
+                    path.clone(),
+                    Pending {
+                        array,
+                        keys: Vec::new(),
+                    },
+                );
+            }
+            let pending = arrays
+                .get_mut(path)
+                .ok_or_else(|| Error::InvalidInput("grid array vanished".into()))?;
+            if bytes.is_empty() {
+                return Ok(());
+            }
+            pending.keys.push(key.clone());
+            pending.array.clone()
+        };
+        array
+            .store_chunk(
+                &index,
+                ArrayBytes::Variable {
+                    data: Cow::Borrowed(bytes),
+                    offsets: Cow::Owned(vec![0, bytes.len()]),
+                },
+            )
+            .map_err(|e| zarr_error(e, &meta_key))
+    }
+
+    /// Writes the `zarr.json` of the grid array at `path` with `attributes` plus
+    /// `nonempty_chunks` and `chunk_grid_origin` (after its cells; `codecs` are the blob
+    /// codecs of an array that got no cell).
+    pub(super) fn write_document(
+        &self,
+        path: &NodePath,
+        mut attributes: JsonObject,
+        codecs: &[ExtensionMetadata],
+    ) -> Result<()> {
+        let meta_key = path.metadata_key();
+        let pending = self
+            .arrays
+            .lock()
+            .map_err(|_| Error::InvalidInput("a grid writer thread panicked".into()))?
+            .remove(path);
+        let (mut meta, mut keys) = match pending {
+            Some(p) => (p.array.metadata().clone(), p.keys),
+            None => (self.metadata(path, codecs)?, Vec::new()),
+        };
+        keys.sort();
+        let nonempty: Vec<Value> = keys.iter().map(|k| json!(k.to_string())).collect();
+        attributes.insert(NONEMPTY_CHUNKS.into(), Value::Array(nonempty));
+        attributes.insert(CHUNK_GRID_ORIGIN.into(), json!(self.origin));
+        meta.attributes = attributes;
+        let array = Array::from_metadata(self.store.clone(), path, meta)
+            .map_err(|e| zarr_error(e, &meta_key))?;
+        array.store_metadata().map_err(|e| zarr_error(e, &meta_key))
+    }
+}
