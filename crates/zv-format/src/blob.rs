@@ -363,25 +363,23 @@ impl Blobs {
         }
     }
 
-    /// Writes a 1-D array at `path` of `data_type` (`variable_length_bytes`: `data` holds the
-    /// elements, `offsets` their `n + 1` bounds; fixed types: `data` the little-endian
-    /// elements, `offsets` empty), one chunk, with `fill_value`, `codecs` and `attributes`;
-    /// `zarr.json` after the chunk.
+    /// Writes a 1-D array at `path` of `data_type` holding `elements` (variable-length for
+    /// `variable_length_bytes`, else the little-endian elements), one chunk, with
+    /// `fill_value`, `codecs` and `attributes`; `zarr.json` after the chunk.
     pub fn write_array(
         &self,
         path: &str,
         data_type: DataType,
-        data: &[u8],
-        offsets: &[usize],
+        elements: ArrayBytes<'_>,
         fill_value: zv_core::data_type::FillValue,
         codecs: Vec<ExtensionMetadata>,
         attributes: JsonObject,
     ) -> Result<()> {
         let path = node_path(path)?;
         let meta_key = path.metadata_key();
-        let n = match data_type.size() {
-            None => offsets.len().saturating_sub(1) as u64,
-            Some(size) => (data.len() / size.max(1)) as u64,
+        let n = match (&elements, data_type.size()) {
+            (ArrayBytes::Variable { offsets, .. }, _) => offsets.len().saturating_sub(1) as u64,
+            (ArrayBytes::Fixed(data), size) => (data.len() / size.unwrap_or(1).max(1)) as u64,
         };
         let mut meta = ArrayMetadata::new(vec![n], vec![n.max(1)], data_type, codecs)
             .map_err(|e| Error::metadata(meta_key.as_str(), e.to_string()))?;
@@ -390,16 +388,8 @@ impl Blobs {
         let array = Array::from_metadata(self.store.clone(), &path, meta)
             .map_err(|e| zarr_error(e, &meta_key))?;
         if n > 0 {
-            let bytes = if data_type.size().is_none() {
-                ArrayBytes::Variable {
-                    data: Cow::Borrowed(data),
-                    offsets: Cow::Borrowed(offsets),
-                }
-            } else {
-                ArrayBytes::Fixed(Cow::Borrowed(data))
-            };
             array
-                .store_chunk(&[0], bytes)
+                .store_chunk(&[0], elements)
                 .map_err(|e| zarr_error(e, &meta_key))?;
         }
         array.store_metadata().map_err(|e| zarr_error(e, &meta_key))

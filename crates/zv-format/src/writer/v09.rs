@@ -4,7 +4,10 @@
 //! `object_ids` table), the groups (one `variable_length_bytes` array) and the dense
 //! attributes (flat arrays whose absent rows hold the fill value).
 
+use std::borrow::Cow;
+
 use serde_json::{json, Value};
+use zv_core::codec::ArrayBytes;
 use zv_core::data_type::{DataType, FillValue};
 use zv_core::metadata::ExtensionMetadata;
 
@@ -109,8 +112,10 @@ impl ZvWriter {
         self.blobs.write_array(
             &join(&[&index, names::MANIFESTS]),
             DataType::VariableLengthBytes,
-            &manifests.data,
-            &offsets,
+            ArrayBytes::Variable {
+                data: Cow::Borrowed(&manifests.data),
+                offsets: Cow::Owned(offsets),
+            },
             FillValue::new(Vec::new()),
             vlen_codecs(&self.codecs(8)),
             JsonObject::new(),
@@ -119,8 +124,7 @@ impl ZvWriter {
         self.blobs.write_array(
             &join(&[&index, names::OBJECT_IDS]),
             DataType::Int64,
-            &ids,
-            &[],
+            ArrayBytes::Fixed(Cow::Owned(ids)),
             FillValue::new(0i64.to_le_bytes().to_vec()),
             self.typed_codecs(8),
             JsonObject::new(),
@@ -167,8 +171,10 @@ impl ZvWriter {
         self.blobs.write_array(
             &path,
             DataType::VariableLengthBytes,
-            &data,
-            &offsets,
+            ArrayBytes::Variable {
+                data: Cow::Owned(data),
+                offsets: Cow::Owned(offsets),
+            },
             FillValue::new(Vec::new()),
             vlen_codecs(&self.codecs(8)),
             attributes,
@@ -230,8 +236,7 @@ impl ZvWriter {
         self.blobs.write_array(
             path,
             dt,
-            &data,
-            &[],
+            ArrayBytes::Fixed(Cow::Owned(data)),
             fill_value,
             self.typed_codecs(size),
             attributes,
