@@ -141,3 +141,39 @@ fn killed_pyramids_leave_the_original_store_or_the_complete_pyramid() {
         "the kills did not spread over the run"
     );
 }
+
+#[test]
+fn a_pyramid_failing_midway_leaves_the_store_unchanged() {
+    let dir = scratch_dir();
+    let doc = dir.path().join("doc.json");
+    std::fs::write(&doc, document().to_string()).unwrap();
+    let store = dir.path().join("s.zarr");
+    zv_ok(&["import", doc.to_str().unwrap(), store.to_str().unwrap()]);
+    let before = tree(&store);
+    // level 1 is built, then level 2's sparsity names an attribute that does not exist
+    let out = common::zv(&[
+        "pyramid",
+        store.to_str().unwrap(),
+        "--levels",
+        "2,1;2,2",
+        "--chunk-scale",
+        "1,2",
+        "--sparsity",
+        "attribute:nope",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("nope"), "{err}");
+    assert!(tree(&store) == before, "a failed pyramid changed the store");
+    assert!(
+        entries_with(dir.path(), ".s.zarr.").is_empty(),
+        "a shadow is left"
+    );
+    // a grid that does not fit fails before anything is built
+    let out = common::zv(&["pyramid", store.to_str().unwrap(), "--levels", "2;2;2"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("chunk-scale"),
+        "{err}"
+    );
+    assert!(tree(&store) == before);
+}
