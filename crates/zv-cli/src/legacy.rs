@@ -29,12 +29,20 @@ pub(crate) enum ConvertCommand {
         /// No progress bar.
         #[arg(long)]
         quiet: bool,
+        /// Replace whatever the target holds (a store, or what an interrupted conversion left).
+        #[arg(long)]
+        overwrite: bool,
     },
 }
 
 pub(crate) fn run(command: ConvertCommand) -> CliResult {
     match command {
-        ConvertCommand::Legacy { src, dst, quiet } => convert_legacy(&src, &dst, quiet),
+        ConvertCommand::Legacy {
+            src,
+            dst,
+            quiet,
+            overwrite,
+        } => convert_legacy(&src, &dst, quiet, overwrite),
     }
 }
 
@@ -60,16 +68,47 @@ fn open_src(src: &str) -> CliResult<Legacy> {
     }
 }
 
-fn convert_legacy(src: &str, dst: &str, quiet: bool) -> CliResult {
+/// Converts `src` into the empty (or, with `overwrite`, any) store `dst`. A local directory
+/// is written through an empty shadow (`zv_store_fs::Shadow::empty`) that replaces it in one
+/// atomic exchange once complete: a failure or a crash at any moment leaves `dst` as it was.
+/// Other stores are written in place (emptied first with `overwrite`), and emptied again if
+/// the conversion fails.
+fn convert_legacy(src: &str, dst: &str, quiet: bool, overwrite: bool) -> CliResult {
     let legacy = open_src(src)?;
     let target = zv_core::plugin::open_store(dst)?;
-    if !target
+    let non_empty = !target
         .list_prefix(&zv_core::key::StorePrefix::root())?
-        .is_empty()
-    {
-        return Err(format!("{dst} is not empty").into());
+        .is_empty();
+    if non_empty && !overwrite {
+        return Err(format!("{dst} is not empty (use --overwrite to replace it)").into());
     }
-    let total = convert::total_chunks(&legacy);
+    let url = zv_core::plugin::StoreUrl::parse(dst)?;
+    if url.scheme != "file" {
+        if non_empty {
+            crate::clear_store(target.as_ref())?;
+        }
+        return convert_into(&legacy, target.as_ref(), dst, quiet).inspect_err(|_| {
+            let _ = target.delete_prefix(&zv_core::key::StorePrefix::root());
+        });
+    }
+    let dir = Path::new(&url.location);
+    std::fs::create_dir_all(dir).map_err(|e| format!("{dst}: {e}"))?;
+    let shadow = zv_store_fs::Shadow::empty(dir)?;
+    let staging = zv_store_fs::FilesystemStore::new(shadow.path())?;
+    convert_into(&legacy, &staging, dst, quiet)?;
+    shadow.publish()?;
+    Ok(())
+}
+
+/// Converts `legacy` into `target` (named `dst` in messages), with a progress bar unless
+/// `quiet`, and reports the counts on stderr.
+fn convert_into(
+    legacy: &Legacy,
+    target: &dyn zv_core::store::Store,
+    dst: &str,
+    quiet: bool,
+) -> CliResult {
+    let total = convert::total_chunks(legacy);
     let bar = if quiet {
         indicatif::ProgressBar::hidden()
     } else {
@@ -85,15 +124,16 @@ fn convert_legacy(src: &str, dst: &str, quiet: bool) -> CliResult {
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     let mut written = 0u64;
-    let report = convert::convert(&legacy, target.as_ref(), &mut |event| {
+    let report = convert::convert(legacy, target, &mut |event| {
         written += event.bytes;
         bar.set_message(event.array.to_string());
         bar.inc(1);
         if event.action == ChunkAction::Reencoded {
             bar.set_message(format!("{} (re-encoding)", event.array));
         }
-    })?;
+    });
     bar.finish_and_clear();
+    let report = report?;
     let missing: u64 = report.arrays.iter().map(|a| a.missing).sum();
     eprintln!(
         "converted {} array(s) to {dst}: {} chunks passed through, {} re-encoded, {} not stored (fill value), {written} bytes",

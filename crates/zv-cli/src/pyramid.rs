@@ -1,6 +1,14 @@
 //! `zv pyramid STORE --levels "2,2;2,1" [--chunk-scale 1,2] [--sparsity S] [--seed N]
 //! [--cross-level none|implicit|explicit] [--depth N] [--codecs C]`: coarser levels added to a
 //! store holding level 0 (`zv_format::pyramid::build_pyramid`).
+//!
+//! A store in a local directory is never changed in place: the pyramid is built in a
+//! hard-linked shadow copy (`zv_store_fs::Shadow`) that replaces the store in one atomic
+//! exchange once complete, so a failure or a crash at any moment leaves the store as it was
+//! or with the whole pyramid. Other stores (and directories where the shadow cannot be made,
+//! e.g. a mount point) are written in place.
+
+use std::sync::Arc;
 
 use clap::Args;
 use zv_format::pyramid::{build_pyramid, CrossLevel, PyramidOptions, SparsityStrategy, Step};
@@ -46,8 +54,25 @@ pub(crate) fn run(args: PyramidArgs) -> CliResult {
     opts.cross_level = CrossLevel::parse(&args.cross_level)?;
     opts.depth = args.depth;
     opts.codecs = CodecChoice::parse(&args.codecs)?;
-    let store = zv_core::plugin::open_store(&args.store)?;
-    let summary = build_pyramid(store, &opts)?;
+    let url = zv_core::plugin::StoreUrl::parse(&args.store)?;
+    let dir = std::path::Path::new(&url.location);
+    let summary = if url.scheme == "file" && dir.is_dir() {
+        match zv_store_fs::Shadow::create(dir) {
+            Ok(shadow) => {
+                let store = Arc::new(zv_store_fs::FilesystemStore::new(shadow.path())?);
+                let summary = build_pyramid(store, &opts)?;
+                shadow.publish()?;
+                summary
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return Err(e.into()),
+            Err(e) => {
+                eprintln!("zv: warning: writing the pyramid in place (no shadow copy: {e})");
+                build_pyramid(zv_core::plugin::open_store(&args.store)?, &opts)?
+            }
+        }
+    } else {
+        build_pyramid(zv_core::plugin::open_store(&args.store)?, &opts)?
+    };
     for l in &summary.levels {
         eprintln!(
             "level {}: {} vertices in {} chunks, {} objects kept, {} cross-level links",

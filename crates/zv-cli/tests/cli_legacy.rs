@@ -8,7 +8,8 @@ use std::path::Path;
 use std::process::Command;
 
 use serde_json::{json, Value};
-use zv_codecs::blosc::{BloscCodec, BloscCompressor, BloscConfig, BloscShuffle};
+
+mod common;
 
 fn zv(args: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_zv"))
@@ -22,47 +23,9 @@ fn zv(args: &[&str]) -> (bool, String, String) {
     )
 }
 
-fn write(path: &Path, bytes: &[u8]) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, bytes).unwrap();
-}
-
-fn blosc(data: &[u8]) -> Vec<u8> {
-    let config = BloscConfig {
-        cname: BloscCompressor::Zstd,
-        clevel: 5,
-        shuffle: BloscShuffle::Shuffle,
-        typesize: Some(8),
-        blocksize: 0,
-    };
-    BloscCodec::new(&config, 8).unwrap().compress(data).unwrap()
-}
-
-fn f64s(values: impl IntoIterator<Item = f64>) -> Vec<u8> {
-    values.into_iter().flat_map(f64::to_le_bytes).collect()
-}
-
-/// A 5 × 4 zarr 0.4 array of `<f8` in 2 × 3 chunks; chunk (1, 0) is missing (fill -1).
+/// The 5 × 4 zarr 0.4 array in 2 × 3 chunks; chunk (1, 0) is missing (fill -1).
 fn zarr04(dir: &Path) -> std::path::PathBuf {
-    let root = dir.join("old.zarr");
-    write(
-        &root.join("__zmeta__"),
-        json!({"shape": [5, 4], "chunks": [2, 3], "dtype": "<f8", "fill_value": -1.0,
-               "cname": "zstd", "clevel": 5, "shuffle": 1})
-        .to_string()
-        .as_bytes(),
-    );
-    write(&root.join("__zattr__"), br#"{"units": "K"}"#);
-    for (i, j) in [(0, 0), (0, 1), (1, 1), (2, 0), (2, 1)] {
-        // Full chunk shape, edge padding included; value = 10 * row + column.
-        let values =
-            (0..2).flat_map(|r| (0..3).map(move |c| f64::from(10 * (2 * i + r) + 3 * j + c)));
-        write(
-            &root.join(format!("__zdata__/{i}.{j}.blosc")),
-            &blosc(&f64s(values)),
-        );
-    }
-    root
+    common::legacy::zarr04(dir, [5, 4], [2, 3], &[(1, 0)])
 }
 
 fn expected_zarr04() -> Value {
@@ -82,27 +45,7 @@ fn expected_zarr04() -> Value {
 
 /// A bcolz ctable of 5 rows (chunklen 2: two full chunks, a leftover of 1), columns `a`, `b`.
 fn ctable(dir: &Path) -> std::path::PathBuf {
-    let root = dir.join("table.bcolz");
-    write(&root.join("__rootdirs__"), br#"{"names": ["a", "b"]}"#);
-    write(&root.join("__attrs__"), br#"{"origin": "test"}"#);
-    for (name, offset) in [("a", 0.0), ("b", 100.0)] {
-        let col = root.join(name);
-        write(
-            &col.join("meta/storage"),
-            br#"{"dtype": "float64", "cparams": {"clevel": 5, "shuffle": 1, "cname": "zstd"}, "chunklen": 2, "expectedlen": 5, "dflt": 0.0}"#,
-        );
-        write(
-            &col.join("meta/sizes"),
-            br#"{"shape": [5], "nbytes": 40, "cbytes": 0}"#,
-        );
-        for (i, rows) in [(0, 0..2), (1, 2..4), (2, 4..5)] {
-            let mut file = b"blpk\x01\0\0\0".to_vec();
-            file.extend(1i64.to_le_bytes());
-            file.extend(blosc(&f64s(rows.map(|r| offset + f64::from(r)))));
-            write(&col.join(format!("data/__{i}.blp")), &file);
-        }
-    }
-    root
+    common::legacy::ctable(dir, 5, 2, &["a", "b"])
 }
 
 #[test]

@@ -9,6 +9,12 @@
 //! capabilities, `cross_level_storage`, `cross_level_depth`). Levels are built one after the
 //! other; a level is read one coarse chunk (the fine chunks nested in it) at a time.
 //!
+//! Every level's grid is checked before anything is written, but the levels are written in
+//! place: a failure or a crash midway leaves level groups that readers list (levels are found
+//! by listing, not through the root document). `zv pyramid` therefore builds a local store's
+//! pyramid in a hard-linked shadow copy published by one atomic exchange
+//! (`zv_store_fs::Shadow`).
+//!
 //! What is kept per level (the rulings are in `docs/format-decisions.md`, "Pyramids"):
 //! bins are cumulative (`bin_shape = base bin × Π factors`, `bin_ratio = Π factors`), the
 //! chunk shape grows by the chunk-scale factors (cumulative), object ids are kept, dropped

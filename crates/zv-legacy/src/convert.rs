@@ -7,7 +7,8 @@
 //! a full decode checks it; a short leftover is decoded, padded with the fill value and
 //! re-encoded with the metadata's compressor; a missing zarr 0.4 chunk stays missing (Zarr v3
 //! reads it as the fill value too). Chunk files are written first, each node's `zarr.json`
-//! after its chunks, the root's last, then the store is synced.
+//! after its chunks (which are synced first), the root's last, then the store is synced: a
+//! conversion interrupted at any moment leaves no root `zarr.json`, or a complete hierarchy.
 //!
 //! ```no_run
 //! # use std::sync::Arc;
@@ -120,6 +121,7 @@ pub fn convert(
                     .push(convert_array(column, target, &path, on_chunk)?);
             }
             let group = GroupMetadata::new(t.attributes().clone());
+            target.sync().map_err(zv_core::Error::from)?;
             put(target, &root.metadata_key(), group.to_json_pretty())?;
         }
     }
@@ -243,6 +245,8 @@ pub fn convert_array(
             });
         }
     }
+    // the chunks are durable before the node that makes them visible
+    target.sync().map_err(zv_core::Error::from)?;
     put(target, &path.metadata_key(), to_pretty(&doc))?;
     Ok(report)
 }

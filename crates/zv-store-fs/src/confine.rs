@@ -116,6 +116,12 @@ pub(crate) fn open_value(
             ))
         }
         Err(Errno::LOOP) => return Err(not_a_value(key, "a loop of symbolic links")),
+        // a socket (or a device without a driver) cannot be opened at all
+        Err(Errno::NXIO) => {
+            let what = std::fs::metadata(root.join(relative))
+                .map_or("a special file", |m| describe(m.file_type()));
+            return Err(not_a_value(key, what));
+        }
         Err(e) => return Err(io_err(key)(e.into())),
     };
     let meta = file.metadata().map_err(io_err(key))?;

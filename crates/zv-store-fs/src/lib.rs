@@ -15,6 +15,8 @@
 //!   reads without end; a directory reads as a missing key.
 //! - **Atomic writes**: a temporary file beside the target, renamed over it (module `write`);
 //!   temporary files are never listed.
+//! - **Whole-store rewrites** ([`Shadow`]): a hard-linked copy of the store, changed and then
+//!   exchanged with the original in one rename, so a crash leaves the old tree or the new one.
 //! - **Durability at commit** ([`Durability`]): by default `set` does not sync and
 //!   [`WritableStore::sync`] makes everything written durable with one `syncfs(2)`.
 //! - **Bounded reads**: [`ReadableStore::get_capped`] refuses a file larger than the caller
@@ -36,6 +38,7 @@
 
 mod confine;
 mod listing;
+mod shadow;
 mod write;
 
 use std::fs;
@@ -52,6 +55,7 @@ use zv_core::store::{
 };
 
 pub use confine::SymlinkPolicy;
+pub use shadow::Shadow;
 pub use write::Durability;
 
 use listing::Walker;

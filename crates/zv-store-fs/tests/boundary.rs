@@ -1,5 +1,5 @@
 //! The store root is a boundary and only regular files are values: symbolic links that leave
-//! the root, FIFOs and devices are errors naming the key (never a hang, never an endless
+//! the root, FIFOs, sockets and devices are errors naming the key (never a hang, never an endless
 //! read); links inside the root work for every operation alike; reads can be capped; `sync`
 //! works under every durability.
 #![allow(clippy::unwrap_used, clippy::panic)]
@@ -66,6 +66,21 @@ fn a_fifo_in_place_of_a_value_is_refused_without_blocking() {
     assert!(start.elapsed() < Duration::from_secs(30), "a read blocked");
     // it is still listed, so a reader that lists then reads reports it
     assert_eq!(keys(&store), vec!["a/c/0"]);
+}
+
+#[test]
+fn a_socket_in_place_of_a_value_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = FilesystemStore::new(dir.path()).unwrap();
+    store.set(&key("a/c/0"), Bytes::from_static(b"x")).unwrap();
+    std::fs::remove_file(dir.path().join("a/c/0")).unwrap();
+    let _listener = std::os::unix::net::UnixListener::bind(dir.path().join("a/c/0")).unwrap();
+    assert_refused_everywhere(&store, "a/c/0", "socket");
+    // with links followed too
+    let follow = FilesystemStore::new(dir.path())
+        .unwrap()
+        .with_symlinks(SymlinkPolicy::Follow);
+    assert_refused_everywhere(&follow, "a/c/0", "socket");
 }
 
 #[test]

@@ -88,39 +88,19 @@ pub fn build_pyramid(store: Arc<dyn Store>, opts: &PyramidOptions) -> Result<Pyr
         });
     }
     let root = zv.root().clone();
-    let base_bin = root.effective_bin_shape();
-    let mut grid = LevelGrid {
-        bin: base_bin.clone(),
-        chunk: root.chunk_shape.clone(),
-        ratio: vec![1; root.ndim()],
-    };
+    // every level's grid is checked before anything is written
+    let grids = level_grids(&root.effective_bin_shape(), &root.chunk_shape, opts)?;
     let blobs = Blobs::new(store.clone());
     let mut levels = Vec::new();
     let mut datasets = Vec::new();
     let mut with_objects = false;
-    for (i, step) in opts.steps.iter().enumerate() {
+    for (i, grid) in grids.iter().enumerate() {
         let scale = u64::from(opts.chunk_scale_of(i));
-        let fine_chunk = grid.chunk.clone();
-        grid.ratio
-            .iter_mut()
-            .for_each(|r| *r *= u64::from(step.coarsen));
-        grid.bin = base_bin
-            .iter()
-            .zip(&grid.ratio)
-            .map(|(b, r)| b * *r as f64)
-            .collect();
-        grid.chunk = fine_chunk.iter().map(|c| c * scale as f64).collect();
         let coarse = i as u32 + 1;
-        if !whole_multiples(&grid.chunk, &grid.bin) {
-            return Err(bad(format!(
-                "level {coarse}: bin shape {:?} does not divide chunk shape {:?} (raise the chunk-scale factor)",
-                grid.bin, grid.chunk
-            )));
-        }
         let level = ZvStore::open(store.clone())?.level(i as u32)?;
         let source = SourceLevel::new(level)?;
         with_objects |= source.has_objects();
-        let summary = build_level(&store, &blobs, &source, opts, i, &grid, scale)?;
+        let summary = build_level(&store, &blobs, &source, opts, i, grid, scale)?;
         datasets.push(json!({"path": coarse.to_string(), "coordinateTransformations": [
             {"type": "scale", "scale": grid.ratio.iter().map(|&r| r as f64).collect::<Vec<_>>()},
             {"type": "translation", "translation": grid.bin.iter().map(|b| b / 2.0).collect::<Vec<_>>()},
@@ -129,6 +109,39 @@ pub fn build_pyramid(store: Arc<dyn Store>, opts: &PyramidOptions) -> Result<Pyr
     }
     update_root(&blobs, opts, datasets, with_objects)?;
     Ok(PyramidSummary { levels })
+}
+
+/// The grids of levels `1..=N`: bins cumulative from the base bin, chunks scaled step by
+/// step; an error if a level's bin does not divide its chunk.
+fn level_grids(base_bin: &[f64], chunk: &[f64], opts: &PyramidOptions) -> Result<Vec<LevelGrid>> {
+    let mut grid = LevelGrid {
+        bin: base_bin.to_vec(),
+        chunk: chunk.to_vec(),
+        ratio: vec![1; base_bin.len()],
+    };
+    let mut out = Vec::with_capacity(opts.steps.len());
+    for (i, step) in opts.steps.iter().enumerate() {
+        let scale = f64::from(opts.chunk_scale_of(i));
+        grid.ratio
+            .iter_mut()
+            .for_each(|r| *r *= u64::from(step.coarsen));
+        grid.bin = base_bin
+            .iter()
+            .zip(&grid.ratio)
+            .map(|(b, r)| b * *r as f64)
+            .collect();
+        grid.chunk = grid.chunk.iter().map(|c| c * scale).collect();
+        if !whole_multiples(&grid.chunk, &grid.bin) {
+            return Err(bad(format!(
+                "level {}: bin shape {:?} does not divide chunk shape {:?} (raise the chunk-scale factor)",
+                i + 1,
+                grid.bin,
+                grid.chunk
+            )));
+        }
+        out.push(grid.clone());
+    }
+    Ok(out)
 }
 
 /// The level document's fields (beside `vertex_count` and `arrays_present`).
