@@ -160,6 +160,7 @@ fn write_points(
     let mut w = ZvWriter::create(open_store(path)?, options(Geometry::PointCloud, codecs)?)?;
     w.add_vertices_flat(&inputs.points, Some(&inputs.object_ids), attrs)?;
     w.finish()?;
+
     Ok(())
 }
 
@@ -207,7 +208,11 @@ fn box_files(store: &Path) -> CliResult<Vec<PathBuf>> {
 fn zv_round(a: &SuiteArgs, inputs: &Inputs, figures: &mut Figures) -> CliResult {
     let attrs = intensity(inputs)?;
     let points = a.dir.join("zv-points.zarr");
-    let reads = [PeerPhase::ReadPoints, PeerPhase::Box, PeerPhase::ReadObjects];
+    let reads = [
+        PeerPhase::ReadPoints,
+        PeerPhase::Box,
+        PeerPhase::ReadObjects,
+    ];
     let write = a.wants(PeerPhase::WritePoints) && !a.reads_only;
     if write {
         fresh(&points)?;
