@@ -160,7 +160,6 @@ fn write_points(
     let mut w = ZvWriter::create(open_store(path)?, options(Geometry::PointCloud, codecs)?)?;
     w.add_vertices_flat(&inputs.points, Some(&inputs.object_ids), attrs)?;
     w.finish()?;
-
     Ok(())
 }
 
