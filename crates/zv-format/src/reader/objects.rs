@@ -16,7 +16,6 @@ use crate::error::{Error, Result};
 use crate::geometry::Geometry;
 use crate::layout::attributes::AttributeRows;
 use crate::layout::groups::Groups;
-use crate::metadata::arrays::ObjectIndexArray;
 use crate::metadata::ChunkKey;
 use crate::names;
 
@@ -53,42 +52,11 @@ impl Level {
 
     /// Reads several objects (see [`Level::object`]).
     pub fn objects(&self, ids: &[u64]) -> Result<Vec<Object>> {
-        // Many objects of a level whose index is not read yet: the index and the level's
-        // chunks are read at the same time.
-        let many = self.cache.object_index.get().is_none()
-            && self
-                .stored_num_objects()
-                .is_some_and(|n| ids.len().saturating_mul(2) as u64 >= n);
-        let (index, prefetched) = if many {
-            let (index, scan) = rayon::join(
-                || self.shared_object_index(),
-                || self.scan_all_for_objects(),
-            );
-            (index?, Some(scan))
-        } else {
-            (self.shared_object_index()?, None)
-        };
-        let index = index.ok_or_else(|| Error::Missing {
+        let index = self.shared_object_index()?.ok_or_else(|| Error::Missing {
             key: self.p(&[names::OBJECT_INDEX, "zarr.json"]),
             what: "object index (the level has no objects)".into(),
         })?;
-        self.read_objects(&index, ids, prefetched)
-    }
-
-    /// The `num_objects` attribute of the object index, if it reads (any fault is left for
-    /// the index read to report).
-    fn stored_num_objects(&self) -> Option<u64> {
-        let group = self.p(&[names::OBJECT_INDEX]);
-        let attributes = self.blobs.group_attributes(&group).ok()??;
-        ObjectIndexArray::from_attributes(&attributes, &join(&[&group, "zarr.json"]))
-            .ok()
-            .map(|m| m.num_objects)
-    }
-
-    /// Every chunk of the level, as objects read them (chunks without vertices left out).
-    fn scan_all_for_objects(&self) -> Result<LevelScan> {
-        let explicit = self.geometry.has_explicit_links();
-        self.scan_chunks(self.chunk_keys()?, explicit, |_| None)
+        self.read_objects(&index, ids)
     }
 
     /// Reads the objects of group `gid`.
@@ -141,14 +109,7 @@ impl Level {
         })
     }
 
-    /// Objects `ids` through `index`; `prefetched` is the scan of every chunk of the level,
-    /// when read already.
-    fn read_objects(
-        &self,
-        index: &ObjectIndex,
-        ids: &[u64],
-        prefetched: Option<Result<LevelScan>>,
-    ) -> Result<Vec<Object>> {
+    fn read_objects(&self, index: &ObjectIndex, ids: &[u64]) -> Result<Vec<Object>> {
         let okey = self.p(&[names::OBJECT_INDEX, "zarr.json"]);
         if let Some(&id) = ids.iter().find(|&&id| id >= index.num_objects) {
             return Err(Error::InvalidInput(format!(
@@ -162,10 +123,7 @@ impl Level {
         // check names any a manifest needs); else the chunks their manifests name.
         let explicit = self.geometry.has_explicit_links();
         let scan = if ids.len().saturating_mul(2) >= index.num_objects as usize {
-            match prefetched {
-                Some(scan) => scan?,
-                None => self.scan_all_for_objects()?,
-            }
+            self.scan_chunks(self.chunk_keys()?, explicit, |_| None)?
         } else {
             self.scan_chunks(self.needed_chunks(index, ids), explicit, |k| {
                 Some(Error::inconsistent(
