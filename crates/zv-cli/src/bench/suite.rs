@@ -75,6 +75,17 @@ pub(crate) struct SuiteArgs {
     /// once if it is missing); the write figures are skipped. For profiling the reads.
     #[arg(long)]
     reads_only: bool,
+    /// The zv phases to measure, each with its floor (comma-separated, the names of
+    /// `--peer-phases`); all when not given. For profiling one figure.
+    #[arg(long, value_delimiter = ',')]
+    phases: Vec<String>,
+}
+
+impl SuiteArgs {
+    /// Whether the zv round measures `phase`.
+    fn wants(&self, phase: PeerPhase) -> bool {
+        self.phases.is_empty() || self.phases.iter().any(|p| p == phase.arg())
+    }
 }
 
 const CHUNK: f64 = 100.0;
@@ -196,18 +207,37 @@ fn box_files(store: &Path) -> CliResult<Vec<PathBuf>> {
 fn zv_round(a: &SuiteArgs, inputs: &Inputs, figures: &mut Figures) -> CliResult {
     let attrs = intensity(inputs)?;
     let points = a.dir.join("zv-points.zarr");
-    if a.reads_only {
-        if !points.join("zarr.json").exists() {
-            fresh(&points)?;
-            write_points(&points, inputs, &attrs, &a.codecs)?;
-        }
-        return read_round(a, inputs, &points, figures);
+    let reads = [
+        PeerPhase::ReadPoints,
+        PeerPhase::Box,
+        PeerPhase::ReadObjects,
+    ];
+    let write = a.wants(PeerPhase::WritePoints) && !a.reads_only;
+    if write {
+        fresh(&points)?;
+        figures
+            .get("write points")
+            .time(|| write_points(&points, inputs, &attrs, &a.codecs))?;
+        point_floor(a, &points, figures)?;
+    } else if reads.iter().any(|&p| a.wants(p)) && !points.join("zarr.json").exists() {
+        fresh(&points)?;
+        write_points(&points, inputs, &attrs, &a.codecs)?;
     }
-    fresh(&points)?;
-    figures
-        .get("write points")
-        .time(|| write_points(&points, inputs, &attrs, &a.codecs))?;
-    let snapshot = Snapshot::take(&points)?;
+    if reads.iter().any(|&p| a.wants(p)) {
+        read_round(a, inputs, &points, figures)?;
+    }
+    if a.reads_only {
+        return Ok(());
+    }
+    if a.wants(PeerPhase::WritePolylines) {
+        polyline_round(a, inputs, figures)?;
+    }
+    Ok(())
+}
+
+/// The floor of the point write: the files zv wrote at `points`, re-created.
+fn point_floor(a: &SuiteArgs, points: &Path, figures: &mut Figures) -> CliResult {
+    let snapshot = Snapshot::take(points)?;
     if figures.notes.is_empty() {
         figures.notes.push(format!(
             "point store: {} files, {} bytes",
@@ -220,8 +250,11 @@ fn zv_round(a: &SuiteArgs, inputs: &Inputs, figures: &mut Figures) -> CliResult 
     figures
         .get("write points: floor")
         .time(|| snapshot.write_to(&floor))?;
-    read_round(a, inputs, &points, figures)?;
+    Ok(())
+}
 
+/// The polyline write and its floor.
+fn polyline_round(a: &SuiteArgs, inputs: &Inputs, figures: &mut Figures) -> CliResult {
     let lines = polylines_as_rows(inputs);
     let polylines = a.dir.join("zv-lines.zarr");
     fresh(&polylines)?;
@@ -241,40 +274,45 @@ fn zv_round(a: &SuiteArgs, inputs: &Inputs, figures: &mut Figures) -> CliResult 
 fn read_round(a: &SuiteArgs, inputs: &Inputs, points: &Path, figures: &mut Figures) -> CliResult {
     let n = inputs.num_points();
     let url = points.to_string_lossy();
-    let got = figures
-        .get("read all points")
-        .time(|| -> CliResult<usize> {
+    if a.wants(PeerPhase::ReadPoints) {
+        let got = figures
+            .get("read all points")
+            .time(|| -> CliResult<usize> {
+                let level = ZvStore::open_url(&url)?.level(0)?;
+                let points = level.points(&["intensity"])?;
+                Ok(points.positions.len())
+            })?;
+        figures.check("read all points", got, n)?;
+        let all = list_files(points)?;
+        figures
+            .get("read all points: floor")
+            .time(|| read_files(points, &all))?;
+    }
+    if a.wants(PeerPhase::Box) {
+        let got = figures.get("1% box").time(|| -> CliResult<usize> {
             let level = ZvStore::open_url(&url)?.level(0)?;
-            let points = level.points(&["intensity"])?;
-            Ok(points.positions.len())
+            Ok(level
+                .query_box_with(&BOX_LO, &BOX_HI, &["intensity"])?
+                .positions
+                .len())
         })?;
-    figures.check("read all points", got, n)?;
-    let all = list_files(points)?;
-    figures
-        .get("read all points: floor")
-        .time(|| read_files(points, &all))?;
-
-    let got = figures.get("1% box").time(|| -> CliResult<usize> {
-        let level = ZvStore::open_url(&url)?.level(0)?;
-        Ok(level
-            .query_box_with(&BOX_LO, &BOX_HI, &["intensity"])?
-            .positions
-            .len())
-    })?;
-    figures.check("1% box", got, inputs.count_in_box(&BOX_LO, &BOX_HI))?;
-    let in_box = box_files(points)?;
-    figures
-        .get("1% box: floor")
-        .time(|| read_files(points, &in_box))?;
-
-    let got = figures
-        .get("read all objects")
-        .time(|| -> CliResult<usize> {
-            let level = ZvStore::open_url(&url)?.level(0)?;
-            let ids: Vec<u64> = (0..a.objects).collect();
-            Ok(level.objects(&ids)?.iter().map(|o| o.vertices.len()).sum())
-        })?;
-    figures.check("read all objects", got, n)
+        figures.check("1% box", got, inputs.count_in_box(&BOX_LO, &BOX_HI))?;
+        let in_box = box_files(points)?;
+        figures
+            .get("1% box: floor")
+            .time(|| read_files(points, &in_box))?;
+    }
+    if a.wants(PeerPhase::ReadObjects) {
+        let got = figures
+            .get("read all objects")
+            .time(|| -> CliResult<usize> {
+                let level = ZvStore::open_url(&url)?.level(0)?;
+                let ids: Vec<u64> = (0..a.objects).collect();
+                Ok(level.objects(&ids)?.iter().map(|o| o.vertices.len()).sum())
+            })?;
+        figures.check("read all objects", got, n)?;
+    }
+    Ok(())
 }
 
 fn peer_round(a: &SuiteArgs, peer: &Peer, inputs_dir: &Path, figures: &mut Figures) -> CliResult {
@@ -376,12 +414,13 @@ pub(crate) fn run(a: &SuiteArgs) -> CliResult {
         .map(|name| Peer::new(name, &a.zv09_python, &a.ref_python, &a.peer_script))
         .collect::<CliResult<Vec<_>>>()?;
     let inputs_dir = a.dir.join("inputs");
-    if let Some(bad) = a
-        .peer_phases
-        .iter()
-        .find(|p| !PeerPhase::ALL.iter().any(|phase| phase.arg() == p.as_str()))
-    {
-        return Err(format!("unknown peer phase {bad:?} (--peer-phases)").into());
+    for (list, flag) in [(&a.peer_phases, "--peer-phases"), (&a.phases, "--phases")] {
+        if let Some(bad) = list
+            .iter()
+            .find(|p| !PeerPhase::ALL.iter().any(|phase| phase.arg() == p.as_str()))
+        {
+            return Err(format!("unknown phase {bad:?} ({flag})").into());
+        }
     }
     if !peers.is_empty() {
         inputs.write_for_peers(&inputs_dir, CHUNK, &BOX_LO, &BOX_HI)?;

@@ -142,19 +142,34 @@ impl Manifest {
     /// most compact blocks: for each run of references to the same chunk, a dynamic program
     /// picks mode 1 for consecutive fragments, mode 0 for a lone fragment and mode 2 for the
     /// rest, minimising the encoded size (ties prefer mode 1, then mode 0).
-    pub fn from_refs(refs: &[(Vec<i64>, u64)]) -> Self {
+    ///
+    /// The chunk of a reference is anything that reads as coordinates (`Vec<i64>`, `&[i64]`,
+    /// …), so that a writer need not copy its keys. A lone reference to a chunk (the usual
+    /// case for objects spread over many chunks) is one mode-0 block, without the program.
+    pub fn from_refs<C: AsRef<[i64]>>(refs: &[(C, u64)]) -> Self {
         let mut blocks = Vec::new();
+        let mut frags = Vec::new();
         let mut i = 0;
         while i < refs.len() {
-            let chunk = &refs[i].0;
-            let mut j = i;
-            while j < refs.len() && &refs[j].0 == chunk {
+            let chunk = refs[i].0.as_ref();
+            let mut j = i + 1;
+            while j < refs.len() && refs[j].0.as_ref() == chunk {
                 j += 1;
             }
-            let frags: Vec<u64> = refs[i..j].iter().map(|r| r.1).collect();
+            if j == i + 1 {
+                // what the program picks for one fragment: mode 0 is the smallest block
+                blocks.push(ManifestBlock {
+                    chunk: chunk.into(),
+                    fragments: BlockFragments::Single(refs[i].1),
+                });
+                i = j;
+                continue;
+            }
+            frags.clear();
+            frags.extend(refs[i..j].iter().map(|r| r.1));
             for fragments in plan_blocks(&frags, chunk.len()) {
                 blocks.push(ManifestBlock {
-                    chunk: chunk.as_slice().into(),
+                    chunk: chunk.into(),
                     fragments,
                 });
             }

@@ -99,21 +99,12 @@ impl Manifests {
             .map(|t| {
                 let mut data = Vec::new();
                 let mut ends = Vec::new();
-                // the references of one object; their key vectors are reused, not reallocated
-                let mut buf: Vec<(Vec<i64>, u64)> = Vec::new();
+                // the references of one object, borrowing the chunk keys
+                let mut buf: Vec<(&[i64], u64)> = Vec::new();
                 for o in t * OBJECTS_PER_TASK..((t + 1) * OBJECTS_PER_TASK).min(n) {
-                    let mut len = 0;
-                    for (ci, f) in refs(o) {
-                        if len == buf.len() {
-                            buf.push((Vec::new(), 0));
-                        }
-                        let slot = &mut buf[len];
-                        slot.0.clear();
-                        slot.0.extend_from_slice(&keys[ci as usize].0);
-                        slot.1 = f as u64;
-                        len += 1;
-                    }
-                    Manifest::from_refs(&buf[..len])
+                    buf.clear();
+                    buf.extend(refs(o).map(|(ci, f)| (keys[ci as usize].0.as_slice(), f as u64)));
+                    Manifest::from_refs(&buf)
                         .encode_into(&mut data, sid_ndim)
                         .map_err(manifest_error(level))?;
                     ends.push(data.len());
