@@ -3,7 +3,8 @@
 # from the reference fixtures ($ZV_FIXTURES, default ../shared/fixtures/zv-0.7): the stored
 # blobs of every kind with the small parameter header each target reads first (see the target's
 # doc comment), compressed copies for the codec targets, every zarr.json (plus one per
-# fill-value form), and zv-geometry/1 documents exported from the fixtures by `zv export`.
+# fill-value form), and zv-geometry/1 documents and PLY/CSV/SWC/STL/OBJ files exported from the
+# fixtures by `zv export`.
 #
 # Needs a Python with numpy and numcodecs ($ZV_PYTHON, default .venv/bin/python: the
 # zarr-python venv of scripts/test.sh) and the `zv` binary ($ZV_BIN, default: built with
@@ -32,6 +33,21 @@ for store in "$fixtures"/*.zarr; do
   "$zv" export "$store" -o "$out/geometry_document/$name.json" || {
     echo "warning: zv export $store failed; no seed from it" >&2
   }
+done
+
+# The file formats zv imports: each fixture's level 0 exported in every format that holds its
+# geometry (an export a geometry does not fit is skipped), plus ascii PLY.
+for fmt in ply csv swc stl obj; do
+  mkdir -p "$out/io_$fmt"
+  for store in "$fixtures"/*.zarr; do
+    name=$(basename "$store" .zarr)
+    "$zv" export "$store" -o "$out/io_$fmt/$name.$fmt" 2>/dev/null || rm -f "$out/io_$fmt/$name.$fmt"
+  done
+done
+for store in "$fixtures"/*.zarr; do
+  name=$(basename "$store" .zarr)
+  "$zv" export "$store" -o "$out/io_ply/$name-ascii.ply" --ply-encoding ascii 2>/dev/null ||
+    rm -f "$out/io_ply/$name-ascii.ply"
 done
 
 "$python" - "$fixtures" "$out" <<'PY'

@@ -143,3 +143,4 @@ pub fn exercise_manifests(manifests: &[zv_format::layout::manifest::Manifest], s
     }
 }
 pub mod store_case;
+pub mod io_case;

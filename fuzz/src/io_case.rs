@@ -1,0 +1,53 @@
+//! The file formats `zv import` reads (zv-io): a fuzz input is written to a file of the
+//! format's extension (in a per-process scratch directory, `/dev/shm` where present) and
+//! imported by `zv_io::import_file` into an in-memory store, in batches of 7 vertices so
+//! batching and spilling paths run. A file that imports must give a store that opens and whose
+//! level 0 exports in the same format without a panic (an export may refuse with an error).
+
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+use zv_core::store::Store;
+use zv_format::ZvStore;
+use zv_io::{ExportOptions, Format, ImportOptions};
+
+/// The scratch directory of this process.
+fn scratch() -> &'static PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let base = if std::path::Path::new("/dev/shm").is_dir() {
+            PathBuf::from("/dev/shm")
+        } else {
+            std::env::temp_dir()
+        };
+        let dir = base.join(format!("zv-fuzz-io-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("scratch {}: {e}", dir.display()));
+        dir
+    })
+}
+
+/// Imports `data` as a file of `format` (extension `ext`) and checks what a successful import
+/// promises.
+pub fn import_case(format: Format, ext: &str, data: &[u8]) {
+    zv_format::link_plugins();
+    let path = scratch().join(format!("input.{ext}"));
+    std::fs::write(&path, data).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
+    let store: Arc<dyn Store> = Arc::new(zv_store_mem::MemoryStore::new());
+    let opts = ImportOptions {
+        batch: 7,
+        ..ImportOptions::default()
+    };
+    if zv_io::import_file(&path, format, store.clone(), &opts).is_err() {
+        return;
+    }
+    let zv = ZvStore::open(store)
+        .unwrap_or_else(|e| panic!("a store zv imported from {ext} does not open: {e}"));
+    let mut out = Vec::new();
+    let _ = zv_io::export(
+        &zv,
+        format,
+        &mut out,
+        &format!("out.{ext}"),
+        &ExportOptions::default(),
+    );
+}
