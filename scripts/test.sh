@@ -2,8 +2,9 @@
 # The whole zv test suite, on a fresh machine (Rust toolchain, gcc, Python 3.11 with pip).
 # Creates .venv with zarr-python 3 from PyPI for the interoperability tests, .venv-ref with
 # the reference implementation (zarr-vectors 0.7.0, from ../shared/reference/) and .venv-bcolz
-# with bcolz and blosc (for the legacy formats) and .venv-io with plyfile, trimesh and pandas
-# (for the file-format converters), then runs
+# with bcolz and blosc (for the legacy formats), .venv-io with plyfile, trimesh and pandas
+# (for the file-format converters) and .venv-zv09 with zarr-vectors 0.9.2 (the ZV 0.9 layout),
+# then runs
 # formatting and lint checks, dependency checks, every test of the workspace, and the
 # minimal-feature build.
 set -euo pipefail
@@ -64,6 +65,20 @@ if ! .venv-io/bin/python -c 'import plyfile, trimesh, pandas, numpy' 2>/dev/null
 fi
 export ZV_IO_PYTHON="$PWD/.venv-io/bin/python"
 "$ZV_IO_PYTHON" -c 'import plyfile, trimesh, pandas; print("plyfile", plyfile.__version__ if hasattr(plyfile, "__version__") else "", "trimesh", trimesh.__version__, "pandas", pandas.__version__)'
+
+# zarr-vectors 0.9.2 from PyPI (the newer ZV 0.9 layout), for the tests that zv reads what it
+# writes and that it reads what zv writes in 0.9, and for the benchmark peer.
+zv09_check='import sys
+from importlib.metadata import version
+sys.exit(0 if version("zarr-vectors") == "0.9.2" else 1)'
+if ! .venv-zv09/bin/python -c "$zv09_check" 2>/dev/null; then
+  step "creating .venv-zv09 with zarr-vectors 0.9.2 from PyPI"
+  rm -rf .venv-zv09
+  python3 -m venv .venv-zv09
+  .venv-zv09/bin/pip install --quiet --disable-pip-version-check 'zarr-vectors==0.9.2' 'zarr==3.1.6' 'numcodecs==0.16.6'
+fi
+export ZV09_PYTHON="$PWD/.venv-zv09/bin/python"
+"$ZV09_PYTHON" -c 'from importlib.metadata import version; print("zarr-vectors", version("zarr-vectors"), "(0.9 layout)")'
 
 # The shared fixtures must be beside the checkout.
 if [ ! -d ../shared/fixtures/zv-0.7 ] && [ -z "${ZV_FIXTURES:-}" ]; then
