@@ -250,13 +250,15 @@ impl<'a> ArrayBytes<'a> {
             })
         } else {
             let total = n.saturating_mul(fill.len());
-            let mut data = try_vec::<u8>(total)?;
             if fill.iter().all(|&b| b == 0) {
-                data.resize(total, 0);
-            } else {
-                for _ in 0..n {
-                    data.extend_from_slice(fill);
-                }
+                let data = crate::zeroed::try_zeroed_bytes(total).ok_or_else(|| {
+                    CodecError::Overflow(format!("cannot allocate {total} bytes"))
+                })?;
+                return Ok(ArrayBytes::Fixed(Cow::Owned(data)));
+            }
+            let mut data = try_vec::<u8>(total)?;
+            for _ in 0..n {
+                data.extend_from_slice(fill);
             }
             Ok(ArrayBytes::Fixed(Cow::Owned(data)))
         }

@@ -141,10 +141,10 @@ impl Array {
                 let total = n
                     .checked_mul(es)
                     .ok_or_else(|| too_large("size overflows"))?;
-                out_fixed
-                    .try_reserve_exact(total)
-                    .map_err(|_| too_large(&format!("{total} bytes")))?;
-                out_fixed.resize(total, 0u8);
+                // Zeroed by the allocator: fresh pages are zeroed by the kernel when the
+                // decoded data first writes them, not once more here.
+                out_fixed = crate::zeroed::try_zeroed_bytes(total)
+                    .ok_or_else(|| too_large(&format!("{total} bytes")))?;
             }
             None => {
                 out_elements
@@ -238,7 +238,28 @@ impl Array {
             consumed += rows;
             work.push((first * row_elems, slice, coords));
         }
+        // A band's chunks are fetched a few at a time (as many as there are threads), so
+        // that a band holds few stored chunks at once however wide the region is.
+        let group = rayon::current_num_threads().max(1);
         work.into_par_iter().try_for_each(|(base, dst, coords)| {
+            for coords in coords.chunks(group) {
+                self.copy_group(region, es, base, dst, coords)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Fetches the chunks `coords` (in parallel) and copies their parts of `region` into
+    /// `dst`, the rows of a band starting at element `base` of the region.
+    fn copy_group(
+        &self,
+        region: &Region,
+        es: usize,
+        base: usize,
+        dst: &mut [u8],
+        coords: &[Vec<u64>],
+    ) -> Result<()> {
+        {
             let fetched: Vec<Fetched> = coords
                 .par_iter()
                 .map(|c| self.fetch_chunk(c, region))
@@ -275,7 +296,7 @@ impl Array {
                 }
             }
             Ok(())
-        })
+        }
     }
 
     /// The pieces (array coordinates) of a stored chunk at `chunk_box`, borrowed from `bytes`
