@@ -15,8 +15,11 @@ use crate::key::StoreKey;
 
 /// What one chunk contributes to a fixed-size region read (see [`Array::fetch_chunk`]).
 enum Fetched {
-    /// Stored bytes of a chunk wholly inside the region (its box, its key), to decode to pieces.
+    /// Stored bytes of a whole chunk (its box, its key), to decode (to pieces where the codecs
+    /// can) and copy.
     Encoded(Region, StoreKey, Bytes),
+    /// A chunk that is not stored (its box, its key): the fill value.
+    Missing(Region, StoreKey),
     /// Decoded elements covering the box.
     Decoded(Region, ArrayBytes<'static>),
 }
@@ -88,31 +91,24 @@ impl Array {
         Ok((source, self.retrieve_chunk(coords)?))
     }
 
-    /// What chunk `coords` contributes to `region`: for a chunk wholly inside `region` whose
-    /// codecs may decode to pieces (`sharding_indexed`: its inner chunks), its stored bytes,
-    /// to be decoded to pieces and copied straight into the result; else the decoded part
-    /// [`Array::retrieve_chunk_part`] gives.
+    /// What chunk `coords` contributes to `region`: its stored bytes (one read), to be decoded
+    /// (to pieces where the codecs can: `sharding_indexed`'s inner chunks) and copied straight
+    /// into the result, unless the codecs decode partially and `region` covers only part of
+    /// the chunk: then the decoded part [`Array::retrieve_chunk_part`] gives.
     fn fetch_chunk(&self, coords: &[u64], region: &Region) -> Result<Fetched> {
         let chunk_box = self.grid.chunk_box(coords);
-        let inside = self
-            .grid
-            .chunk_region(coords)
-            .is_some_and(|r| r.intersect(region).as_ref() == Some(&r));
-        if let (true, true, Some(chunk_box)) =
-            (self.chain.supports_partial_decode(), inside, chunk_box)
-        {
+        let whole = !self.chain.supports_partial_decode()
+            || self
+                .grid
+                .chunk_region(coords)
+                .is_some_and(|r| r.intersect(region).as_ref() == Some(&r));
+        if let (true, Some(chunk_box)) = (whole, chunk_box) {
             self.check_coords(coords)?;
             let key = self.chunk_key(coords)?;
-            if let Some(bytes) = self.store.get_capped(&key, self.chunk_cap)? {
-                return Ok(Fetched::Encoded(chunk_box, key, bytes));
-            }
-            let fill = ArrayBytes::fill(self.chain.decoded_representation()).map_err(|source| {
-                Error::Chunk {
-                    key: key.to_string(),
-                    source,
-                }
-            })?;
-            return Ok(Fetched::Decoded(chunk_box, fill));
+            return Ok(match self.store.get_capped(&key, self.chunk_cap)? {
+                Some(bytes) => Fetched::Encoded(chunk_box, key, bytes),
+                None => Fetched::Missing(chunk_box, key),
+            });
         }
         self.retrieve_chunk_part(coords, region)
             .map(|(b, d)| Fetched::Decoded(b, d))
@@ -189,7 +185,8 @@ impl Array {
     }
 
     /// Decodes the chunks `region` touches and copies their elements (`es` bytes each) into
-    /// `out`, the region in C order. The work goes by band: the chunks sharing their first
+    /// `out`, the region in C order, zeroed on entry (missing chunks whose fill value is zero
+    /// are not copied). The work goes by band: the chunks sharing their first
     /// grid coordinate cover a contiguous run of rows of the region, so each band's part of
     /// `out` is a slice of its own, and bands are decoded and copied in parallel, each holding
     /// only its own decoded chunks.
@@ -259,44 +256,52 @@ impl Array {
         dst: &mut [u8],
         coords: &[Vec<u64>],
     ) -> Result<()> {
-        {
-            let fetched: Vec<Fetched> = coords
-                .par_iter()
-                .map(|c| self.fetch_chunk(c, region))
-                .collect::<Result<_>>()?;
-            for (c, f) in coords.iter().zip(fetched) {
-                let pieces = match &f {
-                    Fetched::Decoded(b, d) => vec![(b.clone(), Cow::Borrowed(d))],
-                    Fetched::Encoded(chunk_box, key, bytes) => {
-                        self.decode_pieces(chunk_box, key, bytes)?
-                    }
-                };
-                for (source, data) in &pieces {
-                    let ArrayBytes::Fixed(src) = data.as_ref() else {
-                        continue;
-                    };
-                    self.copy_chunk_part(
-                        c,
-                        region,
-                        |so, doff, len| {
-                            let (s, l) = (so * es, len * es);
-                            let Some(d) = doff.checked_sub(base).map(|d| d * es) else {
-                                return false;
-                            };
-                            match (src.get(s..s + l), dst.get_mut(d..d + l)) {
-                                (Some(a), Some(b)) => {
-                                    b.copy_from_slice(a);
-                                    true
-                                }
-                                _ => false,
-                            }
-                        },
-                        source,
-                    )?;
+        let repr = self.chain.decoded_representation();
+        let zero_fill = repr.fill_value().as_bytes().iter().all(|&b| b == 0);
+        let fetched: Vec<Fetched> = coords
+            .par_iter()
+            .map(|c| self.fetch_chunk(c, region))
+            .collect::<Result<_>>()?;
+        for (c, f) in coords.iter().zip(fetched) {
+            let pieces = match &f {
+                Fetched::Decoded(b, d) => vec![(b.clone(), Cow::Borrowed(d))],
+                Fetched::Encoded(chunk_box, key, bytes) => {
+                    self.decode_pieces(chunk_box, key, bytes)?
                 }
+                Fetched::Missing(..) if zero_fill => continue,
+                Fetched::Missing(chunk_box, key) => {
+                    let fill = ArrayBytes::fill(repr).map_err(|source| Error::Chunk {
+                        key: key.to_string(),
+                        source,
+                    })?;
+                    vec![(chunk_box.clone(), Cow::Owned(fill))]
+                }
+            };
+            for (source, data) in &pieces {
+                let ArrayBytes::Fixed(src) = data.as_ref() else {
+                    continue;
+                };
+                self.copy_chunk_part(
+                    c,
+                    region,
+                    |so, doff, len| {
+                        let (s, l) = (so * es, len * es);
+                        let Some(d) = doff.checked_sub(base).map(|d| d * es) else {
+                            return false;
+                        };
+                        match (src.get(s..s + l), dst.get_mut(d..d + l)) {
+                            (Some(a), Some(b)) => {
+                                b.copy_from_slice(a);
+                                true
+                            }
+                            _ => false,
+                        }
+                    },
+                    source,
+                )?;
             }
-            Ok(())
         }
+        Ok(())
     }
 
     /// The pieces (array coordinates) of a stored chunk at `chunk_box`, borrowed from `bytes`
@@ -312,7 +317,9 @@ impl Array {
             source,
         };
         let Some(pieces) = self.chain.decode_pieces(bytes).map_err(chunk_err)? else {
-            let whole = self.decode_chunk(key, bytes.clone())?;
+            // Decoded from where the store put the bytes: codecs that leave them as stored
+            // (`bytes` alone) copy nothing here.
+            let whole = self.chain.decode(Cow::Borrowed(bytes)).map_err(chunk_err)?;
             return Ok(vec![(chunk_box.clone(), Cow::Owned(whole))]);
         };
         pieces
