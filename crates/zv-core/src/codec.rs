@@ -464,22 +464,26 @@ pub trait ArrayToBytesCodec: CodecTraits {
         assemble(region, repr, &[(&whole, &data)]).map(Some)
     }
 
-    /// The decoded chunk as pieces: boxes (chunk coordinates) with their elements (C order),
-    /// together covering the chunk without overlap; `None` (the default) where the codec
-    /// decodes only whole. Lets the array layer copy each piece straight into a larger region
-    /// instead of assembling the chunk first (`sharding_indexed`: one piece per inner chunk).
-    fn decode_pieces<'a>(
+    /// Decodes the chunk as pieces, giving each to `sink` as it is decoded (possibly on
+    /// several threads at once): boxes (chunk coordinates) with their elements (C order),
+    /// together covering the chunk without overlap. `Ok(false)` (the default, `sink` never
+    /// called) where the codec decodes only whole. Lets the array layer copy each piece
+    /// straight into a larger region while it is fresh in the cache, instead of assembling the
+    /// chunk first (`sharding_indexed`: one piece per inner chunk).
+    fn decode_pieces(
         &self,
-        _input: &'a [u8],
+        _input: &[u8],
         _repr: &ChunkRepresentation,
-    ) -> Result<Option<DecodedPieces<'a>>, CodecError> {
-        Ok(None)
+        _sink: &PieceSink<'_>,
+    ) -> Result<bool, CodecError> {
+        Ok(false)
     }
 }
 
-/// Decoded pieces of a chunk: each box (chunk coordinates) with its elements in C order,
-/// possibly borrowed from the encoded chunk (see [`ArrayToBytesCodec::decode_pieces`]).
-pub type DecodedPieces<'a> = Vec<(crate::grid::Region, ArrayBytes<'a>)>;
+/// Receives the decoded pieces of a chunk (see [`ArrayToBytesCodec::decode_pieces`]): a box
+/// (chunk coordinates) and its elements in C order, possibly borrowed from the encoded chunk.
+pub type PieceSink<'s> =
+    dyn Fn(&crate::grid::Region, &ArrayBytes<'_>) -> Result<(), CodecError> + Sync + 's;
 
 /// A codec that transforms bytes (compressors, checksums).
 pub trait BytesToBytesCodec: CodecTraits {

@@ -3,12 +3,13 @@
 //! the part the region needs is read (through byte ranges) and decoded.
 
 use std::borrow::Cow;
+use std::sync::{Mutex, PoisonError};
 
 use bytes::Bytes;
 use rayon::prelude::*;
 
 use super::Array;
-use crate::codec::{ArrayBytes, StoreChunkReader};
+use crate::codec::{ArrayBytes, CodecError, StoreChunkReader};
 use crate::error::{Error, Result};
 use crate::grid::{box_runs, Region};
 use crate::key::StoreKey;
@@ -247,7 +248,8 @@ impl Array {
     }
 
     /// Fetches the chunks `coords` (in parallel) and copies their parts of `region` into
-    /// `dst`, the rows of a band starting at element `base` of the region.
+    /// `dst`, the rows of a band starting at element `base` of the region. Chunks whose codecs
+    /// decode to pieces have each piece copied as soon as it is decoded.
     fn copy_group(
         &self,
         region: &Region,
@@ -262,25 +264,15 @@ impl Array {
             .par_iter()
             .map(|c| self.fetch_chunk(c, region))
             .collect::<Result<_>>()?;
+        // Pieces are decoded in parallel; each is copied under the band's lock (the copy is
+        // short next to the decoding, and the band's rows interleave the pieces).
+        let dst = Mutex::new(dst);
         for (c, f) in coords.iter().zip(fetched) {
-            let pieces = match &f {
-                Fetched::Decoded(b, d) => vec![(b.clone(), Cow::Borrowed(d))],
-                Fetched::Encoded(chunk_box, key, bytes) => {
-                    self.decode_pieces(chunk_box, key, bytes)?
-                }
-                Fetched::Missing(..) if zero_fill => continue,
-                Fetched::Missing(chunk_box, key) => {
-                    let fill = ArrayBytes::fill(repr).map_err(|source| Error::Chunk {
-                        key: key.to_string(),
-                        source,
-                    })?;
-                    vec![(chunk_box.clone(), Cow::Owned(fill))]
-                }
-            };
-            for (source, data) in &pieces {
-                let ArrayBytes::Fixed(src) = data.as_ref() else {
-                    continue;
+            let copy = |source: &Region, data: &ArrayBytes<'_>| -> Result<()> {
+                let ArrayBytes::Fixed(src) = data else {
+                    return Ok(());
                 };
+                let mut dst = dst.lock().unwrap_or_else(PoisonError::into_inner);
                 self.copy_chunk_part(
                     c,
                     region,
@@ -298,39 +290,53 @@ impl Array {
                         }
                     },
                     source,
-                )?;
+                )
+            };
+            match &f {
+                Fetched::Decoded(b, d) => copy(b, d)?,
+                Fetched::Encoded(chunk_box, key, bytes) => {
+                    self.copy_pieces(chunk_box, key, bytes, &copy)?
+                }
+                Fetched::Missing(..) if zero_fill => {}
+                Fetched::Missing(chunk_box, key) => {
+                    let fill = ArrayBytes::fill(repr).map_err(|source| Error::Chunk {
+                        key: key.to_string(),
+                        source,
+                    })?;
+                    copy(chunk_box, &fill)?
+                }
             }
         }
         Ok(())
     }
 
-    /// The pieces (array coordinates) of a stored chunk at `chunk_box`, borrowed from `bytes`
-    /// where the codecs allow: its codecs' pieces, else the whole decoded chunk.
-    fn decode_pieces<'b>(
+    /// Decodes a stored chunk at `chunk_box` and gives `copy` its pieces (array coordinates),
+    /// borrowed from `bytes` where the codecs allow: its codecs' pieces, each as soon as it is
+    /// decoded, else the whole decoded chunk.
+    fn copy_pieces(
         &self,
         chunk_box: &Region,
         key: &StoreKey,
-        bytes: &'b Bytes,
-    ) -> Result<Vec<(Region, Cow<'b, ArrayBytes<'b>>)>> {
+        bytes: &Bytes,
+        copy: &(dyn Fn(&Region, &ArrayBytes<'_>) -> Result<()> + Sync),
+    ) -> Result<()> {
         let chunk_err = |source| Error::Chunk {
             key: key.to_string(),
             source,
         };
-        let Some(pieces) = self.chain.decode_pieces(bytes).map_err(chunk_err)? else {
+        let sink = |b: &Region, data: &ArrayBytes<'_>| {
+            let start = b.start().iter().zip(chunk_box.start()).map(|(p, o)| p + o);
+            let source = Region::new(start.collect(), b.shape().to_vec())
+                .map_err(|e| CodecError::corrupt("pieces", e.to_string()))?;
+            copy(&source, data).map_err(|e| CodecError::corrupt("pieces", e.to_string()))
+        };
+        if !self.chain.decode_pieces(bytes, &sink).map_err(chunk_err)? {
             // Decoded from where the store put the bytes: codecs that leave them as stored
             // (`bytes` alone) copy nothing here.
             let whole = self.chain.decode(Cow::Borrowed(bytes)).map_err(chunk_err)?;
-            return Ok(vec![(chunk_box.clone(), Cow::Owned(whole))]);
-        };
-        pieces
-            .into_iter()
-            .map(|(b, d)| {
-                let start = b.start().iter().zip(chunk_box.start()).map(|(p, o)| p + o);
-                Region::new(start.collect(), b.shape().to_vec())
-                    .map(|b| (b, Cow::Owned(d)))
-                    .map_err(|e| self.region_err(e))
-            })
-            .collect()
+            copy(chunk_box, &whole)?;
+        }
+        Ok(())
     }
 
     /// Calls `copy(src_offset, dst_offset, len)` (in elements) for each run of the part of
