@@ -257,7 +257,7 @@ fn run_codec(o: &Options, codec: InnerCodec) -> Result<Vec<Row>, BoxError> {
         eprintln!(
             "{}: checksums equal ({:016x})",
             row.what,
-            sums[0].unwrap_or(0)
+            sums[0].or(sums[1]).unwrap_or(0)
         );
         rows.push(row);
     }
@@ -300,9 +300,16 @@ fn run() -> Result<(), BoxError> {
     println!("|---|---|---|---|---|---|---|");
     for r in &rows {
         if o.only.is_some() {
-            let (v, name) = if r.zv.is_empty() { (&r.zarrs, "zarrs") } else { (&r.zv, "zv") };
+            let (v, name) = if r.zv.is_empty() {
+                (&r.zarrs, "zarrs")
+            } else {
+                (&r.zv, "zv")
+            };
             let (min, med) = stats(v);
-            println!("| {} ({name} only) | min {min:.4} | median {med:.4} |", r.what);
+            println!(
+                "| {} ({name} only) | min {min:.4} | median {med:.4} |",
+                r.what
+            );
             continue;
         }
         let (zmin, zmed) = stats(&r.zv);
