@@ -35,7 +35,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use zv_core::codec::{
     configuration_object, parse_configuration, ArrayBytes, ArrayToBytesCodec, ChunkReader,
-    ChunkRepresentation, Codec, CodecError, CodecKind, CodecTraits, DecodedPieces,
+    ChunkRepresentation, Codec, CodecError, CodecKind, CodecTraits, PieceSink,
 };
 use zv_core::grid::Region;
 use zv_core::metadata::{ExtensionMetadata, JsonObject};
@@ -120,12 +120,13 @@ impl ArrayToBytesCodec for ShardingCodec {
         self.decode_region(reader, region, repr)
     }
 
-    fn decode_pieces<'a>(
+    fn decode_pieces(
         &self,
-        input: &'a [u8],
+        input: &[u8],
         _repr: &ChunkRepresentation,
-    ) -> Result<Option<DecodedPieces<'a>>, CodecError> {
-        self.pieces_with_fill(input).map(Some)
+        sink: &PieceSink<'_>,
+    ) -> Result<bool, CodecError> {
+        self.visit_pieces(input, sink).map(|()| true)
     }
 }
 

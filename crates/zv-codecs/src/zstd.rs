@@ -15,6 +15,7 @@
 //! # Ok::<(), zv_core::codec::CodecError>(())
 //! ```
 
+use std::cell::RefCell;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -91,7 +92,7 @@ impl ZstdCodec {
             }
             if d == n as u64 {
                 // One frame of exactly the expected size: decode in one call.
-                let out = zstd::bulk::decompress(input, n).map_err(corrupt)?;
+                let out = bulk_decompress(input, n).map_err(corrupt)?;
                 if out.len() != n {
                     return Err(CodecError::SizeMismatch {
                         codec: NAME.into(),
@@ -108,6 +109,30 @@ impl ZstdCodec {
         let out = crate::read_decoded(decoder, expected, NAME)?;
         Ok(out)
     }
+}
+
+thread_local! {
+    /// This thread's decompression context, kept between chunks: creating one allocates and
+    /// initialises its tables, a cost comparable to decoding a small chunk.
+    static DECOMPRESSOR: RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+        const { RefCell::new(None) };
+}
+
+/// One frame of `n` decoded bytes, decoded with this thread's context (dropped after an
+/// error, so that a failed frame leaves no state behind).
+fn bulk_decompress(input: &[u8], n: usize) -> std::io::Result<Vec<u8>> {
+    DECOMPRESSOR.with(|cell| {
+        let Ok(mut slot) = cell.try_borrow_mut() else {
+            return zstd::bulk::decompress(input, n);
+        };
+        let mut context = match slot.take() {
+            Some(c) => c,
+            None => zstd::bulk::Decompressor::new()?,
+        };
+        let out = context.decompress(input, n)?;
+        *slot = Some(context);
+        Ok(out)
+    })
 }
 
 impl CodecTraits for ZstdCodec {
@@ -147,6 +172,15 @@ mod tests {
         let last = enc.len() - 1;
         enc[last] ^= 0xff;
         assert!(ZstdCodec::decompress(&enc, Some(data.len())).is_err());
+        // the thread's context decodes the next frame after a failed one
+        enc[last] ^= 0xff;
+        assert_eq!(ZstdCodec::decompress(&enc, Some(data.len())).unwrap(), data);
+        let other: Vec<u8> = (0..3000u32).flat_map(|i| (i % 7).to_le_bytes()).collect();
+        let enc2 = c.compress(&other).unwrap();
+        assert_eq!(
+            ZstdCodec::decompress(&enc2, Some(other.len())).unwrap(),
+            other
+        );
     }
 
     #[test]

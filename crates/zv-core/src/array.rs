@@ -271,9 +271,15 @@ impl Array {
 
     /// Decodes stored chunk bytes (`key` names the chunk in errors).
     fn decode_chunk(&self, key: &StoreKey, encoded: Bytes) -> Result<ArrayBytes<'static>> {
-        let owned: Vec<u8> = encoded.into();
-        self.chain
-            .decode(Cow::Owned(owned))
+        // A buffer the store handed over whole becomes the decoded chunk without a copy where
+        // the codecs leave the bytes as stored; a shared one (the store may reuse it) is
+        // decoded from where it is, and copied only if the codecs leave the bytes as stored.
+        let decoded = if encoded.is_unique() {
+            self.chain.decode(Cow::Owned(encoded.into()))
+        } else {
+            self.chain.decode(Cow::Borrowed(&encoded))
+        };
+        decoded
             .map(ArrayBytes::into_owned)
             .map_err(|source| Error::Chunk {
                 key: key.to_string(),

@@ -250,13 +250,15 @@ impl<'a> ArrayBytes<'a> {
             })
         } else {
             let total = n.saturating_mul(fill.len());
-            let mut data = try_vec::<u8>(total)?;
             if fill.iter().all(|&b| b == 0) {
-                data.resize(total, 0);
-            } else {
-                for _ in 0..n {
-                    data.extend_from_slice(fill);
-                }
+                let data = crate::zeroed::try_zeroed_bytes(total).ok_or_else(|| {
+                    CodecError::Overflow(format!("cannot allocate {total} bytes"))
+                })?;
+                return Ok(ArrayBytes::Fixed(Cow::Owned(data)));
+            }
+            let mut data = try_vec::<u8>(total)?;
+            for _ in 0..n {
+                data.extend_from_slice(fill);
             }
             Ok(ArrayBytes::Fixed(Cow::Owned(data)))
         }
@@ -462,22 +464,26 @@ pub trait ArrayToBytesCodec: CodecTraits {
         assemble(region, repr, &[(&whole, &data)]).map(Some)
     }
 
-    /// The decoded chunk as pieces: boxes (chunk coordinates) with their elements (C order),
-    /// together covering the chunk without overlap; `None` (the default) where the codec
-    /// decodes only whole. Lets the array layer copy each piece straight into a larger region
-    /// instead of assembling the chunk first (`sharding_indexed`: one piece per inner chunk).
-    fn decode_pieces<'a>(
+    /// Decodes the chunk as pieces, giving each to `sink` as it is decoded (possibly on
+    /// several threads at once): boxes (chunk coordinates) with their elements (C order),
+    /// together covering the chunk without overlap. `Ok(false)` (the default, `sink` never
+    /// called) where the codec decodes only whole. Lets the array layer copy each piece
+    /// straight into a larger region while it is fresh in the cache, instead of assembling the
+    /// chunk first (`sharding_indexed`: one piece per inner chunk).
+    fn decode_pieces(
         &self,
-        _input: &'a [u8],
+        _input: &[u8],
         _repr: &ChunkRepresentation,
-    ) -> Result<Option<DecodedPieces<'a>>, CodecError> {
-        Ok(None)
+        _sink: &PieceSink<'_>,
+    ) -> Result<bool, CodecError> {
+        Ok(false)
     }
 }
 
-/// Decoded pieces of a chunk: each box (chunk coordinates) with its elements in C order,
-/// possibly borrowed from the encoded chunk (see [`ArrayToBytesCodec::decode_pieces`]).
-pub type DecodedPieces<'a> = Vec<(crate::grid::Region, ArrayBytes<'a>)>;
+/// Receives the decoded pieces of a chunk (see [`ArrayToBytesCodec::decode_pieces`]): a box
+/// (chunk coordinates) and its elements in C order, possibly borrowed from the encoded chunk.
+pub type PieceSink<'s> =
+    dyn Fn(&crate::grid::Region, &ArrayBytes<'_>) -> Result<(), CodecError> + Sync + 's;
 
 /// A codec that transforms bytes (compressors, checksums).
 pub trait BytesToBytesCodec: CodecTraits {

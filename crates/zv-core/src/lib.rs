@@ -34,6 +34,7 @@ pub mod metadata;
 pub mod node;
 pub mod plugin;
 pub mod store;
+mod zeroed;
 
 pub use error::{Error, Result};
 

@@ -21,6 +21,10 @@
 //!   [`WritableStore::sync`] makes everything written durable with one `syncfs(2)`.
 //! - **Bounded reads**: [`ReadableStore::get_capped`] refuses a file larger than the caller
 //!   allows from its size before reading a byte.
+//! - **Reused read buffers**: a large value is read into a buffer that returns to a small,
+//!   bounded pool of the store when the last [`Bytes`] referring to it is dropped, so that
+//!   large reads one after another (the shards of a region) skip mapping and faulting in fresh
+//!   memory.
 //! - Deleting the last key of a directory removes the empty directories above it, so listings
 //!   never show empty prefixes.
 //!
@@ -38,6 +42,7 @@
 
 mod confine;
 mod listing;
+mod pool;
 mod shadow;
 mod write;
 
@@ -59,6 +64,7 @@ pub use shadow::Shadow;
 pub use write::Durability;
 
 use listing::Walker;
+use pool::BufferPool;
 use write::DirCache;
 
 /// A Zarr v3 store in a local directory.
@@ -68,6 +74,8 @@ pub struct FilesystemStore {
     durability: Durability,
     symlinks: SymlinkPolicy,
     dirs: DirCache,
+    /// Large read buffers kept for reuse (module `pool`).
+    buffers: Arc<BufferPool>,
 }
 
 fn io_err(key: impl ToString) -> impl FnOnce(io::Error) -> StoreError {
@@ -103,6 +111,7 @@ impl FilesystemStore {
             durability: Durability::default(),
             symlinks: SymlinkPolicy::default(),
             dirs: DirCache::default(),
+            buffers: Arc::default(),
         })
     }
 
@@ -149,12 +158,15 @@ impl FilesystemStore {
         )
     }
 
-    fn read_all(key: &StoreKey, file: fs::File, size: u64) -> StoreResult<Bytes> {
-        let mut buf = Vec::new();
-        buf.try_reserve_exact(size as usize)
+    /// The `size` bytes of `file` from its current position, read into a buffer reused from
+    /// an earlier read where one fits (module `pool`).
+    fn read_all(&self, key: &StoreKey, file: fs::File, size: u64) -> StoreResult<Bytes> {
+        let n = usize::try_from(size).unwrap_or(usize::MAX);
+        let mut buf = self.buffers.take(n).unwrap_or_default();
+        buf.try_reserve_exact(n)
             .map_err(|e| io_err(key)(io::Error::new(io::ErrorKind::OutOfMemory, e)))?;
         file.take(size).read_to_end(&mut buf).map_err(io_err(key))?;
-        Ok(Bytes::from(buf))
+        Ok(BufferPool::share(&self.buffers, buf))
     }
 
     fn write_once(&self, key: &StoreKey, path: &Path, value: &[u8]) -> io::Result<()> {
@@ -196,7 +208,7 @@ impl FilesystemStore {
 impl ReadableStore for FilesystemStore {
     fn get(&self, key: &StoreKey) -> StoreResult<Option<Bytes>> {
         match self.open(key)? {
-            Some((file, size)) => Self::read_all(key, file, size).map(Some),
+            Some((file, size)) => self.read_all(key, file, size).map(Some),
             None => Ok(None),
         }
     }
@@ -205,7 +217,7 @@ impl ReadableStore for FilesystemStore {
         match self.open(key)? {
             Some((file, size)) => {
                 StoreError::check_size(key, size, max)?;
-                Self::read_all(key, file, size).map(Some)
+                self.read_all(key, file, size).map(Some)
             }
             None => Ok(None),
         }
@@ -217,7 +229,7 @@ impl ReadableStore for FilesystemStore {
         };
         let r = range.within(key, size)?;
         file.seek(SeekFrom::Start(r.start)).map_err(io_err(key))?;
-        Self::read_all(key, file, r.end - r.start).map(Some)
+        self.read_all(key, file, r.end - r.start).map(Some)
     }
 
     fn size(&self, key: &StoreKey) -> StoreResult<Option<u64>> {

@@ -4,7 +4,9 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use rayon::prelude::*;
-use zv_core::codec::{assemble, ArrayBytes, ChunkRepresentation, CodecChain, CodecError};
+use zv_core::codec::{
+    assemble, ArrayBytes, ChunkRepresentation, CodecChain, CodecError, PieceSink,
+};
 use zv_core::data_type::{DataType, FillValue};
 use zv_core::grid::{Region, RegularGrid};
 
@@ -198,38 +200,42 @@ impl ShardingCodec {
         assemble(&Region::whole(repr.shape()), repr, &refs)
     }
 
-    /// A whole shard as one piece per inner chunk (borrowed from `input` where the inner
-    /// codecs leave the bytes as stored), missing inner chunks as the fill value.
-    pub(super) fn pieces_with_fill<'s>(
+    /// Decodes a whole shard, giving `sink` one piece per inner chunk as it is decoded
+    /// (inner chunks in parallel; borrowed from `input` where the inner codecs leave the bytes
+    /// as stored), missing inner chunks as the fill value.
+    pub(super) fn visit_pieces(
         &self,
-        input: &'s [u8],
-    ) -> Result<Vec<(Region, ArrayBytes<'s>)>, CodecError> {
-        let mut pieces = self.shard_pieces(input)?;
-        if pieces.len() < self.count {
-            let present: std::collections::HashSet<Vec<u64>> =
-                pieces.iter().map(|(b, _)| b.start().to_vec()).collect();
-            let fill = ArrayBytes::fill(self.inner.decoded_representation())?;
-            let shard = Region::whole(self.grid.array_shape());
-            for c in self.grid.chunks_in(&shard) {
-                let b = self
-                    .grid
-                    .chunk_box(&c)
-                    .ok_or_else(|| CodecError::Overflow(format!("inner chunk {c:?}")))?;
-                if !present.contains(b.start()) {
-                    pieces.push((b, fill.clone()));
+        input: &[u8],
+        sink: &PieceSink<'_>,
+    ) -> Result<(), CodecError> {
+        let index = self.shard_index(input)?;
+        let fill = if (0..self.count).any(|i| index.entry(i).is_none()) {
+            Some(ArrayBytes::fill(self.inner.decoded_representation())?)
+        } else {
+            None
+        };
+        let shard = Region::whole(self.grid.array_shape());
+        let coords: Vec<Vec<u64>> = self.grid.chunks_in(&shard).collect();
+        coords
+            .par_iter()
+            .try_for_each(|c| match (index.entry(self.linear(c)), &fill) {
+                (Some((offset, nbytes)), _) => {
+                    let (b, data) = self.decode_inner(input, c, offset, nbytes)?;
+                    sink(&b, &data)
                 }
-            }
-        }
-        Ok(pieces)
+                (None, Some(fill)) => {
+                    let b = self
+                        .grid
+                        .chunk_box(c)
+                        .ok_or_else(|| CodecError::Overflow(format!("inner chunk {c:?}")))?;
+                    sink(&b, fill)
+                }
+                (None, None) => Err(CodecError::corrupt(NAME, "the index changed")),
+            })
     }
 
-    /// The stored inner chunks of a whole shard, decoded in parallel (borrowed from the shard
-    /// where the inner codecs leave the bytes as stored), each with its box; the index is
-    /// checked against the shard's size first.
-    fn shard_pieces<'s>(
-        &self,
-        input: &'s [u8],
-    ) -> Result<Vec<(Region, ArrayBytes<'s>)>, CodecError> {
+    /// The index of a whole shard, checked against the shard's size.
+    fn shard_index(&self, input: &[u8]) -> Result<ShardIndex, CodecError> {
         let len = input.len() as u64;
         let range = self.index_range(len).ok_or_else(|| {
             CodecError::corrupt(
@@ -246,7 +252,17 @@ impl ShardingCodec {
             index_range: Some(range),
             inner_size: None,
         };
-        let index = self.decode_index(encoded_index, &limits)?;
+        self.decode_index(encoded_index, &limits)
+    }
+
+    /// The stored inner chunks of a whole shard, decoded in parallel (borrowed from the shard
+    /// where the inner codecs leave the bytes as stored), each with its box; the index is
+    /// checked against the shard's size first.
+    fn shard_pieces<'s>(
+        &self,
+        input: &'s [u8],
+    ) -> Result<Vec<(Region, ArrayBytes<'s>)>, CodecError> {
+        let index = self.shard_index(input)?;
         let shard = Region::whole(self.grid.array_shape());
         let coords: Vec<Vec<u64>> = self.grid.chunks_in(&shard).collect();
         coords

@@ -3,20 +3,24 @@
 //! the part the region needs is read (through byte ranges) and decoded.
 
 use std::borrow::Cow;
+use std::sync::{Mutex, PoisonError};
 
 use bytes::Bytes;
 use rayon::prelude::*;
 
 use super::Array;
-use crate::codec::{ArrayBytes, StoreChunkReader};
+use crate::codec::{ArrayBytes, CodecError, StoreChunkReader};
 use crate::error::{Error, Result};
 use crate::grid::{box_runs, Region};
 use crate::key::StoreKey;
 
 /// What one chunk contributes to a fixed-size region read (see [`Array::fetch_chunk`]).
 enum Fetched {
-    /// Stored bytes of a chunk wholly inside the region (its box, its key), to decode to pieces.
+    /// Stored bytes of a whole chunk (its box, its key), to decode (to pieces where the codecs
+    /// can) and copy.
     Encoded(Region, StoreKey, Bytes),
+    /// A chunk that is not stored (its box, its key): the fill value.
+    Missing(Region, StoreKey),
     /// Decoded elements covering the box.
     Decoded(Region, ArrayBytes<'static>),
 }
@@ -88,31 +92,24 @@ impl Array {
         Ok((source, self.retrieve_chunk(coords)?))
     }
 
-    /// What chunk `coords` contributes to `region`: for a chunk wholly inside `region` whose
-    /// codecs may decode to pieces (`sharding_indexed`: its inner chunks), its stored bytes,
-    /// to be decoded to pieces and copied straight into the result; else the decoded part
-    /// [`Array::retrieve_chunk_part`] gives.
+    /// What chunk `coords` contributes to `region`: its stored bytes (one read), to be decoded
+    /// (to pieces where the codecs can: `sharding_indexed`'s inner chunks) and copied straight
+    /// into the result, unless the codecs decode partially and `region` covers only part of
+    /// the chunk: then the decoded part [`Array::retrieve_chunk_part`] gives.
     fn fetch_chunk(&self, coords: &[u64], region: &Region) -> Result<Fetched> {
         let chunk_box = self.grid.chunk_box(coords);
-        let inside = self
-            .grid
-            .chunk_region(coords)
-            .is_some_and(|r| r.intersect(region).as_ref() == Some(&r));
-        if let (true, true, Some(chunk_box)) =
-            (self.chain.supports_partial_decode(), inside, chunk_box)
-        {
+        let whole = !self.chain.supports_partial_decode()
+            || self
+                .grid
+                .chunk_region(coords)
+                .is_some_and(|r| r.intersect(region).as_ref() == Some(&r));
+        if let (true, Some(chunk_box)) = (whole, chunk_box) {
             self.check_coords(coords)?;
             let key = self.chunk_key(coords)?;
-            if let Some(bytes) = self.store.get_capped(&key, self.chunk_cap)? {
-                return Ok(Fetched::Encoded(chunk_box, key, bytes));
-            }
-            let fill = ArrayBytes::fill(self.chain.decoded_representation()).map_err(|source| {
-                Error::Chunk {
-                    key: key.to_string(),
-                    source,
-                }
-            })?;
-            return Ok(Fetched::Decoded(chunk_box, fill));
+            return Ok(match self.store.get_capped(&key, self.chunk_cap)? {
+                Some(bytes) => Fetched::Encoded(chunk_box, key, bytes),
+                None => Fetched::Missing(chunk_box, key),
+            });
         }
         self.retrieve_chunk_part(coords, region)
             .map(|(b, d)| Fetched::Decoded(b, d))
@@ -141,10 +138,10 @@ impl Array {
                 let total = n
                     .checked_mul(es)
                     .ok_or_else(|| too_large("size overflows"))?;
-                out_fixed
-                    .try_reserve_exact(total)
-                    .map_err(|_| too_large(&format!("{total} bytes")))?;
-                out_fixed.resize(total, 0u8);
+                // Zeroed by the allocator: fresh pages are zeroed by the kernel when the
+                // decoded data first writes them, not once more here.
+                out_fixed = crate::zeroed::try_zeroed_bytes(total)
+                    .ok_or_else(|| too_large(&format!("{total} bytes")))?;
             }
             None => {
                 out_elements
@@ -189,7 +186,8 @@ impl Array {
     }
 
     /// Decodes the chunks `region` touches and copies their elements (`es` bytes each) into
-    /// `out`, the region in C order. The work goes by band: the chunks sharing their first
+    /// `out`, the region in C order, zeroed on entry (missing chunks whose fill value is zero
+    /// are not copied). The work goes by band: the chunks sharing their first
     /// grid coordinate cover a contiguous run of rows of the region, so each band's part of
     /// `out` is a slice of its own, and bands are decoded and copied in parallel, each holding
     /// only its own decoded chunks.
@@ -238,71 +236,107 @@ impl Array {
             consumed += rows;
             work.push((first * row_elems, slice, coords));
         }
+        // A band's chunks are fetched a few at a time (as many as there are threads), so
+        // that a band holds few stored chunks at once however wide the region is.
+        let group = rayon::current_num_threads().max(1);
         work.into_par_iter().try_for_each(|(base, dst, coords)| {
-            let fetched: Vec<Fetched> = coords
-                .par_iter()
-                .map(|c| self.fetch_chunk(c, region))
-                .collect::<Result<_>>()?;
-            for (c, f) in coords.iter().zip(fetched) {
-                let pieces = match &f {
-                    Fetched::Decoded(b, d) => vec![(b.clone(), Cow::Borrowed(d))],
-                    Fetched::Encoded(chunk_box, key, bytes) => {
-                        self.decode_pieces(chunk_box, key, bytes)?
-                    }
-                };
-                for (source, data) in &pieces {
-                    let ArrayBytes::Fixed(src) = data.as_ref() else {
-                        continue;
-                    };
-                    self.copy_chunk_part(
-                        c,
-                        region,
-                        |so, doff, len| {
-                            let (s, l) = (so * es, len * es);
-                            let Some(d) = doff.checked_sub(base).map(|d| d * es) else {
-                                return false;
-                            };
-                            match (src.get(s..s + l), dst.get_mut(d..d + l)) {
-                                (Some(a), Some(b)) => {
-                                    b.copy_from_slice(a);
-                                    true
-                                }
-                                _ => false,
-                            }
-                        },
-                        source,
-                    )?;
-                }
+            for coords in coords.chunks(group) {
+                self.copy_group(region, es, base, dst, coords)?;
             }
             Ok(())
         })
     }
 
-    /// The pieces (array coordinates) of a stored chunk at `chunk_box`, borrowed from `bytes`
-    /// where the codecs allow: its codecs' pieces, else the whole decoded chunk.
-    fn decode_pieces<'b>(
+    /// Fetches the chunks `coords` (in parallel) and copies their parts of `region` into
+    /// `dst`, the rows of a band starting at element `base` of the region. Chunks whose codecs
+    /// decode to pieces have each piece copied as soon as it is decoded.
+    fn copy_group(
+        &self,
+        region: &Region,
+        es: usize,
+        base: usize,
+        dst: &mut [u8],
+        coords: &[Vec<u64>],
+    ) -> Result<()> {
+        let repr = self.chain.decoded_representation();
+        let zero_fill = repr.fill_value().as_bytes().iter().all(|&b| b == 0);
+        let fetched: Vec<Fetched> = coords
+            .par_iter()
+            .map(|c| self.fetch_chunk(c, region))
+            .collect::<Result<_>>()?;
+        // Pieces are decoded in parallel; each is copied under the band's lock (the copy is
+        // short next to the decoding, and the band's rows interleave the pieces).
+        let dst = Mutex::new(dst);
+        for (c, f) in coords.iter().zip(fetched) {
+            let copy = |source: &Region, data: &ArrayBytes<'_>| -> Result<()> {
+                let ArrayBytes::Fixed(src) = data else {
+                    return Ok(());
+                };
+                let mut dst = dst.lock().unwrap_or_else(PoisonError::into_inner);
+                self.copy_chunk_part(
+                    c,
+                    region,
+                    |so, doff, len| {
+                        let (s, l) = (so * es, len * es);
+                        let Some(d) = doff.checked_sub(base).map(|d| d * es) else {
+                            return false;
+                        };
+                        match (src.get(s..s + l), dst.get_mut(d..d + l)) {
+                            (Some(a), Some(b)) => {
+                                b.copy_from_slice(a);
+                                true
+                            }
+                            _ => false,
+                        }
+                    },
+                    source,
+                )
+            };
+            match &f {
+                Fetched::Decoded(b, d) => copy(b, d)?,
+                Fetched::Encoded(chunk_box, key, bytes) => {
+                    self.copy_pieces(chunk_box, key, bytes, &copy)?
+                }
+                Fetched::Missing(..) if zero_fill => {}
+                Fetched::Missing(chunk_box, key) => {
+                    let fill = ArrayBytes::fill(repr).map_err(|source| Error::Chunk {
+                        key: key.to_string(),
+                        source,
+                    })?;
+                    copy(chunk_box, &fill)?
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Decodes a stored chunk at `chunk_box` and gives `copy` its pieces (array coordinates),
+    /// borrowed from `bytes` where the codecs allow: its codecs' pieces, each as soon as it is
+    /// decoded, else the whole decoded chunk.
+    fn copy_pieces(
         &self,
         chunk_box: &Region,
         key: &StoreKey,
-        bytes: &'b Bytes,
-    ) -> Result<Vec<(Region, Cow<'b, ArrayBytes<'b>>)>> {
+        bytes: &Bytes,
+        copy: &(dyn Fn(&Region, &ArrayBytes<'_>) -> Result<()> + Sync),
+    ) -> Result<()> {
         let chunk_err = |source| Error::Chunk {
             key: key.to_string(),
             source,
         };
-        let Some(pieces) = self.chain.decode_pieces(bytes).map_err(chunk_err)? else {
-            let whole = self.decode_chunk(key, bytes.clone())?;
-            return Ok(vec![(chunk_box.clone(), Cow::Owned(whole))]);
+        let sink = |b: &Region, data: &ArrayBytes<'_>| {
+            let start = b.start().iter().zip(chunk_box.start()).map(|(p, o)| p + o);
+            let source = Region::new(start.collect(), b.shape().to_vec())
+                .map_err(|e| CodecError::corrupt("pieces", e.to_string()))?;
+            copy(&source, data).map_err(|e| CodecError::corrupt("pieces", e.to_string()))
         };
-        pieces
-            .into_iter()
-            .map(|(b, d)| {
-                let start = b.start().iter().zip(chunk_box.start()).map(|(p, o)| p + o);
-                Region::new(start.collect(), b.shape().to_vec())
-                    .map(|b| (b, Cow::Owned(d)))
-                    .map_err(|e| self.region_err(e))
-            })
-            .collect()
+        if !self.chain.decode_pieces(bytes, &sink).map_err(chunk_err)? {
+            // Decoded from where the store put the bytes: codecs that leave them as stored
+            // (`bytes` alone) copy nothing here.
+            let whole = self.chain.decode(Cow::Borrowed(bytes)).map_err(chunk_err)?;
+            copy(chunk_box, &whole)?;
+        }
+        Ok(())
     }
 
     /// Calls `copy(src_offset, dst_offset, len)` (in elements) for each run of the part of

@@ -1,11 +1,12 @@
 //! The codec pipeline of an array.
 
 use std::borrow::Cow;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use super::{
     assemble, ArrayBytes, ArrayToArrayCodec, ArrayToBytesCodec, BytesToBytesCodec, ChunkReader,
-    ChunkRepresentation, Codec, CodecError, DecodedPieces,
+    ChunkRepresentation, Codec, CodecError, PieceSink,
 };
 use crate::grid::Region;
 use crate::metadata::ExtensionMetadata;
@@ -225,27 +226,35 @@ impl CodecChain {
         Ok(data)
     }
 
-    /// One chunk decoded to pieces ([`ArrayToBytesCodec::decode_pieces`]): `None` unless the
-    /// array→bytes codec stands alone and decodes to pieces. Each piece is checked to lie in
-    /// the chunk and to hold the elements of its box, and together they must cover the chunk.
-    pub fn decode_pieces<'a>(
-        &self,
-        input: &'a [u8],
-    ) -> Result<Option<DecodedPieces<'a>>, CodecError> {
+    /// One chunk decoded to pieces, each given to `sink` as it is decoded, possibly on several
+    /// threads ([`ArrayToBytesCodec::decode_pieces`]): `Ok(false)` (`sink` never called)
+    /// unless the array→bytes codec stands alone and decodes to pieces. Each piece is checked
+    /// to lie in the chunk and to hold the elements of its box before `sink` sees it, and
+    /// together they must cover the chunk (else an error, after `sink` saw some pieces).
+    pub fn decode_pieces(&self, input: &[u8], sink: &PieceSink<'_>) -> Result<bool, CodecError> {
         if !(self.array_to_array.is_empty() && self.bytes_to_bytes.is_empty()) {
-            return Ok(None);
+            return Ok(false);
         }
-        let Some(pieces) = self.array_to_bytes.decode_pieces(input, &self.decoded)? else {
-            return Ok(None);
-        };
         let name = self.array_to_bytes.name();
-        let mut total = 0u64;
-        for (b, d) in &pieces {
+        let total = AtomicU64::new(0);
+        let checked = |b: &Region, d: &ArrayBytes<'_>| {
             b.check_within(self.decoded.shape())
                 .map_err(|e| CodecError::corrupt(name, e.to_string()))?;
             d.validate(&self.decoded.with_shape(b.shape().to_vec())?)?;
-            total = total.saturating_add(b.num_elements().unwrap_or(u64::MAX));
+            let n = b.num_elements().unwrap_or(u64::MAX);
+            // saturating: a count past the chunk's is an error below either way
+            let _ = total.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |t| {
+                Some(t.saturating_add(n))
+            });
+            sink(b, d)
+        };
+        if !self
+            .array_to_bytes
+            .decode_pieces(input, &self.decoded, &checked)?
+        {
+            return Ok(false);
         }
+        let total = total.into_inner();
         if total != self.decoded.num_elements() {
             return Err(CodecError::corrupt(
                 name,
@@ -255,7 +264,7 @@ impl CodecChain {
                 ),
             ));
         }
-        Ok(Some(pieces))
+        Ok(true)
     }
 
     /// The exact encoded size of a chunk, if it is known without the data (e.g. `bytes`,
