@@ -10,6 +10,8 @@
 //! | [`swc`] | `swc` | skeletons (neuron morphologies) | the same |
 //! | [`obj`] | `obj` | meshes (`f`), polylines (`l`), point clouds | the same |
 //! | [`stl`] | `stl` | triangle meshes (ascii, binary), shared vertices merged | binary |
+//! | [`trk`] | `trk` | TrackVis streamlines, per-point scalars, per-streamline properties | the same |
+//! | [`tck`] | `tck` | MRtrix streamlines (positions only) | the same |
 //!
 //! Every import streams: the file is read in batches handed to the streaming writer
 //! ([`zv_format::writer::ZvWriter`]), which holds at most its memory budget of vertex records
@@ -18,8 +20,9 @@
 //! leaves the store as it was; every error names the file and the line or byte offset.
 //! Exports read level 0 through [`zv_format::export::export_geometry`].
 //!
-//! Crates used: `csv` (BurntSushi's, for CSV quoting and records). PLY and SWC are read and
-//! written here: see each module for why.
+//! Crates used: `csv` (BurntSushi's, for CSV quoting and records). PLY, SWC, OBJ, STL, TRK
+//! and TCK are read and written here: see each module for why (for TRK and TCK, no
+//! maintained Rust crate exists).
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -41,8 +44,12 @@
 pub mod error;
 mod level;
 pub mod options;
+#[cfg(any(feature = "swc", feature = "trk", feature = "tck"))]
+mod root_attrs;
 pub mod sink;
 mod source;
+#[cfg(any(feature = "trk", feature = "tck"))]
+mod streamlines;
 
 #[cfg(feature = "csv")]
 pub mod csv;
@@ -54,6 +61,10 @@ pub mod ply;
 pub mod stl;
 #[cfg(feature = "swc")]
 pub mod swc;
+#[cfg(feature = "tck")]
+pub mod tck;
+#[cfg(feature = "trk")]
+pub mod trk;
 
 use std::io::Write;
 use std::path::Path;
@@ -81,17 +92,23 @@ pub enum Format {
     Stl,
     /// Wavefront OBJ.
     Obj,
+    /// TrackVis TRK.
+    Trk,
+    /// MRtrix TCK.
+    Tck,
 }
 
 impl Format {
     /// Every format, in the order of the docs.
-    pub const ALL: [Format; 6] = [
+    pub const ALL: [Format; 8] = [
         Format::GeometryJson,
         Format::Ply,
         Format::Csv,
         Format::Swc,
         Format::Stl,
         Format::Obj,
+        Format::Trk,
+        Format::Tck,
     ];
 
     /// The name used by `--format`.
@@ -103,6 +120,8 @@ impl Format {
             Format::Swc => "swc",
             Format::Stl => "stl",
             Format::Obj => "obj",
+            Format::Trk => "trk",
+            Format::Tck => "tck",
         }
     }
 
@@ -115,6 +134,8 @@ impl Format {
             "swc" => Some(Format::Swc),
             "stl" => Some(Format::Stl),
             "obj" => Some(Format::Obj),
+            "trk" => Some(Format::Trk),
+            "tck" => Some(Format::Tck),
             _ => None,
         }
     }
@@ -134,6 +155,8 @@ impl Format {
             Format::Swc => cfg!(feature = "swc"),
             Format::Stl => cfg!(feature = "stl"),
             Format::Obj => cfg!(feature = "obj"),
+            Format::Trk => cfg!(feature = "trk"),
+            Format::Tck => cfg!(feature = "tck"),
         }
     }
 
@@ -179,6 +202,10 @@ pub fn import_file(
         Format::Stl => stl::import(path, store, opts),
         #[cfg(feature = "obj")]
         Format::Obj => obj::import(path, store, opts),
+        #[cfg(feature = "trk")]
+        Format::Trk => trk::import(path, store, opts),
+        #[cfg(feature = "tck")]
+        Format::Tck => tck::import(path, store, opts),
         #[allow(unreachable_patterns)]
         other => Err(not_built(&path.display().to_string(), other)),
     }
@@ -204,6 +231,10 @@ pub fn export(
         Format::Stl => stl::export(store, out, file),
         #[cfg(feature = "obj")]
         Format::Obj => obj::export(store, out, file),
+        #[cfg(feature = "trk")]
+        Format::Trk => trk::export(store, out, file),
+        #[cfg(feature = "tck")]
+        Format::Tck => tck::export(store, out, file),
         #[allow(unreachable_patterns)]
         other => Err(not_built(file, other)),
     }
@@ -224,6 +255,8 @@ mod tests {
             Format::from_path(Path::new("d.json")),
             Some(Format::GeometryJson)
         );
+        assert_eq!(Format::from_path(Path::new("t.TRK")), Some(Format::Trk));
+        assert_eq!(Format::from_path(Path::new("t.tck")), Some(Format::Tck));
         assert_eq!(Format::from_path(Path::new("noext")), None);
         assert_eq!(Format::from_path(Path::new("x.las")), None);
     }

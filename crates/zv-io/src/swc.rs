@@ -29,6 +29,7 @@ use zv_format::{Geometry, ZvStore};
 use crate::error::{FileName, Location, Result};
 use crate::level::{level0, number_text, numeric_columns};
 use crate::options::ImportOptions;
+use crate::root_attrs::add_root_attribute;
 use crate::sink::{Column, SinkSpec, VertexSink};
 use crate::source::Source;
 
@@ -231,34 +232,14 @@ pub(crate) fn import_reader<R: std::io::Read>(
         .map_err(|e| file.format(e))?;
     let summary = sink.finish()?;
     if !comments.is_empty() {
-        keep_comments(&file, root_store.as_ref(), comments)?;
+        add_root_attribute(
+            &file,
+            root_store.as_ref(),
+            COMMENTS_ATTRIBUTE,
+            serde_json::json!(comments),
+        )?;
     }
     Ok(summary)
-}
-
-/// Adds the comment lines to the root group's attributes (`swc_comments`), rewriting the
-/// root `zarr.json` the writer committed.
-fn keep_comments(file: &FileName, store: &dyn Store, comments: Vec<String>) -> Result<()> {
-    let key = zv_core::key::StoreKey::new(zv_core::node::METADATA_NAME)
-        .map_err(|e| file.unsupported(e.to_string()))?;
-    let store_err = |e: zv_core::store::StoreError| file.format(e.into());
-    let bytes = store
-        .get(&key)
-        .map_err(store_err)?
-        .ok_or_else(|| file.unsupported("the root zarr.json is missing after the write"))?;
-    let mut doc: serde_json::Value = serde_json::from_slice(&bytes)
-        .map_err(|e| file.unsupported(format!("root zarr.json: {e}")))?;
-    if let Some(root) = doc.as_object_mut() {
-        let attrs = root
-            .entry("attributes")
-            .or_insert_with(|| serde_json::json!({}));
-        if let Some(a) = attrs.as_object_mut() {
-            a.insert(COMMENTS_ATTRIBUTE.to_owned(), serde_json::json!(comments));
-        }
-    }
-    let text = serde_json::to_vec_pretty(&doc).map_err(|e| file.unsupported(e.to_string()))?;
-    store.set(&key, text.into()).map_err(store_err)?;
-    store.sync().map_err(store_err)
 }
 
 /// Writes level 0 of `store` (a skeleton) as SWC to `out`; `file` names the output in errors.
