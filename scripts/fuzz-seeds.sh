@@ -37,7 +37,7 @@ done
 
 # The file formats zv imports: each fixture's level 0 exported in every format that holds its
 # geometry (an export a geometry does not fit is skipped), plus ascii PLY.
-for fmt in ply csv swc stl obj; do
+for fmt in ply csv swc stl obj trk tck; do
   mkdir -p "$out/io_$fmt"
   for store in "$fixtures"/*.zarr; do
     name=$(basename "$store" .zarr)

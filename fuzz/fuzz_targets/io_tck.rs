@@ -1,0 +1,7 @@
+//! TCK import (`zv import file.tck`): see `zv_fuzz::io_case` — the input is the file.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    zv_fuzz::io_case::import_case(zv_io::Format::Tck, "tck", data);
+});
