@@ -182,10 +182,13 @@ fn accepted_kind(
     }
 }
 
-/// Whether `name` is a discriminator key that is consumed (not kept in `extra`): only when
-/// the discriminator was a known kind.
-fn is_discriminator(name: &str, known: bool) -> bool {
-    known && (name == ZV_ARRAY || name == ZVF_ARRAY)
+/// Whether `name` is the discriminator key that is consumed (not kept in `extra`): only when
+/// the discriminator was a known kind, and only the key it was read from — `zv_array`, or the
+/// legacy `zvf_array` when `zv_array` is absent. A `zvf_array` beside a `zv_array` is an
+/// ordinary key, kept, so a document reads back equal after it is written (the writer writes
+/// `zv_array`).
+fn is_discriminator(name: &str, known: bool, attributes: &JsonObject) -> bool {
+    known && (name == ZV_ARRAY || (name == ZVF_ARRAY && !attributes.contains_key(ZV_ARRAY)))
 }
 
 /// Starts a document with the discriminator `kind`.

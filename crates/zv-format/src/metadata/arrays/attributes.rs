@@ -99,7 +99,7 @@ impl Common {
     /// only with a dictionary) nor in `own`, nor a known discriminator.
     fn extra(&self, attributes: &JsonObject, known_kind: bool, own: &[&str]) -> JsonObject {
         unknown_keys(attributes, |k| {
-            is_discriminator(k, known_kind)
+            is_discriminator(k, known_kind, attributes)
                 || matches!(k, "name" | "dtype" | "channel_names")
                 || (self.dictionary.is_some() && DICTIONARY_KEYS.contains(&k))
                 || own.contains(&k)

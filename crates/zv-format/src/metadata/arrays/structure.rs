@@ -117,7 +117,7 @@ impl VerticesArray {
             dtype,
             encoding: encoding.unwrap_or_else(|| RAW.to_owned()),
             extra: unknown_keys(attributes, |k| {
-                is_discriminator(k, kind.is_some()) || k == "dtype" || k == "encoding"
+                is_discriminator(k, kind.is_some(), attributes) || k == "dtype" || k == "encoding"
             }),
         })
     }
@@ -191,7 +191,7 @@ impl FragmentIndexArray {
                 key,
             )?,
             extra: unknown_keys(attributes, |k| {
-                is_discriminator(k, kind.is_some()) || k == "encoding"
+                is_discriminator(k, kind.is_some(), attributes) || k == "encoding"
             }),
         })
     }
@@ -255,7 +255,7 @@ impl LinksArray {
             level_delta: opt_value(attributes, "level_delta", delta).map_err(&err)?,
             num_links: opt_value(attributes, "num_links", as_uint).map_err(&err)?,
             extra: unknown_keys(attributes, |k| {
-                is_discriminator(k, kind.is_some())
+                is_discriminator(k, kind.is_some(), attributes)
                     || matches!(k, "dtype" | "link_width" | "level_delta" | "num_links")
             }),
         })
@@ -327,7 +327,7 @@ impl CrossChunkLinksArray {
             num_links: opt_value(attributes, "num_links", as_uint).map_err(&err)?,
             sid_ndim: opt_value(attributes, "sid_ndim", width(0)).map_err(&err)?,
             extra: unknown_keys(attributes, |k| {
-                is_discriminator(k, kind.is_some())
+                is_discriminator(k, kind.is_some(), attributes)
                     || matches!(k, "level_delta" | "link_width" | "num_links" | "sid_ndim")
             }),
         })
@@ -401,7 +401,7 @@ impl ObjectIndexArray {
                 key,
             )?,
             extra: unknown_keys(attributes, |k| {
-                is_discriminator(k, kind.is_some())
+                is_discriminator(k, kind.is_some(), attributes)
                     || matches!(k, "num_objects" | "sid_ndim" | "layout")
             }),
         })
@@ -441,7 +441,7 @@ impl GroupsArray {
         Ok(Self {
             num_groups: opt_value(attributes, "num_groups", as_uint).map_err(at(key))?,
             extra: unknown_keys(attributes, |k| {
-                is_discriminator(k, kind.is_some()) || k == "num_groups"
+                is_discriminator(k, kind.is_some(), attributes) || k == "num_groups"
             }),
         })
     }

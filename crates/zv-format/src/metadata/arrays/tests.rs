@@ -493,3 +493,29 @@ fn unknown_enumerations_and_contradicting_links_are_errors() {
     assert!(error(ccl.check(0, &Geometry::Mesh, key)).contains("link_width"));
     assert!(ccl.check(0, &Geometry::Streamline, key).is_ok());
 }
+
+/// Fuzz finding (`zv_metadata`, CI smoke): a legacy `zvf_array` of an unknown kind was kept in
+/// `extra`, written beside the writer's `zv_array`, and then dropped when read again, so the
+/// document did not read back equal. Only the key the discriminator was read from is consumed.
+#[test]
+fn a_legacy_discriminator_beside_zv_array_is_kept_and_reads_back_equal() {
+    let attrs = obj(json!({"zvf_array": "objec't_attribute", "dtype": "float32", "k": false}));
+    let v = VerticesArray::from_attributes(&attrs, "k").unwrap();
+    assert_eq!(v.extra.get("zvf_array"), Some(&json!("objec't_attribute")));
+    let written = v.to_attributes();
+    assert_eq!(written.get("zv_array"), Some(&json!("vertices")));
+    let again = VerticesArray::from_attributes(&written, "k").unwrap();
+    assert_eq!(again, v);
+    // a `zvf_array` that is the discriminator (no `zv_array`) is still consumed
+    let legacy = obj(json!({"zvf_array": "vertices"}));
+    let v = VerticesArray::from_attributes(&legacy, "k").unwrap();
+    assert!(v.extra.is_empty());
+    // and beside a known `zv_array` it is an ordinary key, written back
+    let both = obj(json!({"zv_array": "vertices", "zvf_array": "vertices"}));
+    let v = VerticesArray::from_attributes(&both, "k").unwrap();
+    assert_eq!(v.extra.get("zvf_array"), Some(&json!("vertices")));
+    assert_eq!(
+        VerticesArray::from_attributes(&v.to_attributes(), "k").unwrap(),
+        v
+    );
+}
