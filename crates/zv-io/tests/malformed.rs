@@ -84,6 +84,31 @@ fn header_lies_are_caught_both_ways() {
     );
 }
 
+/// Fuzz finding (`io_ply`): a vertex property declared twice (four axis values for three
+/// axes) indexed past the end of a point and panicked; with `x, x, y` it would have written
+/// three values per 2-D vertex. Any repeated vertex property name is refused.
+#[test]
+fn a_vertex_property_declared_twice_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, props, row) in [
+        ("xxyz.ply", "x x y z", "0 1 2 3"),
+        ("xxy.ply", "x x y", "0 1 2"),
+        ("ids.ply", "x y object_id object_id", "0 1 2 3"),
+        ("cols.ply", "x y w w", "0 1 2 3"),
+    ] {
+        let header: String = props
+            .split(' ')
+            .map(|p| {
+                let ty = if p == "object_id" { "int" } else { "float" };
+                format!("property {ty} {p}\n")
+            })
+            .collect();
+        let text = format!("ply\nformat ascii 1.0\nelement vertex 1\n{header}end_header\n{row}\n");
+        let err = import_error(dir.path(), name, text.as_bytes(), Format::Ply);
+        assert!(err.contains("is declared twice"), "{name}: {err}");
+    }
+}
+
 #[test]
 fn a_face_naming_a_missing_vertex_names_its_line() {
     let dir = tempfile::tempdir().unwrap();

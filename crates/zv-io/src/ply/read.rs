@@ -173,12 +173,16 @@ fn vertex_layout(file: &FileName, el: &Element, mesh: bool) -> Result<(Vec<Role>
     let mut roles = Vec::new();
     let mut columns = Vec::new();
     let mut with_ids = false;
-    for p in &el.properties {
+    for (i, p) in el.properties.iter().enumerate() {
         if p.count.is_some() {
             return Err(file.unsupported(format!(
                 "vertex property `{}` is a list (zv takes scalar vertex properties)",
                 p.name
             )));
+        }
+        // a repeated name would give a vertex two x values, two ids or two same-named columns
+        if el.properties[..i].iter().any(|q| q.name == p.name) {
+            return Err(file.unsupported(format!("vertex property `{}` is declared twice", p.name)));
         }
         if let Some(a) = axes.iter().position(|a| *a == p.name) {
             found[a] = Some(p.ty);
