@@ -16,13 +16,7 @@ use serde_json::{json, Value};
 
 /// A graph with objects, vertex and object attributes and groups: every kind of blob.
 fn document() -> Value {
-    let mut state = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut next = common::uniform();
     let n = 2000usize;
     let objects = 20usize;
     let vertices: Vec<Value> = (0..n)

@@ -19,13 +19,7 @@ use serde_json::{json, Value};
 
 /// A point cloud with objects, a vertex and an object attribute (8 chunks of level 0).
 fn document() -> Value {
-    let mut state = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut next = common::uniform();
     let n = 3000usize;
     let vertices: Vec<Value> = (0..n)
         .map(|_| json!([next() * 100.0, next() * 100.0, next() * 100.0]))

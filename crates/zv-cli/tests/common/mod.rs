@@ -148,3 +148,14 @@ pub fn zv_killed_after(args: &[&str], delay: Duration) -> bool {
     let _ = child.kill(); // SIGKILL
     child.wait().unwrap().success()
 }
+
+/// A deterministic xorshift source of uniform numbers in [0, 1), for the test documents.
+pub fn uniform() -> impl FnMut() -> f64 {
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
