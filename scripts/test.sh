@@ -3,7 +3,7 @@
 # Creates .venv with zarr-python 3 from PyPI for the interoperability tests, .venv-ref with
 # the reference implementation (zarr-vectors 0.7.0, from ../shared/reference/) and .venv-bcolz
 # with bcolz and blosc (for the legacy formats), .venv-io with plyfile, trimesh, pandas and
-# nibabel (for the file-format converters) and .venv-zv09 with zarr-vectors 0.9.2 (the ZV 0.9
+# nibabel, laspy[lazrs] (for the file-format converters) and .venv-zv09 with zarr-vectors 0.9.2 (the ZV 0.9
 # layout), then runs
 # formatting and lint checks, dependency checks, every test of the workspace, and the
 # minimal-feature build.
@@ -55,16 +55,16 @@ fi
 export ZV_BCOLZ_PYTHON="$PWD/.venv-bcolz/bin/python"
 "$ZV_BCOLZ_PYTHON" -c 'import bcolz, blosc; print("bcolz", bcolz.__version__, "and python-blosc", blosc.__version__)'
 
-# plyfile, trimesh, pandas and numpy from PyPI, for the tests of the file-format converters
+# plyfile, trimesh, pandas, numpy, nibabel and laspy from PyPI, for the tests of the file-format converters
 # (zv-io): files they write are imported, files zv exports are read by them.
-if ! .venv-io/bin/python -c 'import plyfile, trimesh, pandas, numpy, nibabel' 2>/dev/null; then
-  step "creating .venv-io with plyfile, trimesh, pandas, numpy and nibabel from PyPI"
+if ! .venv-io/bin/python -c 'import plyfile, trimesh, pandas, numpy, nibabel, laspy, lazrs' 2>/dev/null; then
+  step "creating .venv-io with plyfile, trimesh, pandas, numpy, nibabel and laspy[lazrs] from PyPI"
   rm -rf .venv-io
   python3 -m venv .venv-io
-  .venv-io/bin/pip install --quiet --disable-pip-version-check 'numpy>=2' 'plyfile>=1.0' 'trimesh>=4' 'pandas>=2' 'nibabel>=5'
+  .venv-io/bin/pip install --quiet --disable-pip-version-check 'numpy>=2' 'plyfile>=1.0' 'trimesh>=4' 'pandas>=2' 'nibabel>=5' 'laspy[lazrs]>=2.5'
 fi
 export ZV_IO_PYTHON="$PWD/.venv-io/bin/python"
-"$ZV_IO_PYTHON" -c 'import plyfile, trimesh, pandas; print("plyfile", plyfile.__version__ if hasattr(plyfile, "__version__") else "", "trimesh", trimesh.__version__, "pandas", pandas.__version__)'
+"$ZV_IO_PYTHON" -c 'import plyfile, trimesh, pandas, laspy; print("plyfile", plyfile.__version__ if hasattr(plyfile, "__version__") else "", "trimesh", trimesh.__version__, "pandas", pandas.__version__, "laspy", laspy.__version__)'
 
 # zarr-vectors 0.9.2 from PyPI (the newer ZV 0.9 layout), for the tests that zv reads what it
 # writes and that it reads what zv writes in 0.9, and for the benchmark peer.

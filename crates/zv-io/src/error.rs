@@ -10,6 +10,9 @@ pub enum Location {
     Line(u64),
     /// A byte offset of a binary file (0-based).
     Byte(u64),
+    /// A point record of a binary point file (0-based), where no byte offset can be given
+    /// (compressed data).
+    Point(u64),
     /// The end of the file.
     End,
 }
@@ -19,6 +22,7 @@ impl fmt::Display for Location {
         match self {
             Location::Line(l) => write!(f, "line {l}"),
             Location::Byte(b) => write!(f, "byte {b}"),
+            Location::Point(p) => write!(f, "point {p}"),
             Location::End => write!(f, "end of file"),
         }
     }

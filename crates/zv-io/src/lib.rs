@@ -12,6 +12,7 @@
 //! | [`stl`] | `stl` | triangle meshes (ascii, binary), shared vertices merged | binary |
 //! | [`trk`] | `trk` | TrackVis streamlines, per-point scalars, per-streamline properties | the same |
 //! | [`tck`] | `tck` | MRtrix streamlines (positions only) | the same |
+//! | [`las`] | `las` | LAS/LAZ lidar point clouds, standard dimensions, header kept | LAS or LAZ |
 //!
 //! Every import streams: the file is read in batches handed to the streaming writer
 //! ([`zv_format::writer::ZvWriter`]), which holds at most its memory budget of vertex records
@@ -20,7 +21,8 @@
 //! leaves the store as it was; every error names the file and the line or byte offset.
 //! Exports read level 0 through [`zv_format::export::export_geometry`].
 //!
-//! Crates used: `csv` (BurntSushi's, for CSV quoting and records). PLY, SWC, OBJ, STL, TRK
+//! Crates used: `csv` (BurntSushi's, for CSV quoting and records); `las` (with `laz`, the
+//! pure-Rust LAZ codec) for LAS and LAZ records and headers. PLY, SWC, OBJ, STL, TRK
 //! and TCK are read and written here: see each module for why (for TRK and TCK, no
 //! maintained Rust crate exists).
 //!
@@ -44,7 +46,7 @@
 pub mod error;
 mod level;
 pub mod options;
-#[cfg(any(feature = "swc", feature = "trk", feature = "tck"))]
+#[cfg(any(feature = "swc", feature = "trk", feature = "tck", feature = "las"))]
 mod root_attrs;
 pub mod sink;
 mod source;
@@ -53,6 +55,8 @@ mod streamlines;
 
 #[cfg(feature = "csv")]
 pub mod csv;
+#[cfg(feature = "las")]
+pub mod las;
 #[cfg(feature = "obj")]
 pub mod obj;
 #[cfg(feature = "ply")]
@@ -96,11 +100,15 @@ pub enum Format {
     Trk,
     /// MRtrix TCK.
     Tck,
+    /// ASPRS LAS (imports LAZ too: the header says which).
+    Las,
+    /// LAZ (compressed LAS).
+    Laz,
 }
 
 impl Format {
     /// Every format, in the order of the docs.
-    pub const ALL: [Format; 8] = [
+    pub const ALL: [Format; 10] = [
         Format::GeometryJson,
         Format::Ply,
         Format::Csv,
@@ -109,6 +117,8 @@ impl Format {
         Format::Obj,
         Format::Trk,
         Format::Tck,
+        Format::Las,
+        Format::Laz,
     ];
 
     /// The name used by `--format`.
@@ -122,6 +132,8 @@ impl Format {
             Format::Obj => "obj",
             Format::Trk => "trk",
             Format::Tck => "tck",
+            Format::Las => "las",
+            Format::Laz => "laz",
         }
     }
 
@@ -136,6 +148,8 @@ impl Format {
             "obj" => Some(Format::Obj),
             "trk" => Some(Format::Trk),
             "tck" => Some(Format::Tck),
+            "las" => Some(Format::Las),
+            "laz" => Some(Format::Laz),
             _ => None,
         }
     }
@@ -157,6 +171,7 @@ impl Format {
             Format::Obj => cfg!(feature = "obj"),
             Format::Trk => cfg!(feature = "trk"),
             Format::Tck => cfg!(feature = "tck"),
+            Format::Las | Format::Laz => cfg!(feature = "las"),
         }
     }
 
@@ -206,6 +221,8 @@ pub fn import_file(
         Format::Trk => trk::import(path, store, opts),
         #[cfg(feature = "tck")]
         Format::Tck => tck::import(path, store, opts),
+        #[cfg(feature = "las")]
+        Format::Las | Format::Laz => las::import(path, store, opts),
         #[allow(unreachable_patterns)]
         other => Err(not_built(&path.display().to_string(), other)),
     }
@@ -235,6 +252,10 @@ pub fn export(
         Format::Trk => trk::export(store, out, file),
         #[cfg(feature = "tck")]
         Format::Tck => tck::export(store, out, file),
+        #[cfg(feature = "las")]
+        Format::Las => las::export(store, out, file, false),
+        #[cfg(feature = "las")]
+        Format::Laz => las::export(store, out, file, true),
         #[allow(unreachable_patterns)]
         other => Err(not_built(file, other)),
     }
@@ -258,6 +279,8 @@ mod tests {
         assert_eq!(Format::from_path(Path::new("t.TRK")), Some(Format::Trk));
         assert_eq!(Format::from_path(Path::new("t.tck")), Some(Format::Tck));
         assert_eq!(Format::from_path(Path::new("noext")), None);
-        assert_eq!(Format::from_path(Path::new("x.las")), None);
+        assert_eq!(Format::from_path(Path::new("x.las")), Some(Format::Las));
+        assert_eq!(Format::from_path(Path::new("x.LAZ")), Some(Format::Laz));
+        assert_eq!(Format::from_path(Path::new("x.xyz")), None);
     }
 }

@@ -110,16 +110,16 @@ pub fn bcolz_python() -> PathBuf {
 }
 
 /// A Python interpreter with the file-format libraries of the converter tests (`plyfile`,
-/// `trimesh`, `pandas`, `numpy`, `nibabel`): `ZV_IO_PYTHON`, else the workspace's `.venv-io`. Panics with
+/// `trimesh`, `pandas`, `numpy`, `nibabel`, `laspy` with `lazrs`): `ZV_IO_PYTHON`, else the workspace's `.venv-io`. Panics with
 /// instructions if there is none: those tests are part of the suite and do not skip silently.
 pub fn io_python() -> PathBuf {
     find_python(
         "ZV_IO_PYTHON",
         ".venv-io",
-        "import plyfile, trimesh, pandas, numpy, nibabel",
-        "no Python with plyfile, trimesh, pandas, numpy and nibabel found. Run the README's test \
+        "import plyfile, trimesh, pandas, numpy, nibabel, laspy, lazrs",
+        "no Python with plyfile, trimesh, pandas, numpy, nibabel and laspy[lazrs] found. Run the README's test \
          command (`scripts/test.sh`), which creates .venv-io, or by hand:\n  \
-         python3 -m venv .venv-io && .venv-io/bin/pip install numpy plyfile trimesh pandas nibabel\n\
+         python3 -m venv .venv-io && .venv-io/bin/pip install numpy plyfile trimesh pandas nibabel 'laspy[lazrs]'\n\
          or set ZV_IO_PYTHON to a Python that has them.",
     )
 }
