@@ -135,7 +135,7 @@ impl Kept {
             .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)))
             .ok_or_else(|| bad("version"))?;
         let scale = triple("scale")?;
-        if scale.iter().any(|s| *s == 0.0) {
+        if scale.contains(&0.0) {
             return Err(bad("scale"));
         }
         let mut vlrs = Vec::new();

@@ -87,8 +87,13 @@ pub fn import(path: &Path, store: Arc<dyn Store>, opts: &ImportOptions) -> Resul
     let file = FileName(path.display().to_string());
     let mut f = File::open(path).map_err(|e| file.io(e))?;
     let start = precheck(&file, &mut f)?;
-    let mut reader = las::Reader::new(BufReader::with_capacity(1 << 20, f))
-        .map_err(|e| las_error(&file, Location::Byte(0), e))?;
+    let mut reader = las::Reader::new(BufReader::with_capacity(1 << 20, f)).map_err(|e| {
+        // the header was read by the check: what fails here is what follows it
+        file.parse(
+            Location::Byte(start),
+            format!("the LAZ point data (its chunk table) or the VLRs: {e}"),
+        )
+    })?;
     let header = reader.header().clone();
     let format = *header.point_format();
     if format.has_waveform {

@@ -1,0 +1,192 @@
+//! LAS and LAZ without Python: malformed files (truncated points, a header point count past
+//! the data, a bad signature, a truncated LAZ) give an error naming the file and where, and
+//! leave the store empty; exports refuse what LAS cannot hold; zv's own files read back equal.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+use std::path::Path;
+use std::sync::Arc;
+
+use zv_core::key::StorePrefix;
+use zv_core::store::ListableStore;
+use zv_format::document::{AttributeValues, GeometryDocument};
+use zv_format::ZvStore;
+use zv_io::{ExportOptions, Format, ImportOptions};
+
+/// The byte offset of the point records in the LAS 1.2 files here (a 227-byte header, no
+/// VLRs).
+const POINTS_AT: usize = 227;
+/// The record length of point format 2 (rgb).
+const RECORD: usize = 26;
+
+fn csv_store(dir: &Path, text: &str) -> ZvStore {
+    let csv = dir.join("points.csv");
+    std::fs::write(&csv, text).unwrap();
+    let store = Arc::new(zv_store_mem::MemoryStore::new());
+    zv_io::import_file(&csv, Format::Csv, store.clone(), &ImportOptions::default()).unwrap();
+    ZvStore::open(store).unwrap()
+}
+
+fn export(store: &ZvStore, format: Format, name: &str) -> zv_io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    zv_io::export(store, format, &mut out, name, &ExportOptions::default())?;
+    Ok(out)
+}
+
+/// A LAS (or LAZ) file of `n` points, format 2.
+fn las_file(dir: &Path, n: usize, format: Format) -> Vec<u8> {
+    let mut text = String::from("x,y,z,intensity,red,green,blue,classification\n");
+    for i in 0..n {
+        text += &format!("{i}.5,{},-{i},{i},{},7,0,{}\n", i * 2, i * 3, i % 32);
+    }
+    export(&csv_store(dir, &text), format, "points").unwrap()
+}
+
+/// Imports `bytes` as `name`: the error's message, and that the store stayed empty.
+fn import_error(dir: &Path, name: &str, bytes: &[u8]) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    let store = Arc::new(zv_store_mem::MemoryStore::new());
+    let opts = ImportOptions {
+        batch: 2,
+        ..Default::default()
+    };
+    let err = zv_io::import_file(&path, Format::Las, store.clone(), &opts)
+        .err()
+        .unwrap_or_else(|| panic!("{name} imported"))
+        .to_string();
+    assert!(
+        store.list_prefix(&StorePrefix::root()).unwrap().is_empty(),
+        "{name}: the store is not empty"
+    );
+    assert!(err.contains(&path.display().to_string()), "{name}: {err}");
+    err
+}
+
+#[test]
+fn truncated_point_data_names_the_byte_of_the_first_missing_point() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut b = las_file(dir.path(), 5, Format::Las);
+    assert_eq!(
+        b.len(),
+        POINTS_AT + 5 * RECORD,
+        "the layout this test assumes"
+    );
+    b.truncate(b.len() - 3); // point 4 ends early
+    let err = import_error(dir.path(), "cut.las", &b);
+    let at = POINTS_AT + 4 * RECORD;
+    assert!(
+        err.contains(&format!(
+            "byte {at}: the file ends in point 4: the header says 5 points"
+        )),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_header_point_count_past_the_data_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut b = las_file(dir.path(), 5, Format::Las);
+    b[107..111].copy_from_slice(&9u32.to_le_bytes()); // the legacy point count
+    let err = import_error(dir.path(), "count.las", &b);
+    let at = POINTS_AT + 5 * RECORD;
+    assert!(
+        err.contains(&format!(
+            "byte {at}: the file ends in point 5: the header says 9 points"
+        )),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_bad_signature_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut b = las_file(dir.path(), 3, Format::Las);
+    b[..4].copy_from_slice(b"LASX");
+    let err = import_error(dir.path(), "sig.las", &b);
+    assert!(err.contains("byte 0") && err.contains("LASF"), "{err}");
+    let err = import_error(dir.path(), "short.las", b"LASF");
+    assert!(err.contains("byte 0"), "{err}");
+}
+
+#[test]
+fn a_truncated_laz_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut b = las_file(dir.path(), 2000, Format::Laz);
+    b.truncate(b.len() * 2 / 3);
+    let err = import_error(dir.path(), "cut.laz", &b);
+    // the points start after the LAZ VLR (100 bytes); its chunk table is past the cut
+    assert!(err.contains(": byte 327: the LAZ point data"), "{err}");
+}
+
+/// A one-channel numeric vertex attribute's values.
+fn values(doc: &GeometryDocument, name: &str) -> Vec<f64> {
+    let AttributeValues::Numeric { rows, .. } = &doc.vertex_attributes[name].values else {
+        panic!("{name} is categorical")
+    };
+    (0..rows.num_rows())
+        .map(|r| rows.get_f64(r, 0).unwrap())
+        .collect()
+}
+
+#[test]
+fn zv_s_own_las_and_laz_read_back_equal() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "x,y,z,intensity,gps_time\n1.5,2.25,-3,10,1e9\n-4.125,0,7.5,65535,0.5\n";
+    let store = csv_store(dir.path(), text);
+    let level = |s: &ZvStore| {
+        GeometryDocument::from_value(&zv_format::export::export_geometry(s).unwrap()).unwrap()
+    };
+    let before = level(&store);
+    for (format, name) in [(Format::Las, "back.las"), (Format::Laz, "back.laz")] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, export(&store, format, name).unwrap()).unwrap();
+        let back = Arc::new(zv_store_mem::MemoryStore::new());
+        zv_io::import_file(&path, Format::Las, back.clone(), &ImportOptions::default()).unwrap();
+        let back = ZvStore::open(back).unwrap();
+        let after = level(&back);
+        assert_eq!(after.vertices, before.vertices, "{name}");
+        for attr in ["intensity", "gps_time"] {
+            assert_eq!(
+                values(&after, attr),
+                values(&before, attr),
+                "{name}: {attr}"
+            );
+        }
+        let kept = &back.root_attributes()[zv_io::las::HEADER_ATTRIBUTE];
+        assert_eq!(kept["point_format"], 1, "{name}: gps_time picks format 1");
+        assert_eq!(kept["scale"], serde_json::json!([0.001, 0.001, 0.001]));
+        // exported again, the same bytes (the kept header is the same)
+        assert_eq!(
+            export(&back, format, name).unwrap(),
+            std::fs::read(&path).unwrap(),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn exports_refuse_what_las_cannot_hold() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = |text: &str| {
+        export(&csv_store(dir.path(), text), Format::Las, "out.las")
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
+    };
+    let e = err("x,y,z,weight\n1,2,3,0.5\n");
+    assert!(
+        e.contains("out.las: vertex attribute `weight` is not a standard LAS dimension"),
+        "{e}"
+    );
+    let e = err("x,y,z,intensity\n1,2,3,70000\n");
+    assert!(
+        e.contains("vertex 0: intensity = 70000 does not fit LAS 1.2 point format 0"),
+        "{e}"
+    );
+    let e = err("x,y,z,object_id\n1,2,3,4\n");
+    assert!(e.contains("object ids"), "{e}");
+    let e = err("x,y\n1,2\n");
+    assert!(e.contains("3-D"), "{e}");
+    let e = err("x,y,z\n0,2,3\n1e12,2,3\n");
+    assert!(e.contains("x = 1000000000000 does not fit"), "{e}");
+}
