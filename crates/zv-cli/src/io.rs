@@ -13,7 +13,7 @@ use crate::CliResult;
 /// The options of `zv import` for the file formats of zv-io.
 #[derive(Debug, Args)]
 pub(crate) struct ImportArgs {
-    /// The file's format: geometry-json, ply, csv, swc, stl, obj (default: from the extension; JSON otherwise).
+    /// The file's format: geometry-json, ply, csv, swc, stl, obj, trk, tck, las, laz (default: from the extension; JSON otherwise).
     #[arg(long)]
     pub(crate) format: Option<String>,
     /// The level-0 chunk shape, e.g. 64,64,64 (default: a power of two per quarter of the first batch's extent).
@@ -35,7 +35,7 @@ pub(crate) struct ImportArgs {
 pub(crate) struct ExportArgs {
     /// The output file (or `-o FILE`; stdout without either).
     pub(crate) file: Option<String>,
-    /// The output format: geometry-json, ply, csv, swc, stl, obj (default: from the file's extension, else geometry-json).
+    /// The output format: geometry-json, ply, csv, swc, stl, obj, trk, tck, las, laz (default: from the file's extension, else geometry-json).
     #[arg(long)]
     pub(crate) format: Option<String>,
     /// PLY: ascii, binary_little_endian (default) or binary_big_endian.

@@ -3,8 +3,8 @@
 //! ```text
 //! zv demo [DIR]                                   write and read back a demo store
 //! zv dump STORE [--compact]                     a ZV store's content as JSON (zv-dump/1)
-//! zv import FILE STORE [--format F] [--batch N] [--codecs C]   write a store from a file (.json, .ply, .csv, .swc, .stl, .obj)
-//! zv export STORE [FILE] [--format F] [-o FILE]  level 0 as zv-geometry/1 JSON, PLY, CSV, SWC, STL or OBJ
+//! zv import FILE STORE [--format F] [--batch N] [--codecs C]   write a store from a file (.json, .ply, .csv, .swc, .stl, .obj, .trk, .tck, .las, .laz)
+//! zv export STORE [FILE] [--format F] [-o FILE]  level 0 as zv-geometry/1 JSON, PLY, CSV, SWC, STL, OBJ, TRK, TCK, LAS or LAZ
 //! zv validate STORE [--level 1..5] [--json]    check a ZV store (exit 0 valid, 1 invalid, 2 could not run)
 //! zv info STORE [--json]                        a ZV store's summary: geometry, levels, arrays, sizes
 //! zv pyramid STORE --levels "2,2;2,1" [...]     add coarser levels 1..N to a store
@@ -57,9 +57,9 @@ enum Command {
         #[arg(long)]
         compact: bool,
     },
-    /// Write a store from a file: zv-geometry/1 JSON, PLY, CSV, SWC, STL or OBJ (by extension or --format).
+    /// Write a store from a file: zv-geometry/1 JSON, PLY, CSV, SWC, STL, OBJ, TRK, TCK, LAS or LAZ (by extension or --format).
     #[command(
-        after_help = "Examples:\n  zv import scan.ply scan.zv\n  zv import cells.csv cells.zv --columns px,py,pz --chunk-shape 100,100,100\n  zv import neuron.swc neuron.zv\n  zv import doc.json store.zv"
+        after_help = "Examples:\n  zv import scan.ply scan.zv\n  zv import cells.csv cells.zv --columns px,py,pz --chunk-shape 100,100,100\n  zv import neuron.swc neuron.zv\n  zv import tile.laz tile.zv\n  zv import doc.json store.zv"
     )]
     Import {
         /// The file.
@@ -84,9 +84,9 @@ enum Command {
         #[command(flatten)]
         io: io::ImportArgs,
     },
-    /// Export level 0 of a store: zv-geometry/1 JSON, PLY, CSV, SWC, STL or OBJ (by extension or --format).
+    /// Export level 0 of a store: zv-geometry/1 JSON, PLY, CSV, SWC, STL, OBJ, TRK, TCK, LAS or LAZ (by extension or --format).
     #[command(
-        after_help = "Examples:\n  zv export scan.zv scan.ply --ply-encoding ascii\n  zv export cells.zv cells.csv\n  zv export store.zv > doc.json"
+        after_help = "Examples:\n  zv export scan.zv scan.ply --ply-encoding ascii\n  zv export cells.zv cells.csv\n  zv export tile.zv tile.las\n  zv export store.zv > doc.json"
     )]
     Export {
         /// The store: a path, file:///path or memory://name.
