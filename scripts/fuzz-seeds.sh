@@ -3,8 +3,8 @@
 # from the reference fixtures ($ZV_FIXTURES, default ../shared/fixtures/zv-0.7): the stored
 # blobs of every kind with the small parameter header each target reads first (see the target's
 # doc comment), compressed copies for the codec targets, every zarr.json (plus one per
-# fill-value form), and zv-geometry/1 documents and PLY/CSV/SWC/STL/OBJ files exported from the
-# fixtures by `zv export`.
+# fill-value form), and zv-geometry/1 documents and PLY/CSV/SWC/STL/OBJ/TRK/TCK files exported from the
+# fixtures by `zv export` (LAS/LAZ from small CSV point clouds).
 #
 # Needs a Python with numpy and numcodecs ($ZV_PYTHON, default .venv/bin/python: the
 # zarr-python venv of scripts/test.sh) and the `zv` binary ($ZV_BIN, default: built with
@@ -49,6 +49,33 @@ for store in "$fixtures"/*.zarr; do
   "$zv" export "$store" -o "$out/io_ply/$name-ascii.ply" --ply-encoding ascii 2>/dev/null ||
     rm -f "$out/io_ply/$name-ascii.ply"
 done
+
+# LAS/LAZ: no fixture exports as LAS (object ids, float attributes), so small point clouds of
+# the standard dimensions (LAS 1.2 formats 0-3, 1.4 formats 6-8) go CSV -> zv -> LAS and LAZ.
+mkdir -p "$out/io_las"
+las_tmp=$(mktemp -d)
+las_cloud() { # NAME HEADER: 12 rows of the columns in HEADER
+  local name=$1 header=$2 i
+  {
+    echo "$header"
+    for i in $(seq 0 11); do
+      local row="$i.25,$((i * 3)).5,-$i"
+      local n=$(($(tr -cd , <<<"$header" | wc -c) - 2))
+      local k
+      for k in $(seq 1 "$n"); do row="$row,$(((i + k) % 2))"; done
+      echo "$row"
+    done
+  } >"$las_tmp/$name.csv"
+  "$zv" import -q "$las_tmp/$name.csv" "$las_tmp/$name.zv" &&
+    "$zv" export "$las_tmp/$name.zv" -o "$out/io_las/$name.las" &&
+    "$zv" export "$las_tmp/$name.zv" -o "$out/io_las/$name.laz" ||
+    echo "warning: no LAS seed $name" >&2
+}
+las_cloud f0 "x,y,z,intensity,return_number,number_of_returns,classification,user_data"
+las_cloud f3 "x,y,z,intensity,gps_time,red,green,blue,scan_angle_rank"
+las_cloud f7 "x,y,z,intensity,gps_time,red,green,blue,scan_angle,overlap,scanner_channel"
+las_cloud f8 "x,y,z,gps_time,red,green,blue,nir,scan_angle"
+rm -rf "$las_tmp"
 
 "$python" - "$fixtures" "$out" <<'PY'
 import hashlib, json, os, struct, sys
