@@ -8,6 +8,11 @@
     io_interop.py write-stl DIR     a trimesh mesh as binary and ascii STL and as OBJ, with the
                                     expected content
     io_interop.py read-mesh FILE    what trimesh reads (any mesh format), as JSON
+    io_interop.py write-graph DIR   a pandas graph: nodes.csv (with an `id` column, or without
+                                    for DIR ending `-noid`) and edges.csv
+    io_interop.py read-graph FILE [EDGES]
+                                    what pandas reads of FILE and EDGES (default FILE's
+                                    `.edges.csv`), as JSON
 
 Floats are printed as Python floats (float32 values widened exactly), so comparisons are
 bit for bit.
@@ -75,6 +80,45 @@ def write_csv(d):
     json.dump({c: df[c].tolist() for c in df.columns}, open(os.path.join(d, "expected.json"), "w"))
 
 
+def write_graph(d):
+    """Nodes (with an `id` column, or, for DIR ending `-noid`, without) and an edge list."""
+    import pandas as pd
+
+    rng = np.random.default_rng(13)
+    n, m = 200, 500
+    with_id = not d.endswith("-noid")
+    nodes = pd.DataFrame({
+        "x": rng.uniform(-1e3, 1e3, n), "y": rng.uniform(0, 1, n), "z": rng.normal(size=n),
+        "weight": rng.normal(size=n),
+    })
+    if with_id:
+        nodes.insert(0, "id", rng.permutation(np.arange(1000, 1000 + 7 * n, 7)))
+    ids = nodes["id"].to_numpy() if with_id else np.arange(n)
+    pairs = set()
+    while len(pairs) < m:
+        s, t = rng.integers(0, n, 2)
+        if s != t:
+            pairs.add((int(s), int(t)))
+    pairs = sorted(pairs)
+    edges = pd.DataFrame({
+        "source": [ids[s] for s, _ in pairs], "target": [ids[t] for _, t in pairs],
+        "length": rng.uniform(0, 10, m), "capacity": rng.integers(0, 100, m),
+    })
+    nodes.to_csv(os.path.join(d, "nodes.csv"), index=False)
+    edges.to_csv(os.path.join(d, "edges.csv"), index=False)
+
+
+def read_graph(path, edges_path=None):
+    """The nodes at PATH and the edges at EDGES (default PATH's `.edges.csv`), as pandas
+    reads them."""
+    import pandas as pd
+
+    nodes = pd.read_csv(path)
+    edges = pd.read_csv(edges_path or path[: -len(".csv")] + ".edges.csv")
+    print(json.dumps({"nodes": {c: nodes[c].tolist() for c in nodes.columns},
+                      "edges": {c: edges[c].tolist() for c in edges.columns}}))
+
+
 def read_ply(path):
     from plyfile import PlyData
     import trimesh
@@ -127,5 +171,6 @@ def read_csv(path):
 
 
 if __name__ == "__main__":
-    cmd, arg = sys.argv[1], sys.argv[2]
-    {"write-ply": write_ply, "write-csv": write_csv, "write-stl": write_stl, "read-mesh": read_mesh, "read-ply": read_ply, "read-csv": read_csv}[cmd](arg)
+    cmd, args = sys.argv[1], sys.argv[2:]
+    {"write-ply": write_ply, "write-csv": write_csv, "write-stl": write_stl, "read-mesh": read_mesh, "read-ply": read_ply, "read-csv": read_csv,
+     "write-graph": write_graph, "read-graph": read_graph}[cmd](*args)

@@ -22,6 +22,9 @@ pub(crate) struct ImportArgs {
     /// CSV: the position columns, in axis order (default x,y,z, or x,y).
     #[arg(long, value_delimiter = ',')]
     pub(crate) columns: Option<Vec<String>>,
+    /// CSV: an edge list (columns source,target naming the nodes' `id`s, or their row indices; other numeric columns become edge attributes) that makes the store a graph.
+    #[arg(long)]
+    pub(crate) edges: Option<String>,
     /// Print nothing on success (no summary on stderr).
     #[arg(long, short)]
     pub(crate) quiet: bool,
@@ -92,6 +95,7 @@ pub(crate) fn import(
     let mut opts = ImportOptions {
         chunk_shape: args.chunk_shape.clone(),
         columns: args.columns.clone(),
+        edges: args.edges.as_ref().map(std::path::PathBuf::from),
         memory_budget,
         batch: batch.clamp(1, 1 << 20),
         format_version: zv_format::writer::FormatVersion::parse(format_version)?,
@@ -140,23 +144,22 @@ pub(crate) fn export(store: &str, output: Option<&str>, args: &ExportArgs) -> Cl
     })?;
     let opts = ExportOptions { ply_encoding };
     let zv = zv_format::ZvStore::open_url(store)?;
+    // a graph's CSV is its nodes; its edges go to a second file beside it
+    let graph_csv = format == Format::Csv && zv.geometry() == zv_format::Geometry::Graph;
     match output {
         Some(path) => {
-            let tmp = format!("{path}.zv-partial");
-            let result = std::fs::File::create(&tmp)
-                .map_err(|e| format!("{tmp}: {e}").into())
-                .and_then(|mut f| -> CliResult {
-                    zv_io::export(&zv, format, &mut f, path, &opts)?;
-                    f.sync_all().map_err(|e| format!("{path}: {e}"))?;
-                    Ok(())
-                })
-                .and_then(|()| {
-                    std::fs::rename(&tmp, path).map_err(|e| format!("{path}: {e}").into())
-                });
-            if result.is_err() {
-                let _ = std::fs::remove_file(&tmp);
+            write_atomically(path, |f| zv_io::export(&zv, format, f, path, &opts))?;
+            if graph_csv {
+                let edges = zv_io::csv::edges::edges_path(Path::new(path));
+                let name = edges.display().to_string();
+                write_atomically(&name, |f| zv_io::csv::edges::export_edges(&zv, f, &name))?;
             }
-            result?;
+        }
+        None if graph_csv => {
+            return Err(
+                "a graph exports to CSV as two files (nodes and edges): name the output file"
+                    .into(),
+            )
         }
         None => {
             let mut out = std::io::stdout().lock();
@@ -165,4 +168,25 @@ pub(crate) fn export(store: &str, output: Option<&str>, args: &ExportArgs) -> Cl
         }
     }
     Ok(true)
+}
+
+/// Writes `path` through `write` into `PATH.zv-partial`, synced and renamed into place; the
+/// partial file is removed if anything fails.
+fn write_atomically(
+    path: &str,
+    write: impl FnOnce(&mut dyn std::io::Write) -> zv_io::Result<()>,
+) -> CliResult {
+    let tmp = format!("{path}.zv-partial");
+    let result = std::fs::File::create(&tmp)
+        .map_err(|e| format!("{tmp}: {e}").into())
+        .and_then(|mut f| -> CliResult {
+            write(&mut f)?;
+            f.sync_all().map_err(|e| format!("{path}: {e}"))?;
+            Ok(())
+        })
+        .and_then(|()| std::fs::rename(&tmp, path).map_err(|e| format!("{path}: {e}").into()));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
 }

@@ -16,8 +16,9 @@ pub(crate) fn level0(store: &ZvStore, file: &FileName) -> Result<GeometryDocumen
 
 /// A numeric attribute split into single-channel columns named `name` (one channel) or
 /// `name_CHANNEL` (the channel names, else the channel numbers); `None` for categorical ones.
+/// Rows the attribute marks absent read as NaN.
 pub(crate) fn numeric_columns(name: &str, a: &Attribute) -> Option<Vec<(String, ColumnView)>> {
-    let AttributeValues::Numeric { rows, .. } = &a.values else {
+    let AttributeValues::Numeric { rows, present } = &a.values else {
         return None;
     };
     let c = rows.channels();
@@ -36,6 +37,7 @@ pub(crate) fn numeric_columns(name: &str, a: &Attribute) -> Option<Vec<(String, 
                     n,
                     ColumnView {
                         rows: rows.clone(),
+                        present: present.clone(),
                         channel: ch,
                     },
                 )
@@ -48,6 +50,8 @@ pub(crate) fn numeric_columns(name: &str, a: &Attribute) -> Option<Vec<(String, 
 #[derive(Debug, Clone)]
 pub(crate) struct ColumnView {
     rows: AttributeRows,
+    /// The rows that have a value (`None`: all).
+    present: Option<Vec<bool>>,
     channel: usize,
 }
 
@@ -57,8 +61,15 @@ impl ColumnView {
         self.rows.data_type()
     }
 
-    /// Row `r`'s value (NaN past the end).
+    /// Row `r`'s value (NaN past the end, and for absent rows).
     pub(crate) fn get(&self, r: usize) -> f64 {
+        if self
+            .present
+            .as_ref()
+            .is_some_and(|p| !p.get(r).copied().unwrap_or(false))
+        {
+            return f64::NAN;
+        }
         self.rows.get_f64(r, self.channel).unwrap_or(f64::NAN)
     }
 }

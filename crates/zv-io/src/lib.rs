@@ -6,7 +6,7 @@
 //! | module | feature | import | export |
 //! |---|---|---|---|
 //! | [`ply`] | `ply` | point clouds and meshes (ascii, binary LE/BE) | the same |
-//! | [`csv`] | `csv` | point clouds, one row per point | the same |
+//! | [`csv`] | `csv` | point clouds, one row per point; graphs with an edge list | the same (edges: `NAME.edges.csv`) |
 //! | [`swc`] | `swc` | skeletons (neuron morphologies) | the same |
 //! | [`obj`] | `obj` | meshes (`f`), polylines (`l`), point clouds | the same |
 //! | [`stl`] | `stl` | triangle meshes (ascii, binary), shared vertices merged | binary |
@@ -206,6 +206,12 @@ pub fn import_file(
     opts: &ImportOptions,
 ) -> Result<WriteSummary> {
     let _ = (&store, opts);
+    if opts.edges.is_some() && format != Format::Csv {
+        return Err(Error::Unsupported {
+            file: path.display().to_string(),
+            reason: "an edge list goes with a CSV file of nodes".into(),
+        });
+    }
     match format {
         #[cfg(feature = "ply")]
         Format::Ply => ply::import(path, store, opts),

@@ -19,6 +19,9 @@ pub struct ImportOptions {
     pub batch: usize,
     /// CSV: the position columns, in axis order (default `x, y, z`, or `x, y`).
     pub columns: Option<Vec<String>>,
+    /// CSV: an edge list (`source,target` columns naming the nodes' `id`s, or their row
+    /// indices when the nodes have no `id` column) that makes the store a graph.
+    pub edges: Option<std::path::PathBuf>,
     /// The on-disk layout written (ZV 0.7 by default).
     pub format_version: FormatVersion,
 }
@@ -32,6 +35,7 @@ impl Default for ImportOptions {
             memory_budget: DEFAULT_MEMORY_BUDGET,
             batch: 1 << 16,
             columns: None,
+            edges: None,
             format_version: FormatVersion::V0_7,
         }
     }

@@ -1,4 +1,5 @@
-//! CSV: point clouds, one row per point (with the `csv` crate, for quoting and records).
+//! CSV: point clouds, one row per point (with the `csv` crate, for quoting and records), and
+//! graphs: the nodes so, their edges in a second CSV file ([`edges`]).
 //!
 //! **Import** ([`import`]): the first row names the columns. The position columns are those
 //! given ([`ImportOptions::columns`], `--columns x,y,z`), else `x, y, z` when all three are
@@ -8,9 +9,12 @@
 //! (empty cells are missing); a later cell that is not a number in a numeric column is an
 //! error naming its line. Positions are stored as float64 (decimal text holds any float64
 //! exactly), unless the options say otherwise. Rows are read and handed to the writer in
-//! batches, so a file of any size imports in bounded memory.
+//! batches, so a file of any size imports in bounded memory. With an edge list
+//! ([`ImportOptions::edges`]) the store is a graph: the rows are its nodes, and an `id` column
+//! (kept as an attribute too) names them in the edge file (see [`edges`]).
 //!
-//! **Export** ([`export`]): level 0 of a point cloud: the axis names, `object_id` when the
+//! **Export** ([`export`]): level 0 of a point cloud or of a graph's nodes (its edges:
+//! [`edges::export_edges`]): the axis names, `object_id` when the
 //! store has objects, then every vertex attribute (multi-channel ones as `NAME_CHANNEL`),
 //! numbers in the shortest text that reads back to the same value of their type.
 
@@ -29,6 +33,10 @@ use crate::level::{level0, number_text, numeric_columns};
 use crate::options::ImportOptions;
 use crate::sink::{Column, SinkSpec, VertexSink};
 
+pub mod edges;
+
+use edges::{import_edges, NodeIds, ID_COLUMN};
+
 /// What a CSV column is for.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Role {
@@ -39,7 +47,7 @@ enum Role {
 }
 
 /// The line of a record (1-based; the header is line 1).
-fn line_of(r: &::csv::StringRecord) -> Location {
+pub(crate) fn line_of(r: &::csv::StringRecord) -> Location {
     Location::Line(r.position().map_or(0, |p| p.line()))
 }
 
@@ -56,7 +64,7 @@ pub fn import(path: &Path, store: Arc<dyn Store>, opts: &ImportOptions) -> Resul
 }
 
 /// A `csv` crate error as ours.
-fn csv_error(file: &FileName, e: ::csv::Error) -> crate::Error {
+pub(crate) fn csv_error(file: &FileName, e: ::csv::Error) -> crate::Error {
     let at = e
         .position()
         .map_or(Location::End, |p| Location::Line(p.line()));
@@ -130,8 +138,15 @@ pub(crate) fn import_reader<R: std::io::Read>(
         });
     }
     let roles: Vec<Role> = roles.into_iter().flatten().collect();
+    let node_column =
+        find(ID_COLUMN).filter(|i| matches!(roles[*i], Role::Numeric(_) | Role::Categorical(_)));
+    let mut nodes = opts.edges.as_ref().map(|_| NodeIds::new(node_column));
     let spec = SinkSpec {
-        geometry: Geometry::PointCloud,
+        geometry: if opts.edges.is_some() {
+            Geometry::Graph
+        } else {
+            Geometry::PointCloud
+        },
         ndim: axes.len(),
         vertex_type: DataType::Float64,
         columns,
@@ -141,6 +156,9 @@ pub(crate) fn import_reader<R: std::io::Read>(
     let mut point = vec![0.0; axes.len()];
     for r in &first {
         row(&file, r, &names, &roles, &mut point, &mut sink)?;
+        if let Some(n) = nodes.as_mut() {
+            n.add(&file, r)?;
+        }
     }
     drop(first);
     while rdr
@@ -148,6 +166,12 @@ pub(crate) fn import_reader<R: std::io::Read>(
         .map_err(|e| csv_error(&file, e))?
     {
         row(&file, &record, &names, &roles, &mut point, &mut sink)?;
+        if let Some(n) = nodes.as_mut() {
+            n.add(&file, &record)?;
+        }
+    }
+    if let (Some(path), Some(n)) = (&opts.edges, &nodes) {
+        import_edges(path, n, &file, &mut sink, batch)?;
     }
     sink.finish()
 }
@@ -196,14 +220,14 @@ fn row(
     sink.maybe_flush()
 }
 
-/// Writes level 0 of `store` (a point cloud) as CSV to `out`; `file` names the output in
-/// errors.
+/// Writes level 0 of `store` (a point cloud, or a graph's nodes) as CSV to `out`; `file`
+/// names the output in errors.
 pub fn export(store: &ZvStore, out: &mut dyn Write, file: &str) -> Result<()> {
     let file = FileName(file.to_owned());
     let doc = level0(store, &file)?;
-    if doc.geometry != Geometry::PointCloud {
+    if !matches!(doc.geometry, Geometry::PointCloud | Geometry::Graph) {
         return Err(file.unsupported(format!(
-            "CSV holds point clouds; the store is a {}",
+            "CSV holds point clouds and graphs (nodes; edges in a second file); the store is a {}",
             doc.geometry.name()
         )));
     }
@@ -216,7 +240,12 @@ pub fn export(store: &ZvStore, out: &mut dyn Write, file: &str) -> Result<()> {
             .map(|s| s.to_string())
             .collect(),
     };
-    if doc.object_ids.is_some() {
+    // a graph without object ids has them all 0 (one object): not written
+    let object_ids = doc
+        .object_ids
+        .as_ref()
+        .filter(|ids| doc.geometry != Geometry::Graph || ids.iter().any(|&i| i != 0));
+    if object_ids.is_some() {
         header.push("object_id".into());
     }
     enum Col {
@@ -251,7 +280,7 @@ pub fn export(store: &ZvStore, out: &mut dyn Write, file: &str) -> Result<()> {
     for (i, p) in doc.vertices.iter().enumerate() {
         cells.clear();
         cells.extend(p.iter().map(|&v| number_text(pos_dt, v)));
-        if let Some(ids) = &doc.object_ids {
+        if let Some(ids) = object_ids {
             cells.push(ids.get(i).copied().unwrap_or(0).to_string());
         }
         for c in &cols {
