@@ -79,8 +79,8 @@ fn a_malformed_file_names_its_line_and_leaves_no_store() {
     let (ok, _, err) = zv(&["export", &d("bad.zarr"), &d("x.ply")]);
     assert!(!ok && !err.is_empty());
     assert!(!dir.path().join("x.ply").exists());
-    let (ok, _, err) = zv(&["import", &d("bad.ply"), &d("b2.zarr"), "--format", "las"]);
-    assert!(!ok && err.contains("unknown format `las`"), "{err}");
+    let (ok, _, err) = zv(&["import", &d("bad.ply"), &d("b2.zarr"), "--format", "xyz"]);
+    assert!(!ok && err.contains("unknown format `xyz`"), "{err}");
 }
 
 #[test]
@@ -171,4 +171,80 @@ fn ls_lists_groups_and_arrays_and_quiet_imports_print_nothing() {
     );
     let (ok, _, err) = zv(&["ls", &d("p.zarr"), "0/vertices/0.0.0"]);
     assert!(!ok && err.contains("is an array, not a group"), "{err}");
+}
+
+#[test]
+fn csv_graphs_import_with_edges_and_export_two_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = |n: &str| dir.path().join(n).to_str().unwrap().to_owned();
+    std::fs::write(d("n.csv"), "id,x,y,z\n10,0,0,0\n20,1,0,0\n30,0,1,0\n").unwrap();
+    std::fs::write(d("e.csv"), "source,target,len\n10,20,1.5\n20,30,2\n").unwrap();
+    let (ok, _, err) = zv(&["import", &d("n.csv"), &d("g.zarr"), "--edges", &d("e.csv")]);
+    assert!(ok, "{err}");
+    let (ok, _, err) = zv(&["export", &d("g.zarr"), &d("out.csv")]);
+    assert!(ok, "{err}");
+    let edges = std::fs::read_to_string(d("out.edges.csv")).unwrap();
+    let mut rows: Vec<&str> = edges.lines().collect();
+    assert_eq!(rows.remove(0), "source,target,len");
+    rows.sort();
+    assert_eq!(rows, ["10,20,1.5", "20,30,2"]);
+    assert!(std::fs::read_to_string(d("out.csv"))
+        .unwrap()
+        .starts_with("x,y,z,id\n"));
+    // two files cannot go to stdout
+    let (ok, _, err) = zv(&["export", &d("g.zarr"), "--format", "csv"]);
+    assert!(!ok && err.contains("name the output file"), "{err}");
+    // an edge naming a missing node: the edge file and line, and no store
+    std::fs::write(d("bad.csv"), "source,target\n10,20\n10,40\n").unwrap();
+    let (ok, _, err) = zv(&[
+        "import",
+        &d("n.csv"),
+        &d("b.zarr"),
+        "--edges",
+        &d("bad.csv"),
+    ]);
+    assert!(!ok);
+    assert!(err.contains("bad.csv: line 3: target `40`"), "{err}");
+    let left: Vec<_> = std::fs::read_dir(d("b.zarr"))
+        .map(|r| r.collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn las_and_laz_export_and_import_through_the_cli() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = |n: &str| dir.path().join(n).to_str().unwrap().to_owned();
+    let csv = "x,y,z,intensity,classification\n1.5,2,3,10,2\n4,5.25,6,20,6\n";
+    std::fs::write(d("p.csv"), csv).unwrap();
+    let (ok, _, err) = zv(&["import", &d("p.csv"), &d("p.zarr")]);
+    assert!(ok, "{err}");
+    for ext in ["las", "laz"] {
+        let (ok, _, err) = zv(&["export", &d("p.zarr"), &d(&format!("p.{ext}"))]);
+        assert!(ok, "{err}");
+        let store = d(&format!("{ext}.zarr"));
+        let (ok, _, err) = zv(&["import", &d(&format!("p.{ext}")), &store]);
+        assert!(ok, "{err}");
+        let (ok, _, err) = zv(&["export", &store, &d(&format!("{ext}.csv"))]);
+        assert!(ok, "{err}");
+        let back = std::fs::read_to_string(d(&format!("{ext}.csv"))).unwrap();
+        let mut rows: Vec<&str> = back.lines().collect();
+        let header = rows.remove(0);
+        assert!(header.starts_with("x,y,z,"), "{header}");
+        let names: Vec<&str> = header.split(',').collect();
+        let col = |r: &str, n: &str| -> String {
+            let i = names.iter().position(|h| *h == n).unwrap();
+            r.split(',').nth(i).unwrap().to_owned()
+        };
+        let mut got: Vec<String> = rows
+            .iter()
+            .map(|r| {
+                ["x", "y", "z", "intensity", "classification"]
+                    .map(|n| col(r, n))
+                    .join(",")
+            })
+            .collect();
+        got.sort();
+        assert_eq!(got, ["1.5,2,3,10,2", "4,5.25,6,20,6"], "{ext}");
+    }
 }
