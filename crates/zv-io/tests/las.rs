@@ -114,8 +114,11 @@ fn a_truncated_laz_is_an_error() {
     let mut b = las_file(dir.path(), 2000, Format::Laz);
     b.truncate(b.len() * 2 / 3);
     let err = import_error(dir.path(), "cut.laz", &b);
-    // the points start after the LAZ VLR (100 bytes); its chunk table is past the cut
-    assert!(err.contains(": byte 327: the LAZ point data"), "{err}");
+    // the points start after the LAZ VLR (100 bytes); their chunk table is past the cut
+    assert!(
+        err.contains(": byte 327: the LAZ chunk table is at byte"),
+        "{err}"
+    );
 }
 
 /// A one-channel numeric vertex attribute's values.
@@ -189,4 +192,31 @@ fn exports_refuse_what_las_cannot_hold() {
     assert!(e.contains("3-D"), "{e}");
     let e = err("x,y,z\n0,2,3\n1e12,2,3\n");
     assert!(e.contains("x = 1000000000000 does not fit"), "{e}");
+}
+
+#[test]
+fn a_laz_chunk_table_claiming_more_chunks_than_bytes_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut b = las_file(dir.path(), 50, Format::Laz);
+    // the offset of the chunk table is the first 8 bytes of the point data (after the LAZ VLR)
+    let mut at = [0u8; 8];
+    at.copy_from_slice(&b[327..335]);
+    let table = usize::try_from(i64::from_le_bytes(at)).unwrap();
+    b[table + 4..table + 8].copy_from_slice(&u32::MAX.to_le_bytes());
+    let err = import_error(dir.path(), "chunks.laz", &b);
+    assert!(
+        err.contains(&format!(
+            ": byte {}: the LAZ chunk table claims 4294967295 chunks",
+            table + 4
+        )),
+        "{err}"
+    );
+    // and a chunk table offset past the end
+    let mut b = las_file(dir.path(), 50, Format::Laz);
+    b[327..335].copy_from_slice(&(1i64 << 40).to_le_bytes());
+    let err = import_error(dir.path(), "table.laz", &b);
+    assert!(
+        err.contains(": byte 327: the LAZ chunk table is at byte"),
+        "{err}"
+    );
 }

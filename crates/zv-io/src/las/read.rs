@@ -73,8 +73,59 @@ fn precheck(file: &FileName, f: &mut File) -> Result<u64> {
             ));
         }
     }
+    if compressed {
+        check_chunk_table(file, f, start, len)?;
+    }
     f.seek(SeekFrom::Start(0)).map_err(|e| file.io(e))?;
     Ok(start)
+}
+
+/// The LAZ chunk table's count against the file's length (the `laz` crate reserves room for
+/// the count it reads; every chunk takes at least a byte of the file). The table is found as
+/// the `laz` crate finds it: at the offset stored where the point data starts, else at the
+/// offset in the file's last 8 bytes; a file with neither is left to the `laz` crate's error.
+fn check_chunk_table(file: &FileName, f: &mut File, start: u64, len: u64) -> Result<()> {
+    let mut word = [0u8; 8];
+    let read_at = |f: &mut File, at: u64, buf: &mut [u8]| -> Result<bool> {
+        if at.checked_add(buf.len() as u64).is_none_or(|end| end > len) {
+            return Ok(false);
+        }
+        f.seek(SeekFrom::Start(at)).map_err(|e| file.io(e))?;
+        f.read_exact(buf).map_err(|e| file.io(e))?;
+        Ok(true)
+    };
+    if !read_at(f, start, &mut word)? {
+        return Err(file.parse(
+            Location::Byte(start),
+            "the LAZ point data is missing (the file ends where it starts)",
+        ));
+    }
+    let mut table = i64::from_le_bytes(word);
+    if table <= start as i64 && len >= 8 && read_at(f, len - 8, &mut word)? {
+        table = i64::from_le_bytes(word);
+    }
+    let Ok(table) = u64::try_from(table) else {
+        return Ok(());
+    };
+    if table <= start {
+        return Ok(());
+    }
+    if !read_at(f, table, &mut word)? {
+        return Err(file.parse(
+            Location::Byte(start),
+            format!(
+                "the LAZ chunk table is at byte {table}, past the end of the file ({len} bytes)"
+            ),
+        ));
+    }
+    let chunks = u32::from_le_bytes([word[4], word[5], word[6], word[7]]);
+    if u64::from(chunks) > len {
+        return Err(file.parse(
+            Location::Byte(table + 4),
+            format!("the LAZ chunk table claims {chunks} chunks; the file has {len} bytes"),
+        ));
+    }
+    Ok(())
 }
 
 /// A `las` crate error at `at`.
