@@ -220,3 +220,61 @@ fn a_laz_chunk_table_claiming_more_chunks_than_bytes_is_an_error() {
         "{err}"
     );
 }
+
+/// A LAS 1.4 point format 6 LAZ (layered chunks of 50 000 points) of `n` points.
+fn layered_laz(dir: &Path, n: usize) -> Vec<u8> {
+    let mut text = String::from("x,y,z,scan_angle,intensity\n");
+    for i in 0..n {
+        text += &format!(
+            "{}.5,{},{},{},{}\n",
+            i % 1000,
+            i / 1000,
+            i % 7,
+            i % 300,
+            i % 65536
+        );
+    }
+    export(&csv_store(dir, &text), Format::Laz, "points.laz").unwrap()
+}
+
+#[test]
+fn layered_laz_of_several_chunks_reads_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = layered_laz(dir.path(), 120_000);
+    let path = dir.path().join("three-chunks.laz");
+    std::fs::write(&path, b).unwrap();
+    let store = Arc::new(zv_store_mem::MemoryStore::new());
+    let s = zv_io::import_file(&path, Format::Laz, store.clone(), &ImportOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(s.vertices, 120_000);
+    let doc = GeometryDocument::from_value(
+        &zv_format::export::export_geometry(&ZvStore::open(store).unwrap()).unwrap(),
+    )
+    .unwrap();
+    let mut angles = values(&doc, "scan_angle");
+    angles.sort_by(f64::total_cmp);
+    assert_eq!((angles[0], angles[angles.len() - 1]), (0.0, 299.0));
+}
+
+/// Fuzz finding (io_las): a layered LAZ chunk whose header claims a layer of 1.2 GB made the
+/// `laz` decoder reserve it before reading (a small file, an out-of-memory); the layer sizes
+/// are now checked against the file first.
+#[test]
+fn a_laz_layer_larger_than_the_file_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut b = layered_laz(dir.path(), 20);
+    // the first chunk: after the 8 bytes of chunk-table offset at the start of the point data
+    // (the header's offset at byte 96), the first point (30 bytes), the count, then the nine
+    // layer sizes of the point fields
+    let points = u32::from_le_bytes([b[96], b[97], b[98], b[99]]) as usize;
+    let chunk = points + 8;
+    let first_size = chunk + 30 + 4;
+    b[first_size..first_size + 4].copy_from_slice(&0x4d00_0000u32.to_le_bytes());
+    let err = import_error(dir.path(), "layer.laz", &b);
+    assert!(
+        err.contains(&format!(
+            ": byte {first_size}: the LAZ chunk at byte {chunk} claims a layer of 1291845632 bytes"
+        )),
+        "{err}"
+    );
+}

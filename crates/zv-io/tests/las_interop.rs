@@ -1,5 +1,5 @@
 //! LAS and LAZ against laspy (PyPI, with lazrs): files laspy writes (LAS 1.2 point formats 1
-//! and 3, LAS 1.4 formats 6, 7 and 8, LAZ) import with positions bit for bit equal to laspy's
+//! and 3, LAS 1.4 formats 6, 7 and 8, each also as LAZ) import with positions bit for bit equal to laspy's
 //! scaled doubles and every dimension equal; the LAS and LAZ files zv exports read back in
 //! laspy equal, with the same version, point format, scale and offset.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
@@ -126,8 +126,11 @@ fn laspy_files_import_equal_and_zv_exports_read_back_equal_in_laspy() {
         ("1.4", 6, "las"),
         ("1.4", 7, "las"),
         ("1.4", 8, "las"),
+        ("1.2", 1, "laz"),
         ("1.2", 3, "laz"),
+        ("1.4", 6, "laz"),
         ("1.4", 7, "laz"),
+        ("1.4", 8, "laz"),
     ];
     for (version, format, ext) in cases {
         let case = format!("LAS {version} format {format} .{ext}");

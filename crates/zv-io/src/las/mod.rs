@@ -28,6 +28,7 @@
 //! Object ids (which LAS has no place for) are refused. The file is assembled in memory (the
 //! `las` writer seeks back to its header) and then written out.
 
+mod check;
 mod dims;
 mod header;
 mod read;

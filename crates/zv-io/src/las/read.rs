@@ -1,7 +1,7 @@
 //! Reading a LAS/LAZ file into a new store, in batches (see the [module docs](super)).
 
 use std::fs::File;
-use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::io::{BufReader, Seek, SeekFrom};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -10,123 +10,13 @@ use zv_core::store::Store;
 use zv_format::writer::WriteSummary;
 use zv_format::Geometry;
 
+use super::check::{check_laz_items, check_laz_layers, precheck};
 use super::dims::{decode, dims_of};
 use super::header::{Kept, HEADER_ATTRIBUTE};
 use crate::error::{FileName, Location, Result};
 use crate::options::ImportOptions;
 use crate::root_attrs::add_root_attribute;
 use crate::sink::{Column, SinkSpec, VertexSink};
-
-/// The size of an extended VLR's header (before its payload).
-const EVLR_HEADER_LEN: u64 = 60;
-
-/// What the header says about where the points are, checked against the file's length
-/// before the `las` crate reads it (it allocates an extended VLR's payload at the length the
-/// header gives). Gives the byte offset of the point records.
-fn precheck(file: &FileName, f: &mut File) -> Result<u64> {
-    let len = f.metadata().map_err(|e| file.io(e))?.len();
-    let raw =
-        las::raw::Header::read_from(&mut *f).map_err(|e| las_error(file, Location::Byte(0), e))?;
-    if let Some(evlr) = raw.evlr {
-        let start = evlr.start_of_first_evlr;
-        let mut head = [0u8; EVLR_HEADER_LEN as usize];
-        let fits = start
-            .checked_add(EVLR_HEADER_LEN)
-            .is_some_and(|end| end <= len);
-        if !fits {
-            return Err(file.parse(
-                Location::Byte(start),
-                format!("the header's first extended VLR starts at byte {start}, past the end of the file ({len} bytes)"),
-            ));
-        }
-        f.seek(SeekFrom::Start(start)).map_err(|e| file.io(e))?;
-        f.read_exact(&mut head).map_err(|e| file.io(e))?;
-        let mut n = [0u8; 8];
-        n.copy_from_slice(&head[20..28]);
-        let payload = u64::from_le_bytes(n);
-        if payload > len - start - EVLR_HEADER_LEN {
-            return Err(file.parse(
-                Location::Byte(start + 20),
-                format!(
-                    "the extended VLR claims {payload} bytes; the file has {} after it",
-                    len - start - EVLR_HEADER_LEN
-                ),
-            ));
-        }
-    }
-    let compressed = raw.point_data_record_format & 0x80 != 0;
-    let n = if raw.number_of_point_records > 0 {
-        u64::from(raw.number_of_point_records)
-    } else {
-        raw.large_file.map_or(0, |l| l.number_of_point_records)
-    };
-    let record = u64::from(raw.point_data_record_length);
-    let start = u64::from(raw.offset_to_point_data);
-    if !compressed && record > 0 {
-        let fit = len.saturating_sub(start) / record;
-        if fit < n {
-            return Err(file.parse(
-                Location::Byte(start + fit * record),
-                format!(
-                    "the file ends in point {fit}: the header says {n} points of {record} bytes from byte {start} (the file has {len} bytes)"
-                ),
-            ));
-        }
-    }
-    if compressed {
-        check_chunk_table(file, f, start, len)?;
-    }
-    f.seek(SeekFrom::Start(0)).map_err(|e| file.io(e))?;
-    Ok(start)
-}
-
-/// The LAZ chunk table's count against the file's length (the `laz` crate reserves room for
-/// the count it reads; every chunk takes at least a byte of the file). The table is found as
-/// the `laz` crate finds it: at the offset stored where the point data starts, else at the
-/// offset in the file's last 8 bytes; a file with neither is left to the `laz` crate's error.
-fn check_chunk_table(file: &FileName, f: &mut File, start: u64, len: u64) -> Result<()> {
-    let mut word = [0u8; 8];
-    let read_at = |f: &mut File, at: u64, buf: &mut [u8]| -> Result<bool> {
-        if at.checked_add(buf.len() as u64).is_none_or(|end| end > len) {
-            return Ok(false);
-        }
-        f.seek(SeekFrom::Start(at)).map_err(|e| file.io(e))?;
-        f.read_exact(buf).map_err(|e| file.io(e))?;
-        Ok(true)
-    };
-    if !read_at(f, start, &mut word)? {
-        return Err(file.parse(
-            Location::Byte(start),
-            "the LAZ point data is missing (the file ends where it starts)",
-        ));
-    }
-    let mut table = i64::from_le_bytes(word);
-    if table <= start as i64 && len >= 8 && read_at(f, len - 8, &mut word)? {
-        table = i64::from_le_bytes(word);
-    }
-    let Ok(table) = u64::try_from(table) else {
-        return Ok(());
-    };
-    if table <= start {
-        return Ok(());
-    }
-    if !read_at(f, table, &mut word)? {
-        return Err(file.parse(
-            Location::Byte(start),
-            format!(
-                "the LAZ chunk table is at byte {table}, past the end of the file ({len} bytes)"
-            ),
-        ));
-    }
-    let chunks = u32::from_le_bytes([word[4], word[5], word[6], word[7]]);
-    if u64::from(chunks) > len {
-        return Err(file.parse(
-            Location::Byte(table + 4),
-            format!("the LAZ chunk table claims {chunks} chunks; the file has {len} bytes"),
-        ));
-    }
-    Ok(())
-}
 
 /// A `las` crate error at `at`.
 pub(crate) fn las_error(file: &FileName, at: Location, e: las::Error) -> crate::Error {
@@ -138,14 +28,11 @@ pub fn import(path: &Path, store: Arc<dyn Store>, opts: &ImportOptions) -> Resul
     let file = FileName(path.display().to_string());
     let mut f = File::open(path).map_err(|e| file.io(e))?;
     let start = precheck(&file, &mut f)?;
-    let mut reader = las::Reader::new(BufReader::with_capacity(1 << 20, f)).map_err(|e| {
-        // the header was read by the check: what fails here is what follows it
-        file.parse(
-            Location::Byte(start),
-            format!("the LAZ point data (its chunk table) or the VLRs: {e}"),
-        )
-    })?;
-    let header = reader.header().clone();
+    let mut input = BufReader::with_capacity(1 << 20, f);
+    // the header (with its VLRs) first: what is refused is refused before the LAZ decoder,
+    // which allocates per extra byte, is built
+    let header = las::Header::new(&mut input)
+        .map_err(|e| file.parse(Location::Byte(0), format!("the header or the VLRs: {e}")))?;
     let format = *header.point_format();
     if format.has_waveform {
         return Err(file.unsupported(format!(
@@ -159,6 +46,18 @@ pub fn import(path: &Path, store: Arc<dyn Store>, opts: &ImportOptions) -> Resul
             format.extra_bytes
         )));
     }
+    if format.is_compressed {
+        let layers = check_laz_items(&file, &header)?;
+        check_laz_layers(&file, input.get_mut(), start, format.len(), layers)?;
+    }
+    input.seek(SeekFrom::Start(0)).map_err(|e| file.io(e))?;
+    let mut reader = las::Reader::new(input).map_err(|e| {
+        // the header was read above: what fails here is what follows it
+        file.parse(
+            Location::Byte(start),
+            format!("the LAZ point data (its chunk table): {e}"),
+        )
+    })?;
     let kept = Kept::of(&header).map_err(|e| las_error(&file, Location::Byte(0), e))?;
     let dims = dims_of(&format);
     let columns = dims
