@@ -278,3 +278,15 @@ fn a_laz_layer_larger_than_the_file_is_an_error() {
         "{err}"
     );
 }
+
+#[test]
+fn a_laz_switched_to_variable_chunks_without_their_table_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut b = las_file(dir.path(), 30, Format::Laz);
+    // the LAZ VLR's payload starts 54 bytes into the VLR (after the 227-byte 1.2 header); its
+    // chunk size is at byte 12 of it: u32::MAX means variable-size chunks, counted by the table
+    let chunk_size = 227 + 54 + 12;
+    b[chunk_size..chunk_size + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+    let err = import_error(dir.path(), "variable.laz", &b);
+    assert!(err.contains(": byte 327: the LAZ chunk table"), "{err}");
+}

@@ -212,3 +212,42 @@ pub(super) fn check_laz_layers(
     f.seek(SeekFrom::Start(0)).map_err(|e| file.io(e))?;
     Ok(())
 }
+
+/// The points a variable-size LAZ chunk table counts, against the header's: the `laz`
+/// decoder indexes the table by chunk while it reads the header's number of points, and
+/// panics past its end. (Fixed-size chunks are not counted by the table.)
+pub(super) fn check_laz_chunk_counts(
+    file: &FileName,
+    f: &mut File,
+    start: u64,
+    header: &las::Header,
+) -> Result<()> {
+    let Some(vlr) = header
+        .vlrs()
+        .iter()
+        .find(|v| v.user_id == "laszip encoded" && v.record_id == 22204)
+    else {
+        return Ok(());
+    };
+    let vlr = laz::LazVlr::from_buffer(&vlr.data)
+        .map_err(|e| file.unsupported(format!("the LAZ VLR: {e}")))?;
+    if !vlr.uses_variable_size_chunks() {
+        return Ok(());
+    }
+    f.seek(SeekFrom::Start(start)).map_err(|e| file.io(e))?;
+    let table = laz::laszip::ChunkTable::read_from(std::io::BufReader::new(&mut *f), &vlr)
+        .map_err(|e| file.parse(Location::Byte(start), format!("the LAZ chunk table: {e}")))?;
+    let counted = table
+        .as_ref()
+        .iter()
+        .fold(0u64, |n, c| n.saturating_add(c.point_count));
+    let n = header.number_of_points();
+    if counted < n {
+        return Err(file.parse(
+            Location::Byte(start),
+            format!("the LAZ chunk table counts {counted} points; the header says {n}"),
+        ));
+    }
+    f.seek(SeekFrom::Start(0)).map_err(|e| file.io(e))?;
+    Ok(())
+}

@@ -10,7 +10,7 @@ use zv_core::store::Store;
 use zv_format::writer::WriteSummary;
 use zv_format::Geometry;
 
-use super::check::{check_laz_items, check_laz_layers, precheck};
+use super::check::{check_laz_chunk_counts, check_laz_items, check_laz_layers, precheck};
 use super::dims::{decode, dims_of};
 use super::header::{Kept, HEADER_ATTRIBUTE};
 use crate::error::{FileName, Location, Result};
@@ -49,6 +49,7 @@ pub fn import(path: &Path, store: Arc<dyn Store>, opts: &ImportOptions) -> Resul
     if format.is_compressed {
         let layers = check_laz_items(&file, &header)?;
         check_laz_layers(&file, input.get_mut(), start, format.len(), layers)?;
+        check_laz_chunk_counts(&file, input.get_mut(), start, &header)?;
     }
     input.seek(SeekFrom::Start(0)).map_err(|e| file.io(e))?;
     let mut reader = las::Reader::new(input).map_err(|e| {
