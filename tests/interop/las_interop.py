@@ -37,7 +37,7 @@ def content(las):
 
 
 def write(path, version, fmt):
-    n = 1000
+    n = 400
     rng = np.random.default_rng(7 + fmt)
     header = laspy.LasHeader(point_format=fmt, version=version)
     header.scales = np.array([0.01, 0.001, 0.0001])
