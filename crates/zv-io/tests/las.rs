@@ -290,3 +290,47 @@ fn a_laz_switched_to_variable_chunks_without_their_table_is_an_error() {
     let err = import_error(dir.path(), "variable.laz", &b);
     assert!(err.contains(": byte 327: the LAZ chunk table"), "{err}");
 }
+
+/// Fuzz finding (io_las, input `crash-37faeb66…`): a LAZ file whose GPS time deltas overflow
+/// an i64 in laz-rs's decoder (`las/gps.rs`, plain `+` where LASzip wraps) panicked in debug
+/// builds. The laz crate is built with overflow checks off (it wraps, as LASzip and release
+/// builds do); the file imports or is refused, without a panic.
+const GPS_OVERFLOW_LAZ: [&str; 18] = [
+    "4c41534600000000000000000000000000000000000000000102000000000000000000000000000000000000",
+    "00000000000000000000000000007a7600000000000000000000000000000000000000000000000000000000",
+    "000000000000e3004d010000010000008322000c0000000000000000000000000000000000000000000000fc",
+    "a9f1d24d62503ffca9f1d24d62503ffca9f1d24d62503f000000000000000000000000000000000000000000",
+    "0026c00000000000802640000000000000d03f0000000000c04040000000000000e03f000000000000000000",
+    "000000000026c000006c61737a697020656e636f6465640000bc56340068747470733a2f2f6c61737a69702e",
+    "6f7267000000000000000000000000000002000000020200000000000050c30000ffffffffffffffffffffff",
+    "ffffffffff0300060014000200070008000200080006000200f401000000000000e2040000ac0d0000102700",
+    "00000000000100000000000000000000000000000000000000000000000000000000000000000000f03f0000",
+    "01000000503bf4328296f6b9a4ee1d630fcea66bd8060c11d98273796e746800000000002b00000000000000",
+    "0000000000007a7600000000000000000000000000000000000000000000000000000000000000000000e300",
+    "4d010000010000008322000c0000000000000000000000000000000000000000000000fca9f1d24d62503ffc",
+    "a9f1d24d62503ffca9f1d24d62503f0000000000000000000000000000000000000000000026c00000000000",
+    "802640000000000000d03f0000000000c04040000000000000e03f0000000000000000000000000000260002",
+    "0200000000000050c30000ffffffffffffffffffffffffffffffff03000600140002657469638eed0bb7804c",
+    "e8655f7501997822b100b962812b62950e1b623d685f332983b92a2ff9c9225bde2b9a89c9c79031c33abf21",
+    "9c025d567d9dd698e94af8a0b4977663aa727e8e44887040632f069f417605e2bab946e3c3dccf4a9e000000",
+    "000000000100000042d8000000",
+];
+
+#[test]
+fn a_laz_whose_gps_time_deltas_overflow_does_not_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let hex: String = GPS_OVERFLOW_LAZ.concat();
+    let bytes: Vec<u8> = (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+        .collect();
+    assert_eq!(bytes.len(), 761);
+    let path = dir.path().join("gps.laz");
+    std::fs::write(&path, &bytes).unwrap();
+    let store = Arc::new(zv_store_mem::MemoryStore::new());
+    let result = zv_io::import_file(&path, Format::Las, store, &ImportOptions::default());
+    // whatever the decoded values, the outcome is a store or an error naming the file
+    if let Err(e) = result {
+        assert!(e.to_string().contains("gps.laz"), "{e}");
+    }
+}
