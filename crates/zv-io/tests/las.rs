@@ -334,3 +334,41 @@ fn a_laz_whose_gps_time_deltas_overflow_does_not_panic() {
         assert!(e.to_string().contains("gps.laz"), "{e}");
     }
 }
+
+/// Fuzz finding (io_las, input `crash-46523516…`): a LAZ file whose arithmetic-coded data breaks
+/// laz-rs's `debug_assert!(sym < (1 << 16))` (`decoders.rs`) panicked in debug builds. The laz
+/// crate is built without debug assertions (as in release builds and LASzip); the file imports
+/// or is refused, without a panic.
+const SYMBOL_ASSERT_LAZ: [&str; 13] = [
+    "4c41534600000000000000000000000000000000000000000102000000000000000000000000000000000000",
+    "00000000000000000000000000007a7600000000000000000000000000000000000000000000000000000000",
+    "000000000000e3004d010000010000008322000c0000000000000000000000000000000000000000000000fc",
+    "a9f1d24d62503ffca9f1d24d62503ffca9f1d24d62503f000000000000000000000000000000000000000000",
+    "0026c00000000000802640000000000000d03f0000000000c04040000000000023e03f000000000000000000",
+    "000000000026c000006c61737a697020656e636f6465640000bc56340068747470733a2f2f6c61737a69702e",
+    "6f7267000000000000000000000000000002000000020200000000000050c30000ffffffffffffffffffffff",
+    "ffffffffff0300060014000200070008000200080006000200f401000000000000e2040000ac0d0000102775",
+    "622776622776020000000000000000f03f000001000000503bf4328296f6b9a4ee1d630fcea66bd8060c11d9",
+    "01000000000000228209d81d03e8e7c469928eed0bb7804ce8655f7501997822b100b962812b62950e1b623d",
+    "685f332983b905e2bab946e3c300000000000000000000000000000000000000000000000000400000000000",
+    "0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
+    "0000a2000000000000000000000000000000dccf4a9e000000000000000100000042d8000000",
+];
+
+#[test]
+fn a_laz_breaking_the_decoder_s_debug_assertions_does_not_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let hex: String = SYMBOL_ASSERT_LAZ.concat();
+    let bytes: Vec<u8> = (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+        .collect();
+    assert_eq!(bytes.len(), 566);
+    let path = dir.path().join("symbol.laz");
+    std::fs::write(&path, &bytes).unwrap();
+    let store = Arc::new(zv_store_mem::MemoryStore::new());
+    let result = zv_io::import_file(&path, Format::Las, store, &ImportOptions::default());
+    if let Err(e) = result {
+        assert!(e.to_string().contains("symbol.laz"), "{e}");
+    }
+}
