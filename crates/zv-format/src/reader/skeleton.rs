@@ -108,6 +108,31 @@ impl Level {
     }
 }
 
+/// zv's skeleton rule inside one chunk of `rows` vertex rows: the `(child, parent)` row
+/// pairs of the chunk, each vertex's parent being the vertex before it in its fragment of
+/// `fragments`, overridden by the `stored` `(child row, parent row, link row)` triples of
+/// [`Level::skeleton_parents`]. Parents given by cross-chunk records are not applied here:
+/// a caller drops the pairs of the children those records name. For drawing a skeleton chunk
+/// by chunk without numbering the level.
+pub fn chunk_parents(
+    rows: u64,
+    fragments: &FragmentIndex,
+    stored: &[(u64, u64, u64)],
+) -> Vec<(u64, u64)> {
+    let links: Vec<NumberedLink> = stored
+        .iter()
+        .map(|&(c, p, lr)| NumberedLink {
+            ends: vec![c, p],
+            ordinal: lr as usize,
+        })
+        .collect();
+    let spans = fragments.iter().map(|f| f.iter().collect::<Vec<u64>>());
+    fragment_parents(rows, spans, &links)
+        .into_iter()
+        .map(|(c, p, _)| (c, p))
+        .collect()
+}
+
 /// A vertex's parent: `(child, parent, ordinal of the stored link)`, the ordinal `None` for
 /// an implicit parent.
 pub(crate) type Parent = (u64, u64, Option<usize>);
