@@ -26,6 +26,7 @@ mod io;
 mod legacy;
 mod ls;
 mod pyramid;
+mod render;
 mod validate;
 mod zarr;
 
@@ -140,6 +141,11 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Draw a PNG picture of a store: its geometry projected onto two axes.
+    #[command(
+        after_help = "Examples:\n  zv render store.zv -o preview.png\n  zv render store.zv -o fa.png --color attribute:fa --axes x,z --size 512\n  zv render store.zv -o part.png --box 0,0,0,50,50,100 --level 0"
+    )]
+    Render(render::RenderArgs),
     /// Print a shell completion script: `zv completions bash > /etc/bash_completion.d/zv`.
     #[command(
         after_help = "Examples:\n  zv completions bash > ~/.local/share/bash-completion/completions/zv\n  zv completions zsh > ~/.zfunc/_zv\n  zv completions fish > ~/.config/fish/completions/zv.fish"
@@ -187,6 +193,7 @@ fn main() -> ExitCode {
         Command::Validate { store, level, json } => return validate::run(&store, level, json),
         Command::Info { store, json } => info::run(&store, json),
         Command::Pyramid(args) => pyramid::run(args),
+        Command::Render(args) => render::run(args),
         Command::Bench { command } => bench::run(command),
         Command::Zarr { command } => zarr::run(command),
         Command::Ls { store, path, json } => ls::run(&store, &path, json),
