@@ -27,7 +27,12 @@ pub(crate) struct RenderArgs {
     #[arg(long, default_value = "object")]
     color: String,
     /// Render only this box: the low corner then the high corner, one value per axis.
-    #[arg(long = "box", value_delimiter = ',', num_args = 1, allow_negative_numbers = true)]
+    #[arg(
+        long = "box",
+        value_delimiter = ',',
+        num_args = 1,
+        allow_negative_numbers = true
+    )]
     bbox: Vec<f64>,
     /// The longer side of the picture in pixels.
     #[arg(long, default_value_t = 1024)]
