@@ -185,3 +185,17 @@ fn override_parents(
         .filter_map(|(c, x)| x.map(|(p, o)| (c as u64, p, o)))
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunk_parents_are_sequential_per_fragment_then_stored() {
+        // fragments [0, 1, 2] and [3, 4]; a stored link makes 3's parent 1 and overrides 4's
+        let fragments = FragmentIndex::consecutive(&[3, 2]).unwrap();
+        let parents = chunk_parents(5, &fragments, &[(3, 1, 0), (4, 0, 1)]);
+        assert_eq!(parents, vec![(1, 0), (2, 1), (3, 1), (4, 0)]);
+        assert!(chunk_parents(2, &FragmentIndex::default(), &[]).is_empty());
+    }
+}
