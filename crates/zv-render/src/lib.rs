@@ -72,8 +72,6 @@ mod project;
 mod raster;
 mod scene;
 
-use std::collections::HashMap;
-
 use rayon::prelude::*;
 use zv_format::metadata::{chunk_of, ChunkKey};
 use zv_format::{Geometry, Level, ZvStore};
@@ -391,7 +389,7 @@ fn paint(level: &Level, color: &ColorBy) -> Result<Paint> {
                 return Ok(Paint::Object(None));
             };
             let limit = reference_limit(level.metadata().vertex_count);
-            let mut map: HashMap<Vec<i64>, Vec<(u64, u64)>> = HashMap::new();
+            let mut map = scene::FragmentObjects::new();
             let mut count = 0u64;
             for (id, m) in index.manifests.iter().enumerate() {
                 if !index.contains(id as u64) {

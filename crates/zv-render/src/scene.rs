@@ -15,11 +15,14 @@ use crate::links::{Deferred, Found, Seen};
 use crate::project::Projection;
 use crate::raster::{Ink, Vert};
 
+/// The `(fragment, object id)` pairs of each chunk, by chunk coordinates.
+pub(crate) type FragmentObjects = HashMap<Vec<i64>, Vec<(u64, u64)>>;
+
 /// How vertices are inked.
 #[derive(Debug)]
 pub(crate) enum Paint {
     /// By object: the `(fragment, object id)` pairs of each chunk (`None`: no object index).
-    Object(Option<HashMap<Vec<i64>, Vec<(u64, u64)>>>),
+    Object(Option<FragmentObjects>),
     /// By the value of a vertex attribute.
     Attribute(AttributeInfo),
 }
