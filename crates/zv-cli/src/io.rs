@@ -138,7 +138,10 @@ pub(crate) fn export(store: &str, output: Option<&str>, args: &ExportArgs) -> Cl
             args.ply_encoding
         )
     })?;
-    let opts = ExportOptions { ply_encoding };
+    let opts = ExportOptions {
+        ply_encoding,
+        ..Default::default()
+    };
     let zv = zv_format::ZvStore::open_url(store)?;
     match output {
         Some(path) => {
