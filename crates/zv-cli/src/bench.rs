@@ -46,6 +46,9 @@ pub(crate) enum BenchCommand {
         /// files.
         #[arg(long, default_value_t = zv_format::writer::DEFAULT_MEMORY_BUDGET)]
         memory_budget: u64,
+        /// Print the figures as JSON.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -57,6 +60,7 @@ struct StreamPoints<'a> {
     chunk: f64,
     codecs: &'a str,
     memory_budget: u64,
+    json: bool,
 }
 
 pub(crate) fn run(command: BenchCommand) -> CliResult {
@@ -69,6 +73,7 @@ pub(crate) fn run(command: BenchCommand) -> CliResult {
             chunk,
             codecs,
             memory_budget,
+            json,
         } => stream_points(&StreamPoints {
             url: &store,
             points,
@@ -76,6 +81,7 @@ pub(crate) fn run(command: BenchCommand) -> CliResult {
             chunk,
             codecs: &codecs,
             memory_budget,
+            json,
         }),
     }
 }
@@ -88,6 +94,7 @@ fn stream_points(args: &StreamPoints<'_>) -> CliResult {
         chunk,
         codecs,
         memory_budget,
+        json,
     } = args;
     let store = zv_core::plugin::open_store(url)?;
     let mut opts = WriterOptions::new(Geometry::PointCloud, vec![chunk; 3]);
@@ -134,13 +141,25 @@ fn stream_points(args: &StreamPoints<'_>) -> CliResult {
     for key in level.chunk_keys()? {
         rows += level.vertices(&key)?.map_or(0, |v| v.len() as u64);
     }
-    println!(
+    if json {
+        crate::print_json(&serde_json::json!({
+            "points": points,
+            "batch": batch,
+            "memory_budget": memory_budget,
+            "stream_seconds": streamed.as_secs_f64(),
+            "total_seconds": written.as_secs_f64(),
+            "chunks": summary.chunks,
+            "read_back": rows,
+        }))?;
+    } else {
+        println!(
         "streamed {points} points in batches of {batch} ({:.1} s; memory budget {memory_budget} bytes), finished {} chunks ({:.1} s total, {:.2} M points/s); read back {rows} points",
         streamed.as_secs_f64(),
         summary.chunks,
         written.as_secs_f64(),
         points as f64 / written.as_secs_f64() / 1e6
     );
+    }
     if rows != points {
         return Err(format!("read back {rows} points, wrote {points}").into());
     }

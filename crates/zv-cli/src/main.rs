@@ -25,6 +25,7 @@ mod io;
 #[cfg(feature = "legacy")]
 mod legacy;
 mod ls;
+mod progress;
 mod pyramid;
 mod validate;
 mod zarr;
@@ -37,6 +38,9 @@ use clap::{Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(name = "zv", version, about)]
 struct Cli {
+    /// Print no progress bars and no informational lines (errors are still printed).
+    #[arg(long, short, global = true)]
+    quiet: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -48,6 +52,9 @@ enum Command {
         /// Where to write the demo store.
         #[arg(default_value = "zv-demo")]
         dir: String,
+        /// Print what was written and read back as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Print a ZV store's content as JSON ("zv-dump/1", see the fixtures README).
     Dump {
@@ -81,6 +88,9 @@ enum Command {
         /// The on-disk layout: 0.7, or 0.9 (as zarr-vectors 0.9.2 reads it; point clouds only so far).
         #[arg(long, default_value = "0.7")]
         format_version: String,
+        /// Print the summary as JSON on stdout.
+        #[arg(long)]
+        json: bool,
         #[command(flatten)]
         io: io::ImportArgs,
     },
@@ -158,9 +168,10 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    progress::set_quiet(cli.quiet);
     zv_format::link_plugins();
     let result = match cli.command {
-        Command::Demo { dir } => demo::run(&dir),
+        Command::Demo { dir, json } => demo::run(&dir, json),
         Command::Dump { store, compact } => dump(&store, compact),
         Command::Import {
             file,
@@ -170,6 +181,7 @@ fn main() -> ExitCode {
             memory_budget,
             overwrite,
             format_version,
+            json,
             io,
         } => import(
             &file,
@@ -180,7 +192,7 @@ fn main() -> ExitCode {
                 codecs: codecs.as_deref(),
                 format_version: &format_version,
             },
-            overwrite,
+            (overwrite, json),
             &io,
         ),
         Command::Export { store, output, io } => export(&store, output, &io),
@@ -253,7 +265,7 @@ fn import(
     file: &str,
     store: &str,
     write: io::WriteArgs<'_>,
-    overwrite: bool,
+    (overwrite, json): (bool, bool),
     args: &io::ImportArgs,
 ) -> CliResult {
     let format_version = zv_format::writer::FormatVersion::parse(write.format_version)?;
@@ -279,24 +291,46 @@ fn import(
         }
         clear_store(target.as_ref())?;
     }
-    let Some(doc) = doc else {
-        let format = format.ok_or("no format")?;
-        return io::import(file, format, (store, target), args, write);
+    let bar = progress::Bar::new("import");
+    let summary = match doc {
+        None => {
+            let format = format.ok_or("no format")?;
+            io::import(file, format, (store, target), args, write, bar.reporter())?
+        }
+        Some(doc) => zv_format::import::write_document_as(
+            target,
+            &doc,
+            write.batch,
+            write.memory_budget,
+            format_version,
+        )?,
     };
-    let summary = zv_format::import::write_document_as(
-        target,
-        &doc,
-        write.batch,
-        write.memory_budget,
-        format_version,
-    )?;
-    if args.quiet {
-        return Ok(());
+    bar.finish();
+    if json {
+        return print_json(&serde_json::json!({
+            "store": store,
+            "vertices": summary.vertices,
+            "chunks": summary.chunks,
+            "objects": summary.objects,
+            "intra_chunk_links": summary.intra_links,
+            "cross_chunk_links": summary.cross_chunk_links,
+            "groups": summary.groups,
+        }));
     }
-    eprintln!(
+    progress::note(format_args!(
         "wrote {} vertices in {} chunks, {} objects, {} intra-chunk and {} cross-chunk links, {} groups to {store}",
         summary.vertices, summary.chunks, summary.objects, summary.intra_links, summary.cross_chunk_links, summary.groups
-    );
+    ));
+    Ok(())
+}
+
+/// Prints `doc` as indented JSON on stdout (the `--json` output of a command).
+pub(crate) fn print_json(doc: &serde_json::Value) -> CliResult {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, doc)?;
+    out.write_all(b"\n")?;
+    out.flush()?;
     Ok(())
 }
 
@@ -318,11 +352,17 @@ fn export(store: &str, output: Option<String>, args: &io::ExportArgs) -> CliResu
         (o, f) => o.or_else(|| f.clone()),
     };
     let output = output.as_deref();
-    if io::export(store, output, args)? {
+    let bar = progress::Bar::new("export");
+    if io::export(store, output, args, bar.reporter())? {
         return Ok(());
     }
     let store = zv_format::ZvStore::open_url(store)?;
+    let chunks = store.level(0)?.chunk_keys()?.len() as u64;
+    use zv_format::progress::Progress;
+    bar.set_total(chunks, "chunks");
     let doc = zv_format::export::export_geometry(&store)?;
+    bar.advance(chunks);
+    bar.finish();
     let text = serde_json::to_vec(&doc)?;
     match output {
         Some(path) => std::fs::write(path, &text).map_err(|e| format!("{path}: {e}"))?,
