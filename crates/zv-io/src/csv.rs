@@ -205,13 +205,32 @@ pub fn export(
     opts: &ExportOptions,
 ) -> Result<()> {
     let file = FileName(file.to_owned());
+    write_points(&points_of(store, &file, true)?, out, &file, opts)
+}
+
+/// The points of `store`, a point cloud: streamed, or (`stream` false, for tests) read
+/// whole as a document.
+fn points_of(store: &ZvStore, file: &FileName, stream: bool) -> Result<Points> {
     if store.geometry() != Geometry::PointCloud {
         return Err(file.unsupported(format!(
             "CSV holds point clouds; the store is a {}",
             store.geometry().name()
         )));
     }
-    let points = Points::stream(store, false, &file)?;
+    if stream {
+        Points::stream(store, false, file)
+    } else {
+        Points::document(&crate::level::level0(store, file)?, file)
+    }
+}
+
+/// Writes `points` as CSV to `out`.
+fn write_points(
+    points: &Points,
+    out: &mut dyn Write,
+    file: &FileName,
+    opts: &ExportOptions,
+) -> Result<()> {
     let mut w =
         ::csv::WriterBuilder::new().from_writer(std::io::BufWriter::with_capacity(1 << 20, out));
     let err = |e: ::csv::Error| match e.into_kind() {
@@ -228,7 +247,7 @@ pub fn export(
         w.write_record(&header).map_err(err)
     };
     let mut cells: Vec<String> = Vec::new();
-    points.for_each(&opts.progress, &file, |chunk| {
+    points.for_each(&opts.progress, file, |chunk| {
         let cols = match &cols {
             Some(c) => c,
             None => {
@@ -258,4 +277,45 @@ pub fn export(
         header(&mut w, &points.columns(None))?;
     }
     w.flush().map_err(|e| file.io(e))
+}
+
+#[cfg(test)]
+mod export_tests {
+    use super::*;
+
+    #[test]
+    fn the_streamed_export_equals_the_export_read_whole() {
+        let mut compared = 0;
+        for (name, zv) in crate::points::tests::stores() {
+            if zv.geometry() != Geometry::PointCloud {
+                continue;
+            }
+            let file = FileName(format!("{name}.csv"));
+            let opts = ExportOptions::default();
+            let mut streamed = Vec::new();
+            let mut whole = Vec::new();
+            write_points(
+                &points_of(&zv, &file, true).unwrap(),
+                &mut streamed,
+                &file,
+                &opts,
+            )
+            .unwrap();
+            write_points(
+                &points_of(&zv, &file, false).unwrap(),
+                &mut whole,
+                &file,
+                &opts,
+            )
+            .unwrap();
+            assert!(streamed.len() > 100, "{name}: {} bytes", streamed.len());
+            assert_eq!(
+                String::from_utf8_lossy(&streamed),
+                String::from_utf8_lossy(&whole),
+                "{name}"
+            );
+            compared += 1;
+        }
+        assert_eq!(compared, 4);
+    }
 }

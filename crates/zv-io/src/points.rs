@@ -240,3 +240,44 @@ impl Points {
         }
     }
 }
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use std::sync::Arc;
+
+    use zv_format::document::GeometryDocument;
+    use zv_format::ZvStore;
+
+    /// The fixtures' point clouds and meshes, plus a point cloud with categorical,
+    /// multi-channel and integer attributes, objects and several chunks: the stores whose
+    /// streamed export is compared with the export read whole.
+    pub(crate) fn stores() -> Vec<(String, ZvStore)> {
+        let mut out = Vec::new();
+        let dir = zv_testkit::env::fixtures_dir();
+        for name in [
+            "points_basic",
+            "points_binned",
+            "pyramid_points",
+            "mesh_basic",
+        ] {
+            let path = dir.join(format!("{name}.zarr"));
+            let zv = ZvStore::open_url(&path.display().to_string()).expect("the fixture opens");
+            out.push((name.to_owned(), zv));
+        }
+        let doc = GeometryDocument::from_json(
+            br#"{"format": "zv-geometry/1", "geometry": "point_cloud", "chunk_shape": [2, 2, 2],
+            "vertices": [[0.5, 0.5, 0.5], [3.25, 1, 1], [1, 3.5, 1], [0.1, 0.2, 0.3], [5, 5, 5]],
+            "object_ids": [2, 0, 1, 2, 1],
+            "vertex_attributes": {
+              "kind": {"dtype": "string", "values": ["a", null, "b", "a", "c"]},
+              "rgb": {"dtype": "uint8", "channel_names": ["r", "g", "b"],
+                      "values": [[1, 2, 3], [4, 5, 6], [7, 8, 9], [10, 11, 12], [13, 14, 15]]},
+              "w": {"dtype": "float64", "values": [0.1, "NaN", 1e300, -2, 3]}}}"#,
+        )
+        .expect("the document parses");
+        let store = Arc::new(zv_store_mem::MemoryStore::new());
+        zv_format::import::write_document(store.clone(), &doc, 2).expect("the store is written");
+        out.push(("generated".into(), ZvStore::open(store).expect("opens")));
+        out
+    }
+}

@@ -80,6 +80,22 @@ pub fn export(
     opts: &ExportOptions,
 ) -> Result<()> {
     let file = FileName(file.to_owned());
+    let source = source(store, &file, true)?;
+    write(&source, out, &file, opts)
+}
+
+/// What a PLY file of level 0 holds: the points (streamed for a point cloud when `stream`,
+/// else read whole as a document), the faces and the face properties.
+struct Source {
+    geometry: Geometry,
+    ndim: usize,
+    points: Points,
+    faces: Vec<Vec<u64>>,
+    fprops: Vec<Prop>,
+}
+
+/// The [`Source`] of `store`.
+fn source(store: &ZvStore, file: &FileName, stream: bool) -> Result<Source> {
     let geometry = store.geometry();
     if !matches!(geometry, Geometry::PointCloud | Geometry::Mesh) {
         return Err(file.unsupported(format!(
@@ -93,16 +109,44 @@ pub fn export(
             "PLY holds 2-D or 3-D positions; the store has {ndim} axes"
         )));
     }
-    let (points, faces, fprops) = if geometry == Geometry::Mesh {
-        let doc = level0(store, &file)?;
-        let fprops = props(&file, "face", &doc.link_attributes)?;
-        if doc.faces.iter().flatten().any(|&i| i > i32::MAX as u64) {
-            return Err(file.unsupported("vertex indices above 2^31 − 1 do not fit PLY's int"));
-        }
-        (Points::document(&doc, &file)?, doc.faces, fprops)
-    } else {
-        (Points::stream(store, true, &file)?, Vec::new(), Vec::new())
-    };
+    if geometry == Geometry::PointCloud && stream {
+        return Ok(Source {
+            geometry,
+            ndim,
+            points: Points::stream(store, true, file)?,
+            faces: Vec::new(),
+            fprops: Vec::new(),
+        });
+    }
+    let doc = level0(store, file)?;
+    let fprops = props(file, "face", &doc.link_attributes)?;
+    if doc.faces.iter().flatten().any(|&i| i > i32::MAX as u64) {
+        return Err(file.unsupported("vertex indices above 2^31 − 1 do not fit PLY's int"));
+    }
+    Ok(Source {
+        geometry,
+        ndim,
+        points: Points::document(&doc, file)?,
+        faces: doc.faces,
+        fprops,
+    })
+}
+
+/// Writes `source` as PLY to `out`.
+fn write(
+    source: &Source,
+    out: &mut dyn Write,
+    file: &FileName,
+    opts: &ExportOptions,
+) -> Result<()> {
+    let Source {
+        geometry,
+        ndim,
+        points,
+        faces,
+        fprops,
+    } = source;
+    let ndim = *ndim;
     let pos_ty = if points.vertex_type == DataType::Float64 {
         PlyType::F64
     } else {
@@ -124,12 +168,12 @@ pub fn export(
         for (c, ty) in vprops {
             h += &format!("property {} {}\n", ty.name(), c.name);
         }
-        if geometry == Geometry::Mesh {
+        if *geometry == Geometry::Mesh {
             h += &format!(
                 "element face {}\nproperty list uchar int vertex_indices\n",
                 faces.len()
             );
-            for p in &fprops {
+            for p in fprops.iter() {
                 h += &format!("property {} {}\n", p.ty.name(), p.name);
             }
         }
@@ -174,7 +218,7 @@ pub fn export(
         for &v in f {
             rec.value(PlyType::I32, v as f64);
         }
-        for p in &fprops {
+        for p in fprops.iter() {
             rec.value(p.ty, p.values.get(i));
         }
         rec.end(&mut w).map_err(io)?;
@@ -236,5 +280,47 @@ impl Record {
         w.write_all(&self.buf)?;
         self.buf.clear();
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_streamed_export_equals_the_export_read_whole() {
+        let mut compared = 0;
+        for (name, zv) in crate::points::tests::stores() {
+            for enc in [
+                PlyEncoding::Ascii,
+                PlyEncoding::BinaryLittleEndian,
+                PlyEncoding::BinaryBigEndian,
+            ] {
+                let file = FileName(format!("{name}.ply"));
+                let opts = ExportOptions {
+                    ply_encoding: enc,
+                    ..Default::default()
+                };
+                let export = |stream| {
+                    let mut out = Vec::new();
+                    let result =
+                        source(&zv, &file, stream).and_then(|s| write(&s, &mut out, &file, &opts));
+                    result.map(|()| out).map_err(|e| e.to_string())
+                };
+                let (streamed, whole) = (export(true), export(false));
+                if name == "generated" {
+                    // a categorical attribute: both refuse it
+                    let err = streamed.unwrap_err();
+                    assert!(err.contains("`kind` is categorical"), "{err}");
+                    assert_eq!(whole.unwrap_err(), err);
+                    continue;
+                }
+                let streamed = streamed.unwrap();
+                assert!(streamed.len() > 500, "{name}: {} bytes", streamed.len());
+                assert!(streamed == whole.unwrap(), "{name} {enc:?}");
+                compared += 1;
+            }
+        }
+        assert_eq!(compared, 12);
     }
 }
