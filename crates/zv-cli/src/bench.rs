@@ -24,9 +24,15 @@ pub(crate) enum BenchCommand {
     /// The speed suite: zv against the file-system floor (and, with --peers, the Python
     /// peers) on the same deterministic inputs; prints minimum and median of every figure and
     /// the ratios.
+    #[command(
+        after_help = "Examples:\n  zv bench suite --dir /tmp/bench --reps 3\n  zv bench suite --dir /tmp/bench --peers zv09 --json bench.json"
+    )]
     Suite(suite::SuiteArgs),
     /// Stream random points (with a float32 attribute) into a new store in batches, then read
     /// the row count back.
+    #[command(
+        after_help = "Examples:\n  zv bench stream-points /tmp/p.zarr --points 10000000\n  zv bench stream-points memory://p --points 100000 --json"
+    )]
     StreamPoints {
         /// The new store.
         store: String,

@@ -20,6 +20,9 @@ pub(crate) enum ConvertCommand {
     /// Convert a zarr 0.4 array or a bcolz carray to a Zarr v3 array, a bcolz ctable to a
     /// group with one array per column. Blosc frames pass through without recompression
     /// where the chunk geometry allows.
+    #[command(
+        after_help = "Examples:\n  zv convert legacy old.zarr new.zarr\n  zv convert legacy bcolz:table.bcolz table.zarr --overwrite --json"
+    )]
     Legacy {
         /// The legacy directory (`legacy-zarr:` / `bcolz:` prefixes accepted; the format is
         /// otherwise detected by its file names).

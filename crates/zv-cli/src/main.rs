@@ -36,7 +36,12 @@ use clap::{Parser, Subcommand};
 
 /// zv: Zarr Vectors (ZV 0.7) and Zarr v3 stores from the command line.
 #[derive(Debug, Parser)]
-#[command(name = "zv", version, about)]
+#[command(
+    name = "zv",
+    version,
+    about,
+    after_help = "Examples:\n  zv import scan.ply scan.zarr\n  zv info scan.zarr\n  zv validate scan.zarr --json\n\nExit status: 0 success (a valid store for validate), 1 failure (an invalid store for validate), 2 usage error (validate: could not run)."
+)]
 struct Cli {
     /// Print no progress bars and no informational lines (errors are still printed).
     #[arg(long, short, global = true)]
@@ -48,6 +53,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Write a demo ZV store (helical streamlines) into DIR (default ./zv-demo), read it back and check it.
+    #[command(after_help = "Examples:\n  zv demo\n  zv demo /tmp/helix.zarr --json")]
     Demo {
         /// Where to write the demo store.
         #[arg(default_value = "zv-demo")]
@@ -57,6 +63,9 @@ enum Command {
         json: bool,
     },
     /// Print a ZV store's content as JSON ("zv-dump/1", see the fixtures README).
+    #[command(
+        after_help = "Examples:\n  zv dump scan.zarr | head\n  zv dump scan.zarr --compact > scan.dump.json"
+    )]
     Dump {
         /// The store: a path, file:///path or memory://name.
         store: String,
@@ -108,6 +117,9 @@ enum Command {
         io: io::ExportArgs,
     },
     /// Check a ZV store at a conformance level (exit 0 valid, 1 invalid, 2 could not run).
+    #[command(
+        after_help = "Examples:\n  zv validate scan.zarr\n  zv validate scan.zarr --level 3 --json\n\nExit status: 0 valid, 1 invalid, 2 could not run (no store there, or not a ZV 0.7 store)."
+    )]
     Validate {
         /// The store: a path, file:///path or memory://name.
         store: String,
@@ -119,6 +131,7 @@ enum Command {
         json: bool,
     },
     /// Summarise a ZV store: geometry, axes, bounds, levels, attributes, codecs, sizes.
+    #[command(after_help = "Examples:\n  zv info scan.zarr\n  zv info scan.zarr --json")]
     Info {
         /// The store: a path, file:///path or memory://name.
         store: String,
@@ -127,13 +140,22 @@ enum Command {
         json: bool,
     },
     /// Add coarser levels 1..N to a store holding level 0 (multiresolution pyramid).
+    #[command(
+        after_help = "Examples:\n  zv pyramid scan.zarr --levels \"2,1;2,1\"\n  zv pyramid cells.zarr --levels \"2,2\" --sparsity length --json"
+    )]
     Pyramid(pyramid::PyramidArgs),
     /// Measurements (see scripts/memory-test.sh).
+    #[command(
+        after_help = "Examples:\n  zv bench stream-points /tmp/p.zarr --points 10000000\n  zv bench suite --dir /tmp/bench --reps 3"
+    )]
     Bench {
         #[command(subcommand)]
         command: bench::BenchCommand,
     },
     /// Zarr v3 layer commands.
+    #[command(
+        after_help = "Examples:\n  zv zarr info scan.zarr 0/vertices --children\n  zv zarr get data.zarr /temperature --region 0:10,0:5"
+    )]
     Zarr {
         #[command(subcommand)]
         command: zarr::ZarrCommand,
@@ -160,6 +182,9 @@ enum Command {
     },
     /// Convert other formats to Zarr v3.
     #[cfg(feature = "legacy")]
+    #[command(
+        after_help = "Examples:\n  zv convert legacy old.zarr new.zarr\n  zv convert legacy bcolz:table.bcolz table.zarr --json"
+    )]
     Convert {
         #[command(subcommand)]
         command: legacy::ConvertCommand,

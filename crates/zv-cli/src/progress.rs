@@ -34,18 +34,19 @@ pub(crate) fn note(line: std::fmt::Arguments<'_>) {
 /// A progress bar on stderr: hidden with `--quiet` or when stderr is not a terminal.
 pub(crate) struct Bar {
     bar: ProgressBar,
+    /// Whether the bar is drawn once its total is known.
+    visible: bool,
 }
 
 impl Bar {
-    /// A bar labelled `what` (e.g. "validate"), shown once its total is known.
+    /// A bar labelled `what` (e.g. "validate"), drawn from the moment its total is known.
     pub(crate) fn new(what: &str) -> Arc<Self> {
-        let bar = if quiet() || !std::io::stderr().is_terminal() {
-            ProgressBar::hidden()
-        } else {
-            ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr())
-        };
+        let bar = ProgressBar::hidden();
         bar.set_message(what.to_owned());
-        Arc::new(Self { bar })
+        Arc::new(Self {
+            bar,
+            visible: !quiet() && std::io::stderr().is_terminal(),
+        })
     }
 
     /// The bar as a [`Reporter`] for the libraries' options.
@@ -77,8 +78,11 @@ impl Progress for Bar {
                 .progress_chars("=> "),
         );
         self.bar.set_length(total);
-        // the first draw is immediate: a short operation still shows its bar
-        self.bar.tick();
+        if self.visible {
+            self.bar.set_draw_target(ProgressDrawTarget::stderr());
+            // the first draw is immediate: a short operation still shows its bar
+            self.bar.tick();
+        }
     }
 
     fn advance(&self, n: u64) {
