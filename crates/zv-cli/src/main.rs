@@ -10,13 +10,15 @@
 //! zv pyramid STORE --levels "2,2;2,1" [...]     add coarser levels 1..N to a store
 //! zv zarr info STORE [NODE] [--children]          metadata of a Zarr v3 node, as JSON
 //! zv zarr get STORE ARRAY [--region R] [--raw]    values of an array region (JSON or raw LE bytes)
-//! zv convert legacy SRC DST [--quiet]             a zarr 0.4 / bcolz 1.x array (or ctable) to Zarr v3
+//! zv convert legacy SRC DST [--json]              a zarr 0.4 / bcolz 1.x array (or ctable) to Zarr v3
 //! zv ls STORE [PATH] [--json]                   the children of a group
 //! zv completions bash|zsh|fish                    a shell completion script
 //! ```
 //!
 //! Errors go to stderr with exit status 1 (2 for usage errors); the command never panics on
 //! bad input. Writing into a closed pipe (`zv dump STORE | head`) ends it quietly, status 0.
+//! Long commands draw a progress bar on stderr when it is a terminal (`progress.rs`); the
+//! global `--quiet` silences bars and informational lines. See `docs/cli.md`.
 
 mod bench;
 mod demo;
