@@ -59,7 +59,7 @@ impl Column {
 }
 
 enum Source {
-    Stream(PointStream),
+    Stream(Box<PointStream>),
     Document(PointChunk),
 }
 
@@ -114,7 +114,7 @@ impl Points {
             attrs,
             with_ids: stream.has_object_ids(),
             count: stream.count(),
-            source: Source::Stream(stream),
+            source: Source::Stream(Box::new(stream)),
         })
     }
 

@@ -184,17 +184,17 @@ fn write(
     let mut w = std::io::BufWriter::with_capacity(1 << 20, out);
     let mut rec = Record::new(enc);
     let mut vprops: Option<Vec<(Column, PlyType)>> = None;
-    points.for_each(&opts.progress, &file, |chunk| {
+    points.for_each(&opts.progress, file, |chunk| {
         let vprops = match &vprops {
             Some(v) => v,
             None => {
-                let v = vertex_props(&file, &points.columns(Some(chunk)))?;
-                check_ids(&file, chunk)?;
+                let v = vertex_props(file, &points.columns(Some(chunk)))?;
+                check_ids(file, chunk)?;
                 w.write_all(header(&v).as_bytes()).map_err(io)?;
                 vprops.insert(v)
             }
         };
-        check_ids(&file, chunk)?;
+        check_ids(file, chunk)?;
         for (i, p) in chunk.positions.iter().enumerate() {
             for &v in p.iter().take(ndim) {
                 rec.value(pos_ty, v);
@@ -210,7 +210,7 @@ fn write(
         Ok(())
     })?;
     if vprops.is_none() {
-        let v = vertex_props(&file, &points.columns(None))?;
+        let v = vertex_props(file, &points.columns(None))?;
         w.write_all(header(&v).as_bytes()).map_err(io)?;
     }
     for (i, f) in faces.iter().enumerate() {
