@@ -40,9 +40,6 @@ pub(crate) struct RenderArgs {
     /// Fill mesh triangles instead of drawing their edges.
     #[arg(long)]
     fill: bool,
-    /// Do not report the level and vertex count on stderr.
-    #[arg(long)]
-    quiet: bool,
 }
 
 /// Runs `zv render`.
@@ -77,24 +74,22 @@ pub(crate) fn run(args: RenderArgs) -> CliResult {
     let image = render(&store, &options)?;
     let png = image.to_png()?;
     std::fs::write(&args.output, png).map_err(|e| format!("{}: {e}", args.output))?;
-    if !args.quiet {
-        let chosen = if args.level.is_some() {
-            ""
-        } else {
-            " (the finest within 4 vertices per pixel)"
-        };
-        let range = image
-            .value_range
-            .map(|(a, b)| format!(", values {a} to {b}"))
-            .unwrap_or_default();
-        eprintln!(
-            "rendered level {}{chosen}: {} vertices, {}×{} pixels{range} → {}",
-            image.level,
-            image.vertices,
-            image.width(),
-            image.height(),
-            args.output
-        );
-    }
+    let chosen = if args.level.is_some() {
+        ""
+    } else {
+        " (the finest within 4 vertices per pixel)"
+    };
+    let range = image
+        .value_range
+        .map(|(a, b)| format!(", values {a} to {b}"))
+        .unwrap_or_default();
+    crate::progress::note(format_args!(
+        "rendered level {}{chosen}: {} vertices, {}×{} pixels{range} → {}",
+        image.level,
+        image.vertices,
+        image.width(),
+        image.height(),
+        args.output
+    ));
     Ok(())
 }
