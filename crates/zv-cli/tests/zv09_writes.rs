@@ -236,8 +236,9 @@ fn blank_absent_rows(dump: &Path) {
 /// Writes each document in 0.9 and 0.7 and checks: zv reads its 0.9 store with the content
 /// of the 0.7 store (the logical scope, less `ignore_07`), zarr-vectors 0.9.2 reads the 0.9
 /// store with the content zv reads (one process for all), and every node opens in
-/// zarr-python 3 (one process). Returns the number of nodes opened.
-fn check_documents(docs: &[(String, Value)], ignore_07: &str) -> u64 {
+/// zarr-python 3 (one process). Returns the number of nodes opened and of cross-chunk offsets
+/// segments written (`links/0/<offsets>` other than the all-zero one).
+fn check_documents(docs: &[(String, Value)], ignore_07: &str) -> (u64, usize) {
     let dir = tempfile::tempdir().unwrap();
     let mut stores = Vec::new();
     let mut failures = Vec::new();
@@ -307,7 +308,14 @@ fn check_documents(docs: &[(String, Value)], ignore_07: &str) -> u64 {
         String::from_utf8_lossy(&out.stderr)
     );
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    report["nodes"].as_u64().unwrap()
+    let segments = stores
+        .iter()
+        .filter_map(|(_, s, _)| std::fs::read_dir(s.join("0/links/0")).ok())
+        .flatten()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.contains(['+', '-']))
+        .count();
+    (report["nodes"].as_u64().unwrap(), segments)
 }
 
 #[test]
@@ -315,7 +323,7 @@ fn zarr_vectors_0_9_2_reads_what_zv_writes_in_0_9() {
     let docs: Vec<(String, Value)> = (0..DOCUMENTS)
         .map(|seed| (format!("pc{seed}"), document(seed)))
         .collect();
-    let nodes = check_documents(&docs, "^/root_metadata/zv_version");
+    let (nodes, _) = check_documents(&docs, "^/root_metadata/zv_version");
     assert!(nodes >= 4 * DOCUMENTS);
 }
 
@@ -368,8 +376,10 @@ fn is_multi_channel(a: &Value) -> bool {
 #[test]
 fn zarr_vectors_0_9_2_reads_linked_geometries_zv_writes_in_0_9() {
     let docs = linked_documents(LINKED_PER_GEOMETRY);
-    let nodes = check_documents(&docs, "^/root_metadata/zv_version");
+    let (nodes, segments) = check_documents(&docs, "^/root_metadata/zv_version");
     assert!(nodes >= 6 * docs.len() as u64);
+    // the documents link across chunks: many cross-chunk segments were written and read
+    assert!(segments >= docs.len(), "{segments} cross-chunk segments");
 }
 
 #[test]

@@ -158,18 +158,19 @@ pub fn has_perm(intra: bool, delta: i32, directed: bool, store: &str) -> bool {
     !intra && delta == 0 && (store == "duplicate" || !directed)
 }
 
+/// The cells of a family's cross-chunk records: `(segment, source chunk)` → the cell's flat
+/// int64 rows.
+pub type Cells = BTreeMap<(String, Vec<i64>), Vec<i64>>;
+
 /// The cells of the cross-chunk records `links` of a delta-0 family with `canonical`
 /// storage: `(segment, source chunk)` → the cell's flat int64 rows `[perm_idx?, v_0, …]`
 /// (`perm_idx` when the family is undirected), records in the order given. Every record
 /// must span at least two chunks; a record within one chunk, an offset that overflows or a
 /// width without Lehmer codes is an error.
-pub fn partition(
-    links: &CrossChunkLinks,
-    directed: bool,
-) -> Result<BTreeMap<(String, Vec<i64>), Vec<i64>>, LayoutError> {
+pub fn partition(links: &CrossChunkLinks, directed: bool) -> Result<Cells, LayoutError> {
     let width = links.link_width();
     let with_perm = has_perm(false, 0, directed, "canonical");
-    let mut cells: BTreeMap<(String, Vec<i64>), Vec<i64>> = BTreeMap::new();
+    let mut cells = Cells::new();
     let mut ends: Vec<(&[i64], u64)> = Vec::with_capacity(width);
     for r in 0..links.len() {
         ends.clear();
