@@ -97,7 +97,8 @@ enum Command {
         /// Replace an existing store at the target.
         #[arg(long)]
         overwrite: bool,
-        /// The on-disk layout: 0.7, or 0.9 (as zarr-vectors 0.9.2 reads it; point clouds only so far).
+        /// The on-disk layout: 0.7, or 0.9 (as zarr-vectors 0.9.2 reads it; every geometry but
+        /// `line`, without link attributes).
         #[arg(long, default_value = "0.7")]
         format_version: String,
         /// Print the summary as JSON on stdout.
