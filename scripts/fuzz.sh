@@ -46,7 +46,10 @@ fi
 
 all=$(cd fuzz && cargo +nightly fuzz list)
 if [ ${#targets[@]} -eq 0 ]; then
-  mapfile -t targets <<<"$all"
+  # io_las only by name: in this debug-assertion build laz-rs's own debug_assert!s stop it on
+  # inputs a release build decodes (docs/robustness.md, finding 7)
+  mapfile -t targets < <(grep -vx io_las <<<"$all")
+  echo "==> io_las SKIPPED (laz-rs debug assertions, docs/robustness.md finding 7; run: scripts/fuzz.sh io_las)"
 fi
 for t in "${targets[@]}"; do
   if ! grep -qx "$t" <<<"$all"; then

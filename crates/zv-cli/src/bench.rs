@@ -24,9 +24,15 @@ pub(crate) enum BenchCommand {
     /// The speed suite: zv against the file-system floor (and, with --peers, the Python
     /// peers) on the same deterministic inputs; prints minimum and median of every figure and
     /// the ratios.
+    #[command(
+        after_help = "Examples:\n  zv bench suite --dir /tmp/bench --reps 3\n  zv bench suite --dir /tmp/bench --peers zv09 --json bench.json"
+    )]
     Suite(suite::SuiteArgs),
     /// Stream random points (with a float32 attribute) into a new store in batches, then read
     /// the row count back.
+    #[command(
+        after_help = "Examples:\n  zv bench stream-points /tmp/p.zarr --points 10000000\n  zv bench stream-points memory://p --points 100000 --json"
+    )]
     StreamPoints {
         /// The new store.
         store: String,
@@ -46,6 +52,9 @@ pub(crate) enum BenchCommand {
         /// files.
         #[arg(long, default_value_t = zv_format::writer::DEFAULT_MEMORY_BUDGET)]
         memory_budget: u64,
+        /// Print the figures as JSON.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -57,6 +66,7 @@ struct StreamPoints<'a> {
     chunk: f64,
     codecs: &'a str,
     memory_budget: u64,
+    json: bool,
 }
 
 pub(crate) fn run(command: BenchCommand) -> CliResult {
@@ -69,6 +79,7 @@ pub(crate) fn run(command: BenchCommand) -> CliResult {
             chunk,
             codecs,
             memory_budget,
+            json,
         } => stream_points(&StreamPoints {
             url: &store,
             points,
@@ -76,6 +87,7 @@ pub(crate) fn run(command: BenchCommand) -> CliResult {
             chunk,
             codecs: &codecs,
             memory_budget,
+            json,
         }),
     }
 }
@@ -88,6 +100,7 @@ fn stream_points(args: &StreamPoints<'_>) -> CliResult {
         chunk,
         codecs,
         memory_budget,
+        json,
     } = args;
     let store = zv_core::plugin::open_store(url)?;
     let mut opts = WriterOptions::new(Geometry::PointCloud, vec![chunk; 3]);
@@ -134,13 +147,25 @@ fn stream_points(args: &StreamPoints<'_>) -> CliResult {
     for key in level.chunk_keys()? {
         rows += level.vertices(&key)?.map_or(0, |v| v.len() as u64);
     }
-    println!(
+    if json {
+        crate::print_json(&serde_json::json!({
+            "points": points,
+            "batch": batch,
+            "memory_budget": memory_budget,
+            "stream_seconds": streamed.as_secs_f64(),
+            "total_seconds": written.as_secs_f64(),
+            "chunks": summary.chunks,
+            "read_back": rows,
+        }))?;
+    } else {
+        println!(
         "streamed {points} points in batches of {batch} ({:.1} s; memory budget {memory_budget} bytes), finished {} chunks ({:.1} s total, {:.2} M points/s); read back {rows} points",
         streamed.as_secs_f64(),
         summary.chunks,
         written.as_secs_f64(),
         points as f64 / written.as_secs_f64() / 1e6
     );
+    }
     if rows != points {
         return Err(format!("read back {rows} points, wrote {points}").into());
     }

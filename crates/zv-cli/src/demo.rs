@@ -54,7 +54,9 @@ fn dataset() -> serde_json::Value {
     })
 }
 
-pub(crate) fn run(dir: &str) -> CliResult {
+/// Writes the demo store into `dir`, reads it back and prints what it found (as JSON with
+/// `json`).
+pub(crate) fn run(dir: &str, json: bool) -> CliResult {
     let store = zv_core::plugin::open_store(dir)?;
     if !store
         .list_prefix(&zv_core::key::StorePrefix::root())?
@@ -72,6 +74,24 @@ pub(crate) fn run(dir: &str) -> CliResult {
     }
     let tract = level.group_objects(1)?;
     let hits = level.query_box_with(&[70.0, 40.0, 0.0], &[85.0, 60.0, 100.0], &["fa"])?;
+    let first_length = first
+        .attributes
+        .get("length")
+        .cloned()
+        .flatten()
+        .unwrap_or_default();
+    if json {
+        return crate::print_json(&json!({
+            "store": dir,
+            "streamlines": summary.objects,
+            "vertices": summary.vertices,
+            "chunks": summary.chunks,
+            "cross_chunk_links": summary.cross_chunk_links,
+            "streamline_0": {"vertices": first.vertices.len(), "length": first_length},
+            "group_1_streamlines": tract.len(),
+            "vertices_in_box": hits.positions.len(),
+        }));
+    }
     println!(
         "wrote {} streamlines ({} vertices, {} chunks, {} cross-chunk links) to {dir}\n\
          read back: streamline 0 has {} vertices and length {}; group 1 holds {} streamlines; \
@@ -82,12 +102,7 @@ pub(crate) fn run(dir: &str) -> CliResult {
         summary.chunks,
         summary.cross_chunk_links,
         first.vertices.len(),
-        first
-            .attributes
-            .get("length")
-            .cloned()
-            .flatten()
-            .unwrap_or_default(),
+        first_length,
         tract.len(),
         hits.positions.len(),
     );

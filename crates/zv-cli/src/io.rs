@@ -25,9 +25,6 @@ pub(crate) struct ImportArgs {
     /// CSV: an edge list (columns source,target naming the nodes' `id`s, or their row indices; other numeric columns become edge attributes) that makes the store a graph.
     #[arg(long)]
     pub(crate) edges: Option<String>,
-    /// Print nothing on success (no summary on stderr).
-    #[arg(long, short)]
-    pub(crate) quiet: bool,
     /// The stored vertex type: float32 or float64 (default: the file's, float64 for text formats).
     #[arg(long)]
     pub(crate) vertex_dtype: Option<String>,
@@ -85,7 +82,8 @@ pub(crate) fn import(
     (store, target): (&str, Arc<dyn zv_core::store::Store>),
     args: &ImportArgs,
     write: WriteArgs<'_>,
-) -> CliResult {
+    progress: zv_format::progress::Reporter,
+) -> CliResult<zv_format::writer::WriteSummary> {
     let WriteArgs {
         batch,
         memory_budget,
@@ -99,6 +97,7 @@ pub(crate) fn import(
         memory_budget,
         batch: batch.clamp(1, 1 << 20),
         format_version: zv_format::writer::FormatVersion::parse(format_version)?,
+        progress,
         ..Default::default()
     };
     if let Some(c) = codecs {
@@ -113,15 +112,9 @@ pub(crate) fn import(
                 })?,
         );
     }
+    let _ = store;
     match zv_io::import_file(Path::new(file), format, target.clone(), &opts) {
-        Ok(_) if args.quiet => Ok(()),
-        Ok(summary) => {
-            eprintln!(
-                "wrote {} vertices in {} chunks, {} objects, {} intra-chunk and {} cross-chunk links to {store}",
-                summary.vertices, summary.chunks, summary.objects, summary.intra_links, summary.cross_chunk_links
-            );
-            Ok(())
-        }
+        Ok(summary) => Ok(summary),
         Err(e) => {
             // the store was empty: leave it so
             let _ = target.delete_prefix(&zv_core::key::StorePrefix::root());
@@ -131,7 +124,12 @@ pub(crate) fn import(
 }
 
 /// `zv export` through zv-io; `Ok(false)`: the format is zv-geometry/1 JSON (not handled here).
-pub(crate) fn export(store: &str, output: Option<&str>, args: &ExportArgs) -> CliResult<bool> {
+pub(crate) fn export(
+    store: &str,
+    output: Option<&str>,
+    args: &ExportArgs,
+    progress: zv_format::progress::Reporter,
+) -> CliResult<bool> {
     use std::io::Write;
     let Some(format) = format_of(args.format.as_deref(), output)? else {
         return Ok(false);
@@ -142,7 +140,10 @@ pub(crate) fn export(store: &str, output: Option<&str>, args: &ExportArgs) -> Cl
             args.ply_encoding
         )
     })?;
-    let opts = ExportOptions { ply_encoding };
+    let opts = ExportOptions {
+        ply_encoding,
+        progress,
+    };
     let zv = zv_format::ZvStore::open_url(store)?;
     // a graph's CSV is its nodes; its edges go to a second file beside it
     let graph_csv = format == Format::Csv && zv.geometry() == zv_format::Geometry::Graph;

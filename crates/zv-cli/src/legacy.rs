@@ -20,15 +20,18 @@ pub(crate) enum ConvertCommand {
     /// Convert a zarr 0.4 array or a bcolz carray to a Zarr v3 array, a bcolz ctable to a
     /// group with one array per column. Blosc frames pass through without recompression
     /// where the chunk geometry allows.
+    #[command(
+        after_help = "Examples:\n  zv convert legacy old.zarr new.zarr\n  zv convert legacy bcolz:table.bcolz table.zarr --overwrite --json"
+    )]
     Legacy {
         /// The legacy directory (`legacy-zarr:` / `bcolz:` prefixes accepted; the format is
         /// otherwise detected by its file names).
         src: String,
         /// The new Zarr v3 store: a path, file:///path or memory://name (must be empty).
         dst: String,
-        /// No progress bar.
+        /// Print the counts as JSON on stdout.
         #[arg(long)]
-        quiet: bool,
+        json: bool,
         /// Replace whatever the target holds (a store, or what an interrupted conversion left).
         #[arg(long)]
         overwrite: bool,
@@ -40,9 +43,9 @@ pub(crate) fn run(command: ConvertCommand) -> CliResult {
         ConvertCommand::Legacy {
             src,
             dst,
-            quiet,
+            json,
             overwrite,
-        } => convert_legacy(&src, &dst, quiet, overwrite),
+        } => convert_legacy(&src, &dst, json, overwrite),
     }
 }
 
@@ -73,7 +76,7 @@ fn open_src(src: &str) -> CliResult<Legacy> {
 /// atomic exchange once complete: a failure or a crash at any moment leaves `dst` as it was.
 /// Other stores are written in place (emptied first with `overwrite`), and emptied again if
 /// the conversion fails.
-fn convert_legacy(src: &str, dst: &str, quiet: bool, overwrite: bool) -> CliResult {
+fn convert_legacy(src: &str, dst: &str, json: bool, overwrite: bool) -> CliResult {
     let legacy = open_src(src)?;
     let target = zv_core::plugin::open_store(dst)?;
     let non_empty = !target
@@ -87,7 +90,7 @@ fn convert_legacy(src: &str, dst: &str, quiet: bool, overwrite: bool) -> CliResu
         if non_empty {
             crate::clear_store(target.as_ref())?;
         }
-        return convert_into(&legacy, target.as_ref(), dst, quiet).inspect_err(|_| {
+        return convert_into(&legacy, target.as_ref(), dst, json).inspect_err(|_| {
             let _ = target.delete_prefix(&zv_core::key::StorePrefix::root());
         });
     }
@@ -95,53 +98,52 @@ fn convert_legacy(src: &str, dst: &str, quiet: bool, overwrite: bool) -> CliResu
     std::fs::create_dir_all(dir).map_err(|e| format!("{dst}: {e}"))?;
     let shadow = zv_store_fs::Shadow::empty(dir)?;
     let staging = zv_store_fs::FilesystemStore::new(shadow.path())?;
-    convert_into(&legacy, &staging, dst, quiet)?;
+    convert_into(&legacy, &staging, dst, json)?;
     shadow.publish()?;
     Ok(())
 }
 
-/// Converts `legacy` into `target` (named `dst` in messages), with a progress bar unless
-/// `quiet`, and reports the counts on stderr.
+/// Converts `legacy` into `target` (named `dst` in messages), with a progress bar, and
+/// reports the counts (on stderr, or as JSON on stdout with `json`).
 fn convert_into(
     legacy: &Legacy,
     target: &dyn zv_core::store::Store,
     dst: &str,
-    quiet: bool,
+    json: bool,
 ) -> CliResult {
-    let total = convert::total_chunks(legacy);
-    let bar = if quiet {
-        indicatif::ProgressBar::hidden()
-    } else {
-        indicatif::ProgressBar::with_draw_target(
-            Some(total),
-            indicatif::ProgressDrawTarget::stderr(),
-        )
-    };
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{msg} [{bar:40}] {pos}/{len} chunks, {bytes_per_sec} written, {eta} left",
-        )
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
+    use zv_format::progress::Progress;
+    let bar = crate::progress::Bar::new("convert");
+    bar.set_total(convert::total_chunks(legacy), "chunks");
     let mut written = 0u64;
     let report = convert::convert(legacy, target, &mut |event| {
         written += event.bytes;
-        bar.set_message(event.array.to_string());
-        bar.inc(1);
         if event.action == ChunkAction::Reencoded {
             bar.set_message(format!("{} (re-encoding)", event.array));
+        } else {
+            bar.set_message(event.array.to_string());
         }
+        bar.advance(1);
     });
-    bar.finish_and_clear();
+    bar.finish();
     let report = report?;
     let missing: u64 = report.arrays.iter().map(|a| a.missing).sum();
-    eprintln!(
+    if json {
+        return crate::print_json(&serde_json::json!({
+            "store": dst,
+            "arrays": report.arrays.len(),
+            "chunks_passed_through": report.passed_through(),
+            "chunks_reencoded": report.reencoded(),
+            "chunks_not_stored": missing,
+            "bytes_written": written,
+        }));
+    }
+    crate::progress::note(format_args!(
         "converted {} array(s) to {dst}: {} chunks passed through, {} re-encoded, {} not stored (fill value), {written} bytes",
         report.arrays.len(),
         report.passed_through(),
         report.reencoded(),
         missing
-    );
+    ));
     Ok(())
 }
 

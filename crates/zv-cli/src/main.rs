@@ -10,13 +10,15 @@
 //! zv pyramid STORE --levels "2,2;2,1" [...]     add coarser levels 1..N to a store
 //! zv zarr info STORE [NODE] [--children]          metadata of a Zarr v3 node, as JSON
 //! zv zarr get STORE ARRAY [--region R] [--raw]    values of an array region (JSON or raw LE bytes)
-//! zv convert legacy SRC DST [--quiet]             a zarr 0.4 / bcolz 1.x array (or ctable) to Zarr v3
+//! zv convert legacy SRC DST [--json]              a zarr 0.4 / bcolz 1.x array (or ctable) to Zarr v3
 //! zv ls STORE [PATH] [--json]                   the children of a group
 //! zv completions bash|zsh|fish                    a shell completion script
 //! ```
 //!
 //! Errors go to stderr with exit status 1 (2 for usage errors); the command never panics on
 //! bad input. Writing into a closed pipe (`zv dump STORE | head`) ends it quietly, status 0.
+//! Long commands draw a progress bar on stderr when it is a terminal (`progress.rs`); the
+//! global `--quiet` silences bars and informational lines. See `docs/cli.md`.
 
 mod bench;
 mod demo;
@@ -25,7 +27,9 @@ mod io;
 #[cfg(feature = "legacy")]
 mod legacy;
 mod ls;
+mod progress;
 mod pyramid;
+mod render;
 mod validate;
 mod zarr;
 
@@ -35,8 +39,16 @@ use clap::{Parser, Subcommand};
 
 /// zv: Zarr Vectors (ZV 0.7) and Zarr v3 stores from the command line.
 #[derive(Debug, Parser)]
-#[command(name = "zv", version, about)]
+#[command(
+    name = "zv",
+    version,
+    about,
+    after_help = "Examples:\n  zv import scan.ply scan.zarr\n  zv info scan.zarr\n  zv validate scan.zarr --json\n\nExit status: 0 success (a valid store for validate), 1 failure (an invalid store for validate), 2 usage error (validate: could not run)."
+)]
 struct Cli {
+    /// Print no progress bars and no informational lines (errors are still printed).
+    #[arg(long, short, global = true)]
+    quiet: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -44,12 +56,19 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Write a demo ZV store (helical streamlines) into DIR (default ./zv-demo), read it back and check it.
+    #[command(after_help = "Examples:\n  zv demo\n  zv demo /tmp/helix.zarr --json")]
     Demo {
         /// Where to write the demo store.
         #[arg(default_value = "zv-demo")]
         dir: String,
+        /// Print what was written and read back as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Print a ZV store's content as JSON ("zv-dump/1", see the fixtures README).
+    #[command(
+        after_help = "Examples:\n  zv dump scan.zarr | head\n  zv dump scan.zarr --compact > scan.dump.json"
+    )]
     Dump {
         /// The store: a path, file:///path or memory://name.
         store: String,
@@ -78,9 +97,13 @@ enum Command {
         /// Replace an existing store at the target.
         #[arg(long)]
         overwrite: bool,
-        /// The on-disk layout: 0.7, or 0.9 (as zarr-vectors 0.9.2 reads it; point clouds only so far).
+        /// The on-disk layout: 0.7, or 0.9 (as zarr-vectors 0.9.2 reads it; every geometry but
+        /// `line`, without link attributes).
         #[arg(long, default_value = "0.7")]
         format_version: String,
+        /// Print the summary as JSON on stdout.
+        #[arg(long)]
+        json: bool,
         #[command(flatten)]
         io: io::ImportArgs,
     },
@@ -98,6 +121,9 @@ enum Command {
         io: io::ExportArgs,
     },
     /// Check a ZV store at a conformance level (exit 0 valid, 1 invalid, 2 could not run).
+    #[command(
+        after_help = "Examples:\n  zv validate scan.zarr\n  zv validate scan.zarr --level 3 --json\n\nExit status: 0 valid, 1 invalid, 2 could not run (no store there, or not a ZV 0.7 store)."
+    )]
     Validate {
         /// The store: a path, file:///path or memory://name.
         store: String,
@@ -109,6 +135,7 @@ enum Command {
         json: bool,
     },
     /// Summarise a ZV store: geometry, axes, bounds, levels, attributes, codecs, sizes.
+    #[command(after_help = "Examples:\n  zv info scan.zarr\n  zv info scan.zarr --json")]
     Info {
         /// The store: a path, file:///path or memory://name.
         store: String,
@@ -117,13 +144,22 @@ enum Command {
         json: bool,
     },
     /// Add coarser levels 1..N to a store holding level 0 (multiresolution pyramid).
+    #[command(
+        after_help = "Examples:\n  zv pyramid scan.zarr --levels \"2,1;2,1\"\n  zv pyramid cells.zarr --levels \"2,2\" --sparsity length --json"
+    )]
     Pyramid(pyramid::PyramidArgs),
     /// Measurements (see scripts/memory-test.sh).
+    #[command(
+        after_help = "Examples:\n  zv bench stream-points /tmp/p.zarr --points 10000000\n  zv bench suite --dir /tmp/bench --reps 3"
+    )]
     Bench {
         #[command(subcommand)]
         command: bench::BenchCommand,
     },
     /// Zarr v3 layer commands.
+    #[command(
+        after_help = "Examples:\n  zv zarr info scan.zarr 0/vertices --children\n  zv zarr get data.zarr /temperature --region 0:10,0:5"
+    )]
     Zarr {
         #[command(subcommand)]
         command: zarr::ZarrCommand,
@@ -140,6 +176,11 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Draw a PNG picture of a store: its geometry projected onto two axes.
+    #[command(
+        after_help = "Examples:\n  zv render store.zv -o preview.png\n  zv render store.zv -o fa.png --color attribute:fa --axes x,z --size 512\n  zv render store.zv -o part.png --box 0,0,0,50,50,100 --level 0"
+    )]
+    Render(render::RenderArgs),
     /// Print a shell completion script: `zv completions bash > /etc/bash_completion.d/zv`.
     #[command(
         after_help = "Examples:\n  zv completions bash > ~/.local/share/bash-completion/completions/zv\n  zv completions zsh > ~/.zfunc/_zv\n  zv completions fish > ~/.config/fish/completions/zv.fish"
@@ -150,6 +191,9 @@ enum Command {
     },
     /// Convert other formats to Zarr v3.
     #[cfg(feature = "legacy")]
+    #[command(
+        after_help = "Examples:\n  zv convert legacy old.zarr new.zarr\n  zv convert legacy bcolz:table.bcolz table.zarr --json"
+    )]
     Convert {
         #[command(subcommand)]
         command: legacy::ConvertCommand,
@@ -158,9 +202,10 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    progress::set_quiet(cli.quiet);
     zv_format::link_plugins();
     let result = match cli.command {
-        Command::Demo { dir } => demo::run(&dir),
+        Command::Demo { dir, json } => demo::run(&dir, json),
         Command::Dump { store, compact } => dump(&store, compact),
         Command::Import {
             file,
@@ -170,6 +215,7 @@ fn main() -> ExitCode {
             memory_budget,
             overwrite,
             format_version,
+            json,
             io,
         } => import(
             &file,
@@ -180,13 +226,14 @@ fn main() -> ExitCode {
                 codecs: codecs.as_deref(),
                 format_version: &format_version,
             },
-            overwrite,
+            (overwrite, json),
             &io,
         ),
         Command::Export { store, output, io } => export(&store, output, &io),
         Command::Validate { store, level, json } => return validate::run(&store, level, json),
         Command::Info { store, json } => info::run(&store, json),
         Command::Pyramid(args) => pyramid::run(args),
+        Command::Render(args) => render::run(args),
         Command::Bench { command } => bench::run(command),
         Command::Zarr { command } => zarr::run(command),
         Command::Ls { store, path, json } => ls::run(&store, &path, json),
@@ -253,7 +300,7 @@ fn import(
     file: &str,
     store: &str,
     write: io::WriteArgs<'_>,
-    overwrite: bool,
+    (overwrite, json): (bool, bool),
     args: &io::ImportArgs,
 ) -> CliResult {
     let format_version = zv_format::writer::FormatVersion::parse(write.format_version)?;
@@ -279,24 +326,46 @@ fn import(
         }
         clear_store(target.as_ref())?;
     }
-    let Some(doc) = doc else {
-        let format = format.ok_or("no format")?;
-        return io::import(file, format, (store, target), args, write);
+    let bar = progress::Bar::new("import");
+    let summary = match doc {
+        None => {
+            let format = format.ok_or("no format")?;
+            io::import(file, format, (store, target), args, write, bar.reporter())?
+        }
+        Some(doc) => zv_format::import::write_document_as(
+            target,
+            &doc,
+            write.batch,
+            write.memory_budget,
+            format_version,
+        )?,
     };
-    let summary = zv_format::import::write_document_as(
-        target,
-        &doc,
-        write.batch,
-        write.memory_budget,
-        format_version,
-    )?;
-    if args.quiet {
-        return Ok(());
+    bar.finish();
+    if json {
+        return print_json(&serde_json::json!({
+            "store": store,
+            "vertices": summary.vertices,
+            "chunks": summary.chunks,
+            "objects": summary.objects,
+            "intra_chunk_links": summary.intra_links,
+            "cross_chunk_links": summary.cross_chunk_links,
+            "groups": summary.groups,
+        }));
     }
-    eprintln!(
+    progress::note(format_args!(
         "wrote {} vertices in {} chunks, {} objects, {} intra-chunk and {} cross-chunk links, {} groups to {store}",
         summary.vertices, summary.chunks, summary.objects, summary.intra_links, summary.cross_chunk_links, summary.groups
-    );
+    ));
+    Ok(())
+}
+
+/// Prints `doc` as indented JSON on stdout (the `--json` output of a command).
+pub(crate) fn print_json(doc: &serde_json::Value) -> CliResult {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, doc)?;
+    out.write_all(b"\n")?;
+    out.flush()?;
     Ok(())
 }
 
@@ -318,11 +387,17 @@ fn export(store: &str, output: Option<String>, args: &io::ExportArgs) -> CliResu
         (o, f) => o.or_else(|| f.clone()),
     };
     let output = output.as_deref();
-    if io::export(store, output, args)? {
+    let bar = progress::Bar::new("export");
+    if io::export(store, output, args, bar.reporter())? {
         return Ok(());
     }
     let store = zv_format::ZvStore::open_url(store)?;
+    let chunks = store.level(0)?.chunk_keys()?.len() as u64;
+    use zv_format::progress::Progress;
+    bar.set_total(chunks, "chunks");
     let doc = zv_format::export::export_geometry(&store)?;
+    bar.advance(chunks);
+    bar.finish();
     let text = serde_json::to_vec(&doc)?;
     match output {
         Some(path) => std::fs::write(path, &text).map_err(|e| format!("{path}: {e}"))?,

@@ -11,7 +11,9 @@
 use std::sync::Arc;
 
 use clap::Args;
-use zv_format::pyramid::{build_pyramid, CrossLevel, PyramidOptions, SparsityStrategy, Step};
+use zv_format::pyramid::{
+    build_pyramid_with_progress, CrossLevel, PyramidOptions, SparsityStrategy, Step,
+};
 use zv_format::writer::CodecChoice;
 
 use crate::CliResult;
@@ -43,9 +45,13 @@ pub(crate) struct PyramidArgs {
     /// The codecs of the new levels: spec-default, none, zstd[:L], blosc-lz4, gzip[:L], +crc32c.
     #[arg(long, default_value = "spec-default")]
     codecs: String,
+    /// Print the new levels as JSON on stdout.
+    #[arg(long)]
+    json: bool,
 }
 
-/// Builds the pyramid and reports each new level on stderr.
+/// Builds the pyramid and reports each new level (on stderr, or as JSON on stdout with
+/// `--json`).
 pub(crate) fn run(args: PyramidArgs) -> CliResult {
     let mut opts = PyramidOptions::new(Step::parse_list(&args.levels)?);
     opts.chunk_scale = args.chunk_scale;
@@ -56,28 +62,43 @@ pub(crate) fn run(args: PyramidArgs) -> CliResult {
     opts.codecs = CodecChoice::parse(&args.codecs)?;
     let url = zv_core::plugin::StoreUrl::parse(&args.store)?;
     let dir = std::path::Path::new(&url.location);
+    let bar = crate::progress::Bar::new("pyramid");
+    let build = |store| build_pyramid_with_progress(store, &opts, bar.as_ref());
     let summary = if url.scheme == "file" && dir.is_dir() {
         match zv_store_fs::Shadow::create(dir) {
             Ok(shadow) => {
                 let store = Arc::new(zv_store_fs::FilesystemStore::new(shadow.path())?);
-                let summary = build_pyramid(store, &opts)?;
+                let summary = build(store)?;
                 shadow.publish()?;
                 summary
             }
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return Err(e.into()),
             Err(e) => {
+                // a warning, printed even with --quiet
                 eprintln!("zv: warning: writing the pyramid in place (no shadow copy: {e})");
-                build_pyramid(zv_core::plugin::open_store(&args.store)?, &opts)?
+                build(zv_core::plugin::open_store(&args.store)?)?
             }
         }
     } else {
-        build_pyramid(zv_core::plugin::open_store(&args.store)?, &opts)?
+        build(zv_core::plugin::open_store(&args.store)?)?
     };
+    bar.finish();
+    if args.json {
+        let levels: Vec<serde_json::Value> = summary
+            .levels
+            .iter()
+            .map(|l| {
+                serde_json::json!({"level": l.level, "vertices": l.vertices, "chunks": l.chunks,
+                    "objects_kept": l.objects_kept, "cross_level_links": l.cross_level_links})
+            })
+            .collect();
+        return crate::print_json(&serde_json::json!({"store": args.store, "levels": levels}));
+    }
     for l in &summary.levels {
-        eprintln!(
+        crate::progress::note(format_args!(
             "level {}: {} vertices in {} chunks, {} objects kept, {} cross-level links",
             l.level, l.vertices, l.chunks, l.objects_kept, l.cross_level_links
-        );
+        ));
     }
     Ok(())
 }

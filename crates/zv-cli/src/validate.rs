@@ -1,5 +1,6 @@
 //! `zv validate STORE [--level 1..5] [--json]`: the store checked at a conformance level
-//! (`zv_format::validate`). Exit status 0 valid, 1 invalid, 2 could not run.
+//! (`zv_format::validate`). Exit status 0 valid, 1 invalid, 2 could not run (no store at a
+//! local path, a store that cannot be opened, a ZV 0.9 store, output that cannot be written).
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -7,7 +8,17 @@ use std::process::ExitCode;
 /// Validates `store` at `level`, prints the report (text or JSON) on stdout and returns the
 /// exit status.
 pub(crate) fn run(store: &str, level: u8, json: bool) -> ExitCode {
-    let report = match zv_format::validate::validate_url(store, level) {
+    // a local path that does not exist holds nothing to check: the command could not run
+    if let Ok(url) = zv_core::plugin::StoreUrl::parse(store) {
+        if url.scheme == "file" && !std::path::Path::new(&url.location).exists() {
+            eprintln!("zv: error: {store}: no such file or directory");
+            return ExitCode::from(2);
+        }
+    }
+    let bar = crate::progress::Bar::new("validate");
+    let report = zv_format::validate::validate_url_with_progress(store, level, bar.as_ref());
+    bar.finish();
+    let report = match report {
         Ok(r) => r,
         Err(e) => {
             eprintln!("zv: error: {e}");

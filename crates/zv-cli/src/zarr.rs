@@ -19,6 +19,9 @@ use crate::CliResult;
 pub(crate) enum ZarrCommand {
     /// Print the metadata of a node (its zarr.json as zv reads it) as JSON; for a sharded
     /// array, with a "sharding" summary (shard and inner chunk shapes, index location).
+    #[command(
+        after_help = "Examples:\n  zv zarr info scan.zarr\n  zv zarr info scan.zarr 0/vertices --children\n  zv zarr info legacy-zarr:old.zarr"
+    )]
     Info {
         /// The store: a path, file:///path or memory://name; or a legacy array
         /// (`legacy-zarr:PATH`, `bcolz:PATH`, or a directory holding `__zmeta__`,
@@ -33,6 +36,9 @@ pub(crate) enum ZarrCommand {
     },
     /// Print the values of an array region as JSON (nested lists, C order), or with --raw its
     /// C-order little-endian bytes.
+    #[command(
+        after_help = "Examples:\n  zv zarr get data.zarr /temperature --region 0:10,0:5\n  zv zarr get data.zarr /temperature --raw > temperature.bin"
+    )]
     Get {
         /// The store: a path, file:///path or memory://name; or a legacy array (as for info).
         store: String,

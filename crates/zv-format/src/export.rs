@@ -5,7 +5,10 @@
 //! object order, each in manifest order. Links use zv's reading (skeleton parents per
 //! fragment, as [`crate::reader::Level::object`] reads them). Categorical attributes are
 //! exported as strings; missing object-attribute rows (`present_mask` 0) as `null`. The level
-//! is read once, through the reader's level scan.
+//! is read once, through the reader's level scan. [`points`] reads a point cloud chunk by
+//! chunk instead, in bounded memory.
+
+pub mod points;
 
 use std::collections::{BTreeMap, HashMap};
 

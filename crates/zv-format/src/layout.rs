@@ -8,6 +8,7 @@
 //! | [`groups`] | `groups/data` + `groups/offsets` | ragged object-id lists |
 //! | [`links`] | `links/0/<key>`, `links/±N/<key>` | link rows, the cross-level ragged blob |
 //! | [`cross_chunk`] | `cross_chunk_links/<d>/data` | cross-chunk link records |
+//! | [`offset_links`] | `links/0/<offsets>/<key>` (ZV 0.9) | where a link record is filed, `perm_idx` codes |
 //! | [`attributes`] | `vertex_attributes/…`, `object_attributes/…/data`, … | typed rows, dense arrays, dictionary encoding |
 //!
 //! Every decoder validates sizes before it allocates or indexes (allocations are bounded by a
@@ -20,6 +21,7 @@ pub mod fragment_index;
 pub mod groups;
 pub mod links;
 pub mod manifest;
+pub mod offset_links;
 
 /// Why a blob could not be decoded (or a value could not be encoded).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

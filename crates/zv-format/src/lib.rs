@@ -69,6 +69,7 @@ pub mod import;
 pub mod layout;
 pub mod metadata;
 pub mod names;
+pub mod progress;
 pub mod pyramid;
 pub mod reader;
 pub mod validate;

@@ -88,6 +88,7 @@ pub use object_index::ObjectIndex;
 pub use objects::Object;
 pub use points::Points;
 pub use positions::{ChunkRefs, Positions};
+pub use skeleton::chunk_parents;
 pub use vertices::Vertices;
 
 /// An opened ZV store.

@@ -50,11 +50,19 @@ use zv_core::store::Store;
 pub use finding::{rule, Finding, Report, Rule, Severity, RULES};
 
 use crate::blob::Blobs;
+use crate::progress::{Bounded, NoProgress, Progress};
 use crate::reader::{Level, ZvStore};
 use finding::VERTEX_COUNT;
 
 /// Validates the store at conformance level `level` (1–5; values outside are clamped).
 pub fn validate(store: Arc<dyn Store>, level: u8) -> Report {
+    validate_with_progress(store, level, &NoProgress)
+}
+
+/// [`validate`], reporting to `progress` once the levels are known: one unit per chunk of
+/// every level (the chunk pass), one per level (objects, attributes, links) and one for the
+/// store-wide checks. A store whose structure or metadata fails reports no total.
+pub fn validate_with_progress(store: Arc<dyn Store>, level: u8, progress: &dyn Progress) -> Report {
     crate::link_plugins();
     let level = level.clamp(1, 5);
     let blobs = Blobs::new(store.clone());
@@ -82,9 +90,15 @@ pub fn validate(store: Arc<dyn Store>, level: u8) -> Report {
         .iter()
         .filter_map(|(id, _)| zv.level(*id).ok())
         .collect();
+    let chunk_counts: Vec<u64> = levels
+        .iter()
+        .map(|l| l.chunk_keys().map_or(0, |k| k.len() as u64))
+        .collect();
+    let total = chunk_counts.iter().sum::<u64>() + levels.len() as u64 + 1;
+    progress.set_total(total, "steps");
     let mut passes = BTreeMap::new();
-    for l in &levels {
-        let pass = chunks::check_level(l, level >= 4, &mut out);
+    for (l, &n) in levels.iter().zip(&chunk_counts) {
+        let pass = chunks::check_level(l, level >= 4, &Bounded::new(progress, n), &mut out);
         check_vertex_count(l, &pass, &mut out);
         blobs::check(l, &pass, &mut out);
         passes.insert(l.id(), pass);
@@ -104,6 +118,7 @@ pub fn validate(store: Arc<dyn Store>, level: u8) -> Report {
     }
     for l in &levels {
         links::check(l, &passes, &mut out);
+        progress.advance(1);
     }
     if level >= 4 {
         geometry::check_conformance(root, &levels, &mut out);
@@ -111,16 +126,26 @@ pub fn validate(store: Arc<dyn Store>, level: u8) -> Report {
     if level >= 5 {
         pyramid::check(root, zv.level_ids(), &facts, &passes, &mut out);
     }
+    progress.advance(1);
     report(level, out)
 }
 
 /// Validates the store at `url` (a path, `file://…` or `memory://…`); a store that cannot
 /// be opened at all is an error, and so is a ZV 0.9 store: the rules checked are ZV 0.7's.
 pub fn validate_url(url: &str, level: u8) -> crate::Result<Report> {
+    validate_url_with_progress(url, level, &NoProgress)
+}
+
+/// [`validate_url`], reporting to `progress` as [`validate_with_progress`] does.
+pub fn validate_url_with_progress(
+    url: &str,
+    level: u8,
+    progress: &dyn Progress,
+) -> crate::Result<Report> {
     crate::link_plugins();
     let store = zv_core::plugin::open_store(url)?;
     refuse_chunk_grid(&store)?;
-    Ok(validate(store, level))
+    Ok(validate_with_progress(store, level, progress))
 }
 
 /// A ZV 0.9 store (chunk-grid layout) is refused with an error naming its root `zarr.json`:

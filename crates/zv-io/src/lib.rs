@@ -19,7 +19,9 @@
 //! (SWC files, small by nature, are read whole to check the parent tree first). Nothing is
 //! written to the store before the whole file has been read and checked, so a malformed file
 //! leaves the store as it was; every error names the file and the line or byte offset.
-//! Exports read level 0 through [`zv_format::export::export_geometry`].
+//! Point clouds are exported to CSV and PLY chunk by chunk in bounded memory
+//! ([`zv_format::export::points`]); other exports read level 0 through
+//! [`zv_format::export::export_geometry`].
 //!
 //! Crates used: `csv` (BurntSushi's, for CSV quoting and records); `las` (with `laz`, the
 //! pure-Rust LAZ codec) for LAS and LAZ records and headers. PLY, SWC, OBJ, STL, TRK
@@ -46,6 +48,8 @@
 pub mod error;
 mod level;
 pub mod options;
+#[cfg(any(feature = "csv", feature = "ply"))]
+mod points;
 #[cfg(any(feature = "swc", feature = "trk", feature = "tck", feature = "las"))]
 mod root_attrs;
 pub mod sink;
@@ -205,6 +209,16 @@ pub fn import_file(
     store: Arc<dyn Store>,
     opts: &ImportOptions,
 ) -> Result<WriteSummary> {
+    use zv_format::progress::{Bounded, Progress, Reporter};
+    // the file's bytes, advanced as they are read; whatever a format does not read (or
+    // reads twice) is made up when the import ends
+    let size = std::fs::metadata(path).map_or(0, |m| m.len());
+    opts.progress.set_total(size, "bytes");
+    let share = Reporter::new(Arc::new(Bounded::new(opts.progress.clone(), size)));
+    let opts = &ImportOptions {
+        progress: share,
+        ..opts.clone()
+    };
     let _ = (&store, opts);
     if opts.edges.is_some() && format != Format::Csv {
         return Err(Error::Unsupported {
@@ -242,12 +256,25 @@ pub fn export(
     file: &str,
     opts: &ExportOptions,
 ) -> Result<()> {
+    use zv_format::progress::{Bounded, Progress, Reporter};
+    // the chunks of level 0, advanced as they are read; an exporter that reads the level
+    // whole advances them all at its end
+    let chunks = store
+        .level(0)
+        .and_then(|l| l.chunk_keys())
+        .map_or(0, |k| k.len() as u64);
+    opts.progress.set_total(chunks, "chunks");
+    let share = Reporter::new(Arc::new(Bounded::new(opts.progress.clone(), chunks)));
+    let opts = &ExportOptions {
+        progress: share,
+        ..opts.clone()
+    };
     let _ = (&store, &out, opts);
     match format {
         #[cfg(feature = "ply")]
         Format::Ply => ply::export(store, out, file, opts),
         #[cfg(feature = "csv")]
-        Format::Csv => csv::export(store, out, file),
+        Format::Csv => csv::export(store, out, file, opts),
         #[cfg(feature = "swc")]
         Format::Swc => swc::export(store, out, file),
         #[cfg(feature = "stl")]

@@ -76,7 +76,7 @@ fn indices(file: &FileName, at: Location, words: &[&str], n: u64) -> Result<Vec<
 /// Imports the OBJ file at `path` into `store` (empty). See the [module docs](self).
 pub fn import(path: &Path, store: Arc<dyn Store>, opts: &ImportOptions) -> Result<WriteSummary> {
     let file = FileName(path.display().to_string());
-    let open = || std::fs::File::open(path).map_err(|e| file.io(e));
+    let open = || crate::source::open(path, &file, opts);
     // the first pass: what the file holds
     let (mut faces, mut lines) = (false, false);
     let mut src = Source::new(open()?, file.clone());

@@ -1,6 +1,7 @@
 //! What an import or export is asked to do: [`ImportOptions`], [`ExportOptions`].
 
 use zv_core::data_type::DataType;
+use zv_format::progress::Reporter;
 use zv_format::writer::{CodecChoice, FormatVersion, DEFAULT_MEMORY_BUDGET};
 
 /// Options of an import.
@@ -24,6 +25,9 @@ pub struct ImportOptions {
     pub edges: Option<std::path::PathBuf>,
     /// The on-disk layout written (ZV 0.7 by default).
     pub format_version: FormatVersion,
+    /// Where the import reports progress: the file's size in bytes, then the bytes read
+    /// (nowhere by default).
+    pub progress: Reporter,
 }
 
 impl Default for ImportOptions {
@@ -37,6 +41,7 @@ impl Default for ImportOptions {
             columns: None,
             edges: None,
             format_version: FormatVersion::V0_7,
+            progress: Reporter::default(),
         }
     }
 }
@@ -80,4 +85,7 @@ impl PlyEncoding {
 pub struct ExportOptions {
     /// PLY: the encoding.
     pub ply_encoding: PlyEncoding,
+    /// Where the export reports progress: the chunks of level 0, then one per chunk read
+    /// (nowhere by default).
+    pub progress: Reporter,
 }

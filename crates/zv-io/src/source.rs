@@ -2,8 +2,47 @@
 //! line (text formats), for error messages that point into the file.
 
 use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+use zv_format::progress::{Progress, Reporter};
 
 use crate::error::{FileName, Location, Result};
+use crate::options::ImportOptions;
+
+/// The file at `path` (named `file` in errors) opened for an import: every byte read
+/// advances the import's progress.
+pub(crate) fn open(
+    path: &Path,
+    file: &FileName,
+    opts: &ImportOptions,
+) -> Result<Tracked<std::fs::File>> {
+    let f = std::fs::File::open(path).map_err(|e| file.io(e))?;
+    Ok(Tracked {
+        inner: f,
+        progress: opts.progress.clone(),
+    })
+}
+
+/// A reader reporting the bytes it reads to a [`Progress`].
+pub(crate) struct Tracked<R> {
+    inner: R,
+    progress: Reporter,
+}
+
+impl<R> Tracked<R> {
+    /// The reader inside.
+    pub(crate) fn get_ref(&self) -> &R {
+        &self.inner
+    }
+}
+
+impl<R: Read> Read for Tracked<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.progress.advance(n as u64);
+        Ok(n)
+    }
+}
 
 /// A buffered reader counting bytes and lines.
 pub(crate) struct Source<R> {

@@ -98,7 +98,7 @@ pub fn import(path: &Path, store: Arc<dyn Store>, opts: &ImportOptions) -> Resul
         faces: Vec::new(),
         batch: opts.batch.max(1),
     };
-    let f = std::fs::File::open(path).map_err(|e| file.io(e))?;
+    let f = crate::source::open(path, &file, opts)?;
     let mut src = Source::new(f, file.clone());
     if binary {
         read_binary(&mut src, &mut mesh)?;

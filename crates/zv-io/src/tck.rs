@@ -144,7 +144,7 @@ fn read_header<R: Read>(src: &mut Source<R>) -> Result<TckHeader> {
 /// Imports the TCK file at `path` into `store` (empty). See the [module docs](self).
 pub fn import(path: &Path, store: Arc<dyn Store>, opts: &ImportOptions) -> Result<WriteSummary> {
     let file = FileName(path.display().to_string());
-    let f = std::fs::File::open(path).map_err(|e| file.io(e))?;
+    let f = crate::source::open(path, &file, opts)?;
     import_reader(f, file, store, opts)
 }
 

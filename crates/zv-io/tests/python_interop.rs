@@ -202,7 +202,10 @@ fn zv_exported_ply_is_read_by_plyfile_and_trimesh_with_the_same_content() {
                 Format::Ply,
                 &mut f,
                 "out.ply",
-                &ExportOptions { ply_encoding: enc },
+                &ExportOptions {
+                    ply_encoding: enc,
+                    ..Default::default()
+                },
             )
             .unwrap();
             drop(f);

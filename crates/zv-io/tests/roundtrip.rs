@@ -77,7 +77,10 @@ fn through(
         format,
         &mut f,
         "f",
-        &ExportOptions { ply_encoding: enc },
+        &ExportOptions {
+            ply_encoding: enc,
+            ..Default::default()
+        },
     )
     .unwrap();
     drop(f);

@@ -61,6 +61,16 @@ fn bad(reason: impl Into<String>) -> Error {
 /// Adds levels `1..=N` (one per step) to the store, which must hold level 0 only. See the
 /// [module docs](super).
 pub fn build_pyramid(store: Arc<dyn Store>, opts: &PyramidOptions) -> Result<PyramidSummary> {
+    build_pyramid_with_progress(store, opts, &crate::progress::NoProgress)
+}
+
+/// [`build_pyramid`], reporting to `progress` one unit per level built (the total is the
+/// number of steps).
+pub fn build_pyramid_with_progress(
+    store: Arc<dyn Store>,
+    opts: &PyramidOptions,
+    progress: &dyn crate::progress::Progress,
+) -> Result<PyramidSummary> {
     opts.validate()?;
     let zv = ZvStore::open(store.clone())?;
     if zv.root().layout() != crate::metadata::Layout::PerChunkNodes {
@@ -94,6 +104,7 @@ pub fn build_pyramid(store: Arc<dyn Store>, opts: &PyramidOptions) -> Result<Pyr
     let mut levels = Vec::new();
     let mut datasets = Vec::new();
     let mut with_objects = false;
+    progress.set_total(grids.len() as u64, "levels");
     for (i, grid) in grids.iter().enumerate() {
         let scale = u64::from(opts.chunk_scale_of(i));
         let coarse = i as u32 + 1;
@@ -106,6 +117,7 @@ pub fn build_pyramid(store: Arc<dyn Store>, opts: &PyramidOptions) -> Result<Pyr
             {"type": "translation", "translation": grid.bin.iter().map(|b| b / 2.0).collect::<Vec<_>>()},
         ]}));
         levels.push(summary);
+        progress.advance(1);
     }
     update_root(&blobs, opts, datasets, with_objects)?;
     Ok(PyramidSummary { levels })

@@ -108,6 +108,31 @@ impl Level {
     }
 }
 
+/// zv's skeleton rule inside one chunk of `rows` vertex rows: the `(child, parent)` row
+/// pairs of the chunk, each vertex's parent being the vertex before it in its fragment of
+/// `fragments`, overridden by the `stored` `(child row, parent row, link row)` triples of
+/// [`Level::skeleton_parents`]. Parents given by cross-chunk records are not applied here:
+/// a caller drops the pairs of the children those records name. For drawing a skeleton chunk
+/// by chunk without numbering the level.
+pub fn chunk_parents(
+    rows: u64,
+    fragments: &FragmentIndex,
+    stored: &[(u64, u64, u64)],
+) -> Vec<(u64, u64)> {
+    let links: Vec<NumberedLink> = stored
+        .iter()
+        .map(|&(c, p, lr)| NumberedLink {
+            ends: vec![c, p],
+            ordinal: lr as usize,
+        })
+        .collect();
+    let spans = fragments.iter().map(|f| f.iter().collect::<Vec<u64>>());
+    fragment_parents(rows, spans, &links)
+        .into_iter()
+        .map(|(c, p, _)| (c, p))
+        .collect()
+}
+
 /// A vertex's parent: `(child, parent, ordinal of the stored link)`, the ordinal `None` for
 /// an implicit parent.
 pub(crate) type Parent = (u64, u64, Option<usize>);
@@ -159,4 +184,18 @@ fn override_parents(
         .enumerate()
         .filter_map(|(c, x)| x.map(|(p, o)| (c as u64, p, o)))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunk_parents_are_sequential_per_fragment_then_stored() {
+        // fragments [0, 1, 2] and [3, 4]; a stored link makes 3's parent 1 and overrides 4's
+        let fragments = FragmentIndex::consecutive(&[3, 2]).unwrap();
+        let parents = chunk_parents(5, &fragments, &[(3, 1, 0), (4, 0, 1)]);
+        assert_eq!(parents, vec![(1, 0), (2, 1), (3, 1), (4, 0)]);
+        assert!(chunk_parents(2, &FragmentIndex::default(), &[]).is_empty());
+    }
 }

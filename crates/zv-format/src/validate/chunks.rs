@@ -59,8 +59,14 @@ struct Plan {
 }
 
 /// Reads every chunk of `level` once, in parallel, appending findings to `out`; `geometry`
-/// says whether the level-4 checks of vertex placement run.
-pub(crate) fn check_level(level: &Level, geometry: bool, out: &mut Vec<Finding>) -> LevelChunks {
+/// says whether the level-4 checks of vertex placement run; `progress` advances by one per
+/// chunk checked.
+pub(crate) fn check_level(
+    level: &Level,
+    geometry: bool,
+    progress: &dyn crate::progress::Progress,
+    out: &mut Vec<Finding>,
+) -> LevelChunks {
     let keys = match level.chunk_keys() {
         Ok(k) => k,
         Err(e) => {
@@ -80,6 +86,7 @@ pub(crate) fn check_level(level: &Level, geometry: bool, out: &mut Vec<Finding>)
         .map(|k| {
             let mut found = Vec::new();
             let summary = check_chunk(level, &plan, k, &mut found);
+            progress.advance(1);
             (summary, found)
         })
         .collect();

@@ -6,10 +6,12 @@
 use std::collections::BTreeSet;
 
 use super::spill::SpillHeader;
-use super::{bad, ZvWriter};
+use super::{bad, FormatVersion, ZvWriter};
+use crate::blob::join;
 use crate::document::{Attribute, AttributeValues};
 use crate::error::{AttributeKind, Error, InputItem, Result};
 use crate::geometry::Geometry;
+use crate::names;
 
 /// Spare objects allowed beyond twice the vertices: object ids are dense indices (every id
 /// below the largest costs an offset and a manifest), so `B ≤ 2·(vertices + polylines) +
@@ -76,11 +78,26 @@ impl ZvWriter {
             ));
         }
         self.check_links()?;
+        self.check_v09_links()?;
         let objects = self.num_objects()?;
         self.check_object_attributes(objects)?;
         let groups = self.num_groups(objects)?;
         self.check_groups(objects, groups)?;
         Ok(Counts { objects, groups })
+    }
+
+    /// Link attributes are not written in the 0.9 layout yet (zv does not read them there).
+    fn check_v09_links(&self) -> Result<()> {
+        if self.opts.format_version != FormatVersion::V0_9 {
+            return Ok(());
+        }
+        match self.links.attribute_names().first() {
+            None => Ok(()),
+            Some(name) => Err(Error::Unsupported {
+                key: join(&[&self.level, names::LINK_ATTRIBUTES, name, "zarr.json"]),
+                what: format!("link attribute `{name}` in the ZV 0.9 layout (write 0.7)"),
+            }),
+        }
     }
 
     /// Chunk indices and rows must fit 32 bits.

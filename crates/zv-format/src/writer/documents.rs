@@ -84,7 +84,11 @@ impl ZvWriter {
     }
 
     /// Writes the document of a fragment index group of `kind` at `path`.
-    fn write_fragment_index_document(&self, path: &str, kind: FragmentIndexKind) -> Result<()> {
+    pub(super) fn write_fragment_index_document(
+        &self,
+        path: &str,
+        kind: FragmentIndexKind,
+    ) -> Result<()> {
         self.blobs.write_chunk_array_document(
             path,
             FragmentIndexArray::new(kind).to_attributes(),

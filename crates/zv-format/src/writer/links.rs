@@ -1,7 +1,8 @@
 //! Links: the edges and faces as they arrive (with their link attribute rows), and at finish
 //! their placement — implicit (a skeleton parent on the previous row of its fragment), within
 //! a chunk (`links/0` with `link_fragments` and link attributes) or across chunks
-//! (`cross_chunk_links/0` with its attributes).
+//! (`cross_chunk_links/0` with its attributes; in 0.9 the `links/0` family's other offsets
+//! segments, [`super::v09`]).
 
 use std::collections::BTreeMap;
 
@@ -10,7 +11,7 @@ use rayon::prelude::*;
 use super::chunk_blobs::ChunkBlobs;
 use super::columns::{Columns, FinishedColumn};
 use super::documents::{cross_chunk_attribute_document, empty_group};
-use super::{ZvWriter, SAME_LEVEL};
+use super::{FormatVersion, ZvWriter, SAME_LEVEL};
 use crate::blob::join;
 use crate::document::Attribute;
 use crate::error::{AttributeKind, Error, InputItem, Result};
@@ -18,6 +19,7 @@ use crate::geometry::Geometry;
 use crate::layout::cross_chunk::CrossChunkLinks;
 use crate::layout::fragment_index::FragmentIndex;
 use crate::layout::links::LinkRows;
+use crate::layout::offset_links::intra_segment;
 use crate::layout::LayoutError;
 use crate::metadata::arrays::CrossChunkLinksArray;
 use crate::names;
@@ -43,7 +45,7 @@ pub(super) struct RoutedLinks {
     /// Per chunk: (vertex fragment of the first endpoint, link index).
     intra: Vec<Vec<(u32, usize)>>,
     /// The cross-chunk records.
-    cross: CrossChunkLinks,
+    pub(super) cross: CrossChunkLinks,
     /// The link of each cross-chunk record.
     cross_links: Vec<usize>,
 }
@@ -99,6 +101,11 @@ impl Connectivity {
     /// The cell of link `li` in column `c`.
     fn cell(&self, c: &FinishedColumn, li: usize) -> &[u8] {
         c.cell(&self.records, li * self.columns.record_len())
+    }
+
+    /// The names of the link attributes.
+    pub(super) fn attribute_names(&self) -> Vec<&str> {
+        self.columns.names()
     }
 
     /// The link attribute columns with their final encodings.
@@ -177,6 +184,17 @@ fn cross_chunk_error(level: &str) -> impl Fn(LayoutError) -> Error + '_ {
 }
 
 impl ZvWriter {
+    /// The array of the intra-chunk link rows: `links/0` (0.7), or its all-zero offsets
+    /// segment (0.9).
+    pub(super) fn intra_links_array(&self) -> String {
+        let family = join(&[&self.level, names::LINKS, SAME_LEVEL]);
+        if self.opts.format_version == FormatVersion::V0_9 {
+            join(&[&family, &intra_segment(self.grid.ndim, self.links.width())])
+        } else {
+            family
+        }
+    }
+
     /// Sorts every link into its chunk or the cross-chunk records; a skeleton link to the
     /// previous row of the same fragment stays implicit.
     pub(super) fn route_links(&self, chunks: &ChunkBlobs) -> Result<RoutedLinks> {
@@ -278,7 +296,7 @@ impl ZvWriter {
             .collect();
         let rows = LinkRows::new(self.links.width(), values).map_err(blob_error)?;
         self.blobs.write_bytes(
-            &join(&[&self.level, names::LINKS, SAME_LEVEL, &name]),
+            &join(&[&self.intra_links_array(), &name]),
             &rows.encode(),
             &self.opts.codecs.codecs(8, true),
         )?;

@@ -145,7 +145,8 @@ pub enum FormatVersion {
     V0_7,
     /// ZV 0.9 as zarr-vectors 0.9.2 reads it: one chunk-grid `variable_length_bytes` array
     /// per per-chunk array, `vlen_manifests_v2` object index, flat dense attributes with
-    /// fill-value absence, `variable_length_bytes` groups. Point clouds only so far.
+    /// fill-value absence, `variable_length_bytes` groups, links in the `links/0` family of
+    /// offsets segments. Every geometry but `line`; link attributes are refused.
     V0_9,
 }
 
@@ -166,7 +167,15 @@ impl FormatVersion {
     pub fn writes(self, geometry: &Geometry) -> bool {
         match self {
             Self::V0_7 => true,
-            Self::V0_9 => matches!(geometry, Geometry::PointCloud),
+            Self::V0_9 => matches!(
+                geometry,
+                Geometry::PointCloud
+                    | Geometry::Polyline
+                    | Geometry::Streamline
+                    | Geometry::Graph
+                    | Geometry::Skeleton
+                    | Geometry::Mesh
+            ),
         }
     }
 }

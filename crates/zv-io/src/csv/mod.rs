@@ -13,8 +13,8 @@
 //! ([`ImportOptions::edges`]) the store is a graph: the rows are its nodes, and an `id` column
 //! (kept as an attribute too) names them in the edge file (see [`edges`]).
 //!
-//! **Export** ([`export`]): level 0 of a point cloud or of a graph's nodes (its edges:
-//! [`edges::export_edges`]): the axis names, `object_id` when the
+//! **Export** ([`export`]): level 0 of a point cloud, read chunk by chunk in bounded memory,
+//! or of a graph's nodes (its edges: [`edges::export_edges`]): the axis names, `object_id` when the
 //! store has objects, then every vertex attribute (multi-channel ones as `NAME_CHANNEL`),
 //! numbers in the shortest text that reads back to the same value of their type.
 
@@ -24,13 +24,13 @@ use std::sync::Arc;
 
 use zv_core::data_type::DataType;
 use zv_core::store::Store;
-use zv_format::document::AttributeValues;
 use zv_format::writer::WriteSummary;
 use zv_format::{Geometry, ZvStore};
 
 use crate::error::{FileName, Location, Result};
-use crate::level::{level0, number_text, numeric_columns};
-use crate::options::ImportOptions;
+use crate::level::number_text;
+use crate::options::{ExportOptions, ImportOptions};
+use crate::points::Points;
 use crate::sink::{Column, SinkSpec, VertexSink};
 
 pub mod edges;
@@ -54,7 +54,7 @@ pub(crate) fn line_of(r: &::csv::StringRecord) -> Location {
 /// Imports the CSV file at `path` into `store` (empty). See the [module docs](self).
 pub fn import(path: &Path, store: Arc<dyn Store>, opts: &ImportOptions) -> Result<WriteSummary> {
     let file = FileName(path.display().to_string());
-    let f = std::fs::File::open(path).map_err(|e| file.io(e))?;
+    let f = crate::source::open(path, &file, opts)?;
     import_reader(
         std::io::BufReader::with_capacity(1 << 20, f),
         file,
@@ -220,76 +220,135 @@ fn row(
     sink.maybe_flush()
 }
 
-/// Writes level 0 of `store` (a point cloud, or a graph's nodes) as CSV to `out`; `file`
-/// names the output in errors.
-pub fn export(store: &ZvStore, out: &mut dyn Write, file: &str) -> Result<()> {
+/// Writes level 0 of `store` (a point cloud, chunk by chunk in bounded memory, or a graph's
+/// nodes) as CSV to `out`; `file` names the output in errors, `opts` says where progress goes.
+pub fn export(
+    store: &ZvStore,
+    out: &mut dyn Write,
+    file: &str,
+    opts: &ExportOptions,
+) -> Result<()> {
     let file = FileName(file.to_owned());
-    let doc = level0(store, &file)?;
-    if !matches!(doc.geometry, Geometry::PointCloud | Geometry::Graph) {
-        return Err(file.unsupported(format!(
-            "CSV holds point clouds and graphs (nodes; edges in a second file); the store is a {}",
-            doc.geometry.name()
-        )));
-    }
-    let ndim = doc.chunk_shape.len();
-    let mut header: Vec<String> = match &doc.axes {
-        Some(a) => a.iter().map(|a| a.name.clone()).collect(),
-        None => ["x", "y", "z", "w"]
-            .iter()
-            .take(ndim)
-            .map(|s| s.to_string())
-            .collect(),
-    };
-    // a graph without object ids has them all 0 (one object): not written
-    let object_ids = doc
-        .object_ids
-        .as_ref()
-        .filter(|ids| doc.geometry != Geometry::Graph || ids.iter().any(|&i| i != 0));
-    if object_ids.is_some() {
-        header.push("object_id".into());
-    }
-    enum Col {
-        Num(crate::level::ColumnView),
-        Cat(Vec<Option<String>>),
-    }
-    let mut cols = Vec::new();
-    for (name, a) in &doc.vertex_attributes {
-        match (&a.values, numeric_columns(name, a)) {
-            (_, Some(cs)) => {
-                for (n, v) in cs {
-                    header.push(n);
-                    cols.push(Col::Num(v));
-                }
+    write_points(&points_of(store, &file, true)?, out, &file, opts)
+}
+
+/// The points of `store`: a point cloud streamed (or, `stream` false, for tests, read whole
+/// as a document), or a graph's nodes read whole.
+fn points_of(store: &ZvStore, file: &FileName, stream: bool) -> Result<Points> {
+    match store.geometry() {
+        Geometry::PointCloud if stream => Points::stream(store, false, file),
+        Geometry::PointCloud => Points::document(&crate::level::level0(store, file)?, file),
+        Geometry::Graph => {
+            let mut doc = crate::level::level0(store, file)?;
+            // a graph without object ids has them all 0 (one object): not written
+            if doc
+                .object_ids
+                .as_ref()
+                .is_some_and(|ids| ids.iter().all(|&i| i == 0))
+            {
+                doc.object_ids = None;
             }
-            (AttributeValues::Categorical(v), None) => {
-                header.push(name.clone());
-                cols.push(Col::Cat(v.clone()));
-            }
-            _ => {}
+            Points::document(&doc, file)
         }
+        g => Err(file.unsupported(format!(
+            "CSV holds point clouds and graphs (nodes; edges in a second file); the store is a {}",
+            g.name()
+        ))),
     }
-    let pos_dt = doc.vertex_dtype.unwrap_or(DataType::Float32);
+}
+
+/// Writes `points` as CSV to `out`.
+fn write_points(
+    points: &Points,
+    out: &mut dyn Write,
+    file: &FileName,
+    opts: &ExportOptions,
+) -> Result<()> {
     let mut w =
         ::csv::WriterBuilder::new().from_writer(std::io::BufWriter::with_capacity(1 << 20, out));
     let err = |e: ::csv::Error| match e.into_kind() {
         ::csv::ErrorKind::Io(io) => file.io(io),
         other => file.unsupported(format!("writing: {other:?}")),
     };
-    w.write_record(&header).map_err(err)?;
-    let mut cells: Vec<String> = Vec::with_capacity(header.len());
-    for (i, p) in doc.vertices.iter().enumerate() {
-        cells.clear();
-        cells.extend(p.iter().map(|&v| number_text(pos_dt, v)));
-        if let Some(ids) = object_ids {
-            cells.push(ids.get(i).copied().unwrap_or(0).to_string());
+    let mut cols = None;
+    let header = |w: &mut ::csv::Writer<_>, cols: &[crate::points::Column]| {
+        let mut header = points.axis_names.clone();
+        if points.with_ids {
+            header.push("object_id".into());
         }
-        for c in &cols {
-            cells.push(match c {
-                Col::Num(v) => number_text(v.data_type(), v.get(i)),
-                Col::Cat(v) => v.get(i).cloned().flatten().unwrap_or_default(),
-            });
+        header.extend(cols.iter().map(|c| c.name.clone()));
+        w.write_record(&header).map_err(err)
+    };
+    let mut cells: Vec<String> = Vec::new();
+    points.for_each(&opts.progress, file, |chunk| {
+        let cols = match &cols {
+            Some(c) => c,
+            None => {
+                let c = points.columns(Some(chunk));
+                header(&mut w, &c)?;
+                cols.insert(c)
+            }
+        };
+        for (i, p) in chunk.positions.iter().enumerate() {
+            cells.clear();
+            cells.extend(p.iter().map(|&v| number_text(points.vertex_type, v)));
+            if let Some(ids) = &chunk.object_ids {
+                cells.push(ids.get(i).copied().unwrap_or(0).to_string());
+            }
+            for c in cols.iter() {
+                cells.push(if c.categorical {
+                    c.text(chunk, i).unwrap_or_default().to_owned()
+                } else {
+                    number_text(c.data_type, c.number(chunk, i))
+                });
+            }
+            w.write_record(&cells).map_err(err)?;
         }
-        w.write_record(&cells).map_err(err)?;
+        Ok(())
+    })?;
+    if cols.is_none() {
+        header(&mut w, &points.columns(None))?;
     }
     w.flush().map_err(|e| file.io(e))
+}
+
+#[cfg(test)]
+mod export_tests {
+    use super::*;
+
+    #[test]
+    fn the_streamed_export_equals_the_export_read_whole() {
+        let mut compared = 0;
+        for (name, zv) in crate::points::tests::stores() {
+            if zv.geometry() != Geometry::PointCloud {
+                continue;
+            }
+            let file = FileName(format!("{name}.csv"));
+            let opts = ExportOptions::default();
+            let mut streamed = Vec::new();
+            let mut whole = Vec::new();
+            write_points(
+                &points_of(&zv, &file, true).unwrap(),
+                &mut streamed,
+                &file,
+                &opts,
+            )
+            .unwrap();
+            write_points(
+                &points_of(&zv, &file, false).unwrap(),
+                &mut whole,
+                &file,
+                &opts,
+            )
+            .unwrap();
+            assert!(streamed.len() > 100, "{name}: {} bytes", streamed.len());
+            assert_eq!(
+                String::from_utf8_lossy(&streamed),
+                String::from_utf8_lossy(&whole),
+                "{name}"
+            );
+            compared += 1;
+        }
+        assert_eq!(compared, 4);
+    }
 }

@@ -1,7 +1,6 @@
 //! Reading a PLY file into a new store, in batches (see the [module docs](super)).
 
 use std::collections::BTreeMap;
-use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
@@ -106,7 +105,7 @@ enum Role {
 /// Imports the PLY file at `path` into `store` (empty). See the [module docs](super).
 pub fn import(path: &Path, store: Arc<dyn Store>, opts: &ImportOptions) -> Result<WriteSummary> {
     let file = FileName(path.display().to_string());
-    let f = File::open(path).map_err(|e| file.io(e))?;
+    let f = crate::source::open(path, &file, opts)?;
     import_reader(f, file, store, opts)
 }
 

@@ -9,6 +9,8 @@ use super::PlyType;
 use crate::error::{FileName, Result};
 use crate::level::{level0, numeric_columns, ColumnView};
 use crate::options::{ExportOptions, PlyEncoding};
+use crate::points::{Column, Points};
+use zv_format::export::points::PointChunk;
 
 /// A property to write: name, type, values.
 struct Prop {
@@ -47,8 +49,30 @@ fn props(
     Ok(out)
 }
 
+/// The PLY properties of the vertex columns `cols`.
+fn vertex_props(file: &FileName, cols: &[Column]) -> Result<Vec<(Column, PlyType)>> {
+    cols.iter()
+        .map(|c| {
+            if c.categorical {
+                return Err(file.unsupported(format!(
+                    "vertex attribute `{}` is categorical; PLY holds numbers",
+                    c.name
+                )));
+            }
+            let ty = PlyType::from_data_type(c.data_type).ok_or_else(|| {
+                file.unsupported(format!(
+                    "vertex attribute `{}` is {}, which PLY cannot hold",
+                    c.name, c.data_type
+                ))
+            })?;
+            Ok((c.clone(), ty))
+        })
+        .collect()
+}
+
 /// Writes level 0 of `store` (a point cloud or a mesh) as PLY to `out`; `file` names the
-/// output in errors.
+/// output in errors. A point cloud is read chunk by chunk in bounded memory (once to count
+/// the points for the header, once to write them); a mesh is read whole.
 pub fn export(
     store: &ZvStore,
     out: &mut dyn Write,
@@ -56,27 +80,155 @@ pub fn export(
     opts: &ExportOptions,
 ) -> Result<()> {
     let file = FileName(file.to_owned());
-    let doc = level0(store, &file)?;
-    if !matches!(doc.geometry, Geometry::PointCloud | Geometry::Mesh) {
+    let source = source(store, &file, true)?;
+    write(&source, out, &file, opts)
+}
+
+/// What a PLY file of level 0 holds: the points (streamed for a point cloud when `stream`,
+/// else read whole as a document), the faces and the face properties.
+struct Source {
+    geometry: Geometry,
+    ndim: usize,
+    points: Points,
+    faces: Vec<Vec<u64>>,
+    fprops: Vec<Prop>,
+}
+
+/// The [`Source`] of `store`.
+fn source(store: &ZvStore, file: &FileName, stream: bool) -> Result<Source> {
+    let geometry = store.geometry();
+    if !matches!(geometry, Geometry::PointCloud | Geometry::Mesh) {
         return Err(file.unsupported(format!(
             "PLY holds point clouds and meshes; the store is a {}",
-            doc.geometry.name()
+            geometry.name()
         )));
     }
-    let ndim = doc.chunk_shape.len();
+    let ndim = store.root().chunk_shape.len();
     if !(2..=3).contains(&ndim) {
         return Err(file.unsupported(format!(
             "PLY holds 2-D or 3-D positions; the store has {ndim} axes"
         )));
     }
-    let pos_ty = if doc.vertex_dtype == Some(DataType::Float64) {
+    if geometry == Geometry::PointCloud && stream {
+        return Ok(Source {
+            geometry,
+            ndim,
+            points: Points::stream(store, true, file)?,
+            faces: Vec::new(),
+            fprops: Vec::new(),
+        });
+    }
+    let doc = level0(store, file)?;
+    let fprops = props(file, "face", &doc.link_attributes)?;
+    if doc.faces.iter().flatten().any(|&i| i > i32::MAX as u64) {
+        return Err(file.unsupported("vertex indices above 2^31 − 1 do not fit PLY's int"));
+    }
+    Ok(Source {
+        geometry,
+        ndim,
+        points: Points::document(&doc, file)?,
+        faces: doc.faces,
+        fprops,
+    })
+}
+
+/// Writes `source` as PLY to `out`.
+fn write(
+    source: &Source,
+    out: &mut dyn Write,
+    file: &FileName,
+    opts: &ExportOptions,
+) -> Result<()> {
+    let Source {
+        geometry,
+        ndim,
+        points,
+        faces,
+        fprops,
+    } = source;
+    let ndim = *ndim;
+    let pos_ty = if points.vertex_type == DataType::Float64 {
         PlyType::F64
     } else {
         PlyType::F32
     };
-    let vprops = props(&file, "vertex", &doc.vertex_attributes)?;
-    let fprops = props(&file, "face", &doc.link_attributes)?;
-    if doc
+    let enc = opts.ply_encoding;
+    let header = |vprops: &[(Column, PlyType)]| {
+        let mut h = format!(
+            "ply\nformat {} 1.0\ncomment written by zv\n",
+            enc.header_name()
+        );
+        h += &format!("element vertex {}\n", points.count.unwrap_or(0));
+        for a in ["x", "y", "z"].iter().take(ndim) {
+            h += &format!("property {} {a}\n", pos_ty.name());
+        }
+        if points.with_ids {
+            h += "property uint object_id\n";
+        }
+        for (c, ty) in vprops {
+            h += &format!("property {} {}\n", ty.name(), c.name);
+        }
+        if *geometry == Geometry::Mesh {
+            h += &format!(
+                "element face {}\nproperty list uchar int vertex_indices\n",
+                faces.len()
+            );
+            for p in fprops.iter() {
+                h += &format!("property {} {}\n", p.ty.name(), p.name);
+            }
+        }
+        h += "end_header\n";
+        h
+    };
+    let io = |e| file.io(e);
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, out);
+    let mut rec = Record::new(enc);
+    let mut vprops: Option<Vec<(Column, PlyType)>> = None;
+    points.for_each(&opts.progress, file, |chunk| {
+        let vprops = match &vprops {
+            Some(v) => v,
+            None => {
+                let v = vertex_props(file, &points.columns(Some(chunk)))?;
+                check_ids(file, chunk)?;
+                w.write_all(header(&v).as_bytes()).map_err(io)?;
+                vprops.insert(v)
+            }
+        };
+        check_ids(file, chunk)?;
+        for (i, p) in chunk.positions.iter().enumerate() {
+            for &v in p.iter().take(ndim) {
+                rec.value(pos_ty, v);
+            }
+            if let Some(ids) = &chunk.object_ids {
+                rec.value(PlyType::U32, ids.get(i).copied().unwrap_or(0) as f64);
+            }
+            for (c, ty) in vprops {
+                rec.value(*ty, c.number(chunk, i));
+            }
+            rec.end(&mut w).map_err(io)?;
+        }
+        Ok(())
+    })?;
+    if vprops.is_none() {
+        let v = vertex_props(file, &points.columns(None))?;
+        w.write_all(header(&v).as_bytes()).map_err(io)?;
+    }
+    for (i, f) in faces.iter().enumerate() {
+        rec.value(PlyType::U8, f.len() as f64);
+        for &v in f {
+            rec.value(PlyType::I32, v as f64);
+        }
+        for p in fprops.iter() {
+            rec.value(p.ty, p.values.get(i));
+        }
+        rec.end(&mut w).map_err(io)?;
+    }
+    w.flush().map_err(io)
+}
+
+/// Object ids must fit PLY's `uint`.
+fn check_ids(file: &FileName, chunk: &PointChunk) -> Result<()> {
+    if chunk
         .object_ids
         .iter()
         .flatten()
@@ -84,61 +236,7 @@ pub fn export(
     {
         return Err(file.unsupported("object ids above 2^32 − 1 do not fit PLY's uint"));
     }
-    if doc.faces.iter().flatten().any(|&i| i > i32::MAX as u64) {
-        return Err(file.unsupported("vertex indices above 2^31 − 1 do not fit PLY's int"));
-    }
-    let enc = opts.ply_encoding;
-    let mut h = format!(
-        "ply\nformat {} 1.0\ncomment written by zv\n",
-        enc.header_name()
-    );
-    h += &format!("element vertex {}\n", doc.vertices.len());
-    for a in ["x", "y", "z"].iter().take(ndim) {
-        h += &format!("property {} {a}\n", pos_ty.name());
-    }
-    if doc.object_ids.is_some() {
-        h += "property uint object_id\n";
-    }
-    for p in &vprops {
-        h += &format!("property {} {}\n", p.ty.name(), p.name);
-    }
-    if doc.geometry == Geometry::Mesh {
-        h += &format!(
-            "element face {}\nproperty list uchar int vertex_indices\n",
-            doc.faces.len()
-        );
-        for p in &fprops {
-            h += &format!("property {} {}\n", p.ty.name(), p.name);
-        }
-    }
-    h += "end_header\n";
-    let io = |e| file.io(e);
-    let mut w = std::io::BufWriter::with_capacity(1 << 20, out);
-    w.write_all(h.as_bytes()).map_err(io)?;
-    let mut rec = Record::new(enc);
-    for (i, p) in doc.vertices.iter().enumerate() {
-        for &v in p.iter().take(ndim) {
-            rec.value(pos_ty, v);
-        }
-        if let Some(ids) = &doc.object_ids {
-            rec.value(PlyType::U32, ids.get(i).copied().unwrap_or(0) as f64);
-        }
-        for p in &vprops {
-            rec.value(p.ty, p.values.get(i));
-        }
-        rec.end(&mut w).map_err(io)?;
-    }
-    for (i, f) in doc.faces.iter().enumerate() {
-        rec.value(PlyType::U8, f.len() as f64);
-        for &v in f {
-            rec.value(PlyType::I32, v as f64);
-        }
-        for p in &fprops {
-            rec.value(p.ty, p.values.get(i));
-        }
-        rec.end(&mut w).map_err(io)?;
-    }
-    w.flush().map_err(io)
+    Ok(())
 }
 
 /// One record being encoded.
@@ -182,5 +280,47 @@ impl Record {
         w.write_all(&self.buf)?;
         self.buf.clear();
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_streamed_export_equals_the_export_read_whole() {
+        let mut compared = 0;
+        for (name, zv) in crate::points::tests::stores() {
+            for enc in [
+                PlyEncoding::Ascii,
+                PlyEncoding::BinaryLittleEndian,
+                PlyEncoding::BinaryBigEndian,
+            ] {
+                let file = FileName(format!("{name}.ply"));
+                let opts = ExportOptions {
+                    ply_encoding: enc,
+                    ..Default::default()
+                };
+                let export = |stream| {
+                    let mut out = Vec::new();
+                    let result =
+                        source(&zv, &file, stream).and_then(|s| write(&s, &mut out, &file, &opts));
+                    result.map(|()| out).map_err(|e| e.to_string())
+                };
+                let (streamed, whole) = (export(true), export(false));
+                if name == "generated" {
+                    // a categorical attribute: both refuse it
+                    let err = streamed.unwrap_err();
+                    assert!(err.contains("`kind` is categorical"), "{err}");
+                    assert_eq!(whole.unwrap_err(), err);
+                    continue;
+                }
+                let streamed = streamed.unwrap();
+                assert!(streamed.len() > 500, "{name}: {} bytes", streamed.len());
+                assert!(streamed == whole.unwrap(), "{name} {enc:?}");
+                compared += 1;
+            }
+        }
+        assert_eq!(compared, 12);
     }
 }

@@ -49,8 +49,8 @@ pub const HEADER_ATTRIBUTE: &str = "trk_header";
 /// Imports the TRK file at `path` into `store` (empty). See the [module docs](self).
 pub fn import(path: &Path, store: Arc<dyn Store>, opts: &ImportOptions) -> Result<WriteSummary> {
     let file = FileName(path.display().to_string());
-    let f = std::fs::File::open(path).map_err(|e| file.io(e))?;
-    let len = f.metadata().map_err(|e| file.io(e))?.len();
+    let f = crate::source::open(path, &file, opts)?;
+    let len = f.get_ref().metadata().map_err(|e| file.io(e))?.len();
     import_reader(f, len, file, store, opts)
 }
 

@@ -30,94 +30,9 @@ use crate::metadata::{ChunkKey, JsonObject, Layout};
 use crate::names;
 use serde_json::Value;
 
-/// The segment of a width-1 family (no offsets).
-const SELF_SEGMENT: &str = "self";
-
-/// The largest `link_width` whose permutations are decoded (0.9.2's Lehmer codes fit `L!`).
-const MAX_PERM_WIDTH: usize = 20;
-
-/// The name of the all-zero (intra-chunk) offsets segment of a family of `width` over
-/// `sid` chunk axes.
-pub(crate) fn intra_segment(sid: usize, width: usize) -> String {
-    if width <= 1 {
-        return SELF_SEGMENT.to_owned();
-    }
-    let zero = vec!["0"; sid].join(".");
-    vec![zero; width - 1].join("_")
-}
-
-/// The `width − 1` offsets of segment `seg` (`"+1.-1.0_0.+2.0"`), each of `sid` components.
-pub(crate) fn parse_segment(
-    seg: &str,
-    sid: usize,
-    width: usize,
-) -> std::result::Result<Vec<Vec<i64>>, String> {
-    if width <= 1 {
-        return if seg == SELF_SEGMENT {
-            Ok(Vec::new())
-        } else {
-            Err(format!(
-                "segment `{seg}` of a width-1 family (`{SELF_SEGMENT}` expected)"
-            ))
-        };
-    }
-    let parts: Vec<&str> = seg.split('_').collect();
-    if parts.len() != width - 1 {
-        return Err(format!(
-            "segment `{seg}` has {} offsets, link_width {width} needs {}",
-            parts.len(),
-            width - 1
-        ));
-    }
-    parts
-        .iter()
-        .map(|p| {
-            let c: Vec<i64> = p
-                .split('.')
-                .map(|x| match x {
-                    "0" => Some(0),
-                    _ if x.starts_with('+') || x.starts_with('-') => x.parse().ok(),
-                    _ => None,
-                })
-                .collect::<Option<_>>()
-                .ok_or_else(|| format!("segment `{seg}`: `{p}` is not an offset"))?;
-            if c.len() == sid {
-                Ok(c)
-            } else {
-                Err(format!(
-                    "segment `{seg}`: `{p}` does not have {sid} components"
-                ))
-            }
-        })
-        .collect()
-}
-
-/// The permutation with Lehmer code `code` over `width` positions (0.9.2's
-/// `_lehmer_decode`): `out[i]` is the input position of canonical position `i`. `None` when
-/// the code is outside `[0, width!)`.
-pub(crate) fn lehmer_decode(code: i64, width: usize) -> Option<Vec<usize>> {
-    if width == 0 || width > MAX_PERM_WIDTH {
-        return None;
-    }
-    let mut fact: u64 = (1..=width as u64).product();
-    let mut code = u64::try_from(code).ok().filter(|&c| c < fact)?;
-    let mut available: Vec<usize> = (0..width).collect();
-    let mut out = Vec::with_capacity(width);
-    for i in 0..width {
-        fact /= (width - i) as u64;
-        let idx = usize::try_from(code / fact).ok()?;
-        code %= fact;
-        out.push(available.remove(idx));
-    }
-    Some(out)
-}
-
-/// Whether a family's arrays carry `perm_idx` when they do not say (0.9.2's
-/// `links_has_perm`): never intra-chunk or cross-level; always for `duplicate` storage; else
-/// for undirected links.
-fn default_has_perm(intra: bool, delta: i32, directed: bool, store: &str) -> bool {
-    !intra && delta == 0 && (store == "duplicate" || !directed)
-}
+use crate::layout::offset_links::{
+    has_perm as default_has_perm, intra_segment, lehmer_decode, parse_segment,
+};
 
 impl Level {
     /// The array of the intra-chunk link rows of `delta`, relative to the level: `links/<d>`
@@ -324,33 +239,6 @@ fn push_cell(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn segments_name_offsets() {
-        assert_eq!(intra_segment(3, 2), "0.0.0");
-        assert_eq!(intra_segment(2, 3), "0.0_0.0");
-        assert_eq!(intra_segment(3, 1), "self");
-        assert_eq!(
-            parse_segment("+1.-1.0_0.+2.0", 3, 3).unwrap(),
-            vec![vec![1, -1, 0], vec![0, 2, 0]]
-        );
-        assert_eq!(parse_segment("self", 3, 1).unwrap(), Vec::<Vec<i64>>::new());
-        for bad in ["+1.-1", "1.0.0", "+1.x.0", "+1.0.0_0.0.0", "self"] {
-            assert!(parse_segment(bad, 3, 2).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn lehmer_codes_round_trip_0_9_2_examples() {
-        assert_eq!(lehmer_decode(0, 2).unwrap(), vec![0, 1]);
-        assert_eq!(lehmer_decode(1, 2).unwrap(), vec![1, 0]);
-        assert_eq!(lehmer_decode(5, 3).unwrap(), vec![2, 1, 0]);
-        assert_eq!(lehmer_decode(3, 3).unwrap(), vec![1, 2, 0]);
-        assert!(lehmer_decode(6, 3).is_none());
-        assert!(lehmer_decode(-1, 2).is_none());
-        assert!(lehmer_decode(0, 0).is_none());
-        assert!(lehmer_decode(0, 64).is_none());
-    }
 
     #[test]
     fn corrupt_cells_are_errors_naming_the_cell() {

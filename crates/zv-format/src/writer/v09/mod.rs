@@ -2,7 +2,10 @@
 //! from 0.7 besides the chunk-grid cells, which [`Blobs`](crate::blob::Blobs) lays out — the
 //! chunk grid itself, the object index (`vlen_manifests_v2`: manifests by row and the
 //! `object_ids` table), the groups (one `variable_length_bytes` array) and the dense
-//! attributes (flat arrays whose absent rows hold the fill value).
+//! attributes (flat arrays whose absent rows hold the fill value) — and the links
+//! ([`links`]: the `links/0` family of offsets segments).
+
+mod links;
 
 use std::borrow::Cow;
 

@@ -1,0 +1,121 @@
+//! The links of a 0.9 level (`docs/format-decisions.md`, "Writing ZV 0.9"): the family
+//! group `links/0` with one chunk-grid array per offsets segment. The intra-chunk rows are
+//! written by the 0.7 code into the all-zero segment ([`ZvWriter::intra_links_array`]); here
+//! the cross-chunk records are filed into the other segments as zarr-vectors 0.9.2 files them
+//! ([`partition`]: canonical endpoint order and `perm_idx`, the family being undirected),
+//! and the documents are written.
+
+use serde_json::json;
+
+use super::super::links::RoutedLinks;
+use super::super::{ZvWriter, SAME_LEVEL};
+use crate::blob::join;
+use crate::error::{Error, Result};
+use crate::layout::links::RaggedLinks;
+use crate::layout::offset_links::{has_perm, parse_segment, partition};
+use crate::metadata::arrays::FragmentIndexKind;
+use crate::metadata::{ChunkKey, JsonObject};
+use crate::names;
+
+/// The family policy written: undirected (endpoint order is kept by `perm_idx`), each
+/// record stored once — 0.9.2's `write_graph`, `write_mesh` and `write_polylines` policy.
+const DIRECTED: bool = false;
+/// See [`DIRECTED`].
+const STORE: &str = "canonical";
+
+/// The attributes of the segment array with `offsets` (0.9.2's per-array metadata).
+fn segment_attributes(offsets: &[Vec<i64>], width: usize) -> JsonObject {
+    let intra = offsets.iter().flatten().all(|&c| c == 0);
+    let mut m = JsonObject::new();
+    m.insert("zv_array".into(), json!(names::LINKS));
+    m.insert("dtype".into(), json!("int64"));
+    m.insert("offsets".into(), json!(offsets));
+    m.insert(
+        "has_perm".into(),
+        json!(has_perm(intra, 0, DIRECTED, STORE)),
+    );
+    m.insert("link_width".into(), json!(width));
+    m.insert("level_delta".into(), json!(0));
+    m
+}
+
+impl ZvWriter {
+    /// Writes the cross-chunk records into their offsets segments and the documents of the
+    /// `links/0` family: linked geometries always have it (with the all-zero segment and
+    /// `link_fragments`, even without rows), polylines only when a polyline crosses chunks.
+    /// `intra_links` is the number of intra-chunk rows written.
+    pub(in super::super) fn write_links_v09(
+        &self,
+        routed: RoutedLinks,
+        intra_links: u64,
+    ) -> Result<()> {
+        let linked = self.linked();
+        let family = join(&[&self.level, names::LINKS, SAME_LEVEL]);
+        let family_key = join(&[&family, "zarr.json"]);
+        let cross_links = routed.cross.len() as u64;
+        let cells = partition(&routed.cross, DIRECTED).map_err(|source| Error::Blob {
+            key: family_key.clone(),
+            source,
+        })?;
+        drop(routed);
+        if !linked && cells.is_empty() {
+            return Ok(());
+        }
+        let width = self.links.width();
+        let sid = self.grid.ndim;
+        let codecs = self.opts.codecs.codecs(8, true);
+        let ncols = width + usize::from(has_perm(false, 0, DIRECTED, STORE));
+        let mut segments: Vec<String> = Vec::new();
+        for ((seg, source), rows) in cells {
+            let key = ChunkKey(source).to_string();
+            let blob = RaggedLinks {
+                link_width: ncols,
+                groups: vec![rows],
+            }
+            .encode()
+            .map_err(|source| Error::Blob {
+                key: join(&[&family, &seg, &key]),
+                source,
+            })?;
+            self.blobs
+                .write_bytes(&join(&[&family, &seg, &key]), &blob, &codecs)?;
+            if segments.last() != Some(&seg) {
+                segments.push(seg);
+            }
+        }
+        for seg in &segments {
+            let path = join(&[&family, seg]);
+            let offsets = parse_segment(seg, sid, width)
+                .map_err(|why| Error::metadata(join(&[&path, "zarr.json"]), why))?;
+            self.blobs.write_chunk_array_document(
+                &path,
+                segment_attributes(&offsets, width),
+                &codecs,
+            )?;
+        }
+        if linked {
+            self.blobs.write_chunk_array_document(
+                &self.intra_links_array(),
+                segment_attributes(&vec![vec![0; sid]; width.saturating_sub(1)], width),
+                &codecs,
+            )?;
+            self.write_fragment_index_document(
+                &join(&[&self.level, names::LINK_FRAGMENTS]),
+                FragmentIndexKind::Link,
+            )?;
+        }
+        let total = intra_links + cross_links;
+        let mut attributes = JsonObject::new();
+        attributes.insert("zv_array".into(), json!("links_family"));
+        attributes.insert("level_delta".into(), json!(0));
+        attributes.insert("link_width".into(), json!(width));
+        attributes.insert("sid_ndim".into(), json!(sid));
+        attributes.insert("directed".into(), json!(DIRECTED));
+        attributes.insert("store".into(), json!(STORE));
+        attributes.insert("num_links".into(), json!(total));
+        attributes.insert("num_physical_records".into(), json!(total));
+        self.blobs
+            .write_group(&join(&[&self.level, names::LINKS]), JsonObject::new())?;
+        self.blobs.write_group(&family, attributes)
+    }
+}
