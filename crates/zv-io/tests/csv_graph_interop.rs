@@ -5,31 +5,15 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use std::path::Path;
-use std::process::Command;
 use std::sync::Arc;
 
 use serde_json::Value;
 use zv_format::ZvStore;
 use zv_io::{ExportOptions, Format, ImportOptions};
-use zv_testkit::env::{io_python, workspace_root};
+use zv_testkit::env::io_script;
 
 fn python(args: &[&str]) -> Value {
-    let script = workspace_root().join("tests/interop/io_interop.py");
-    let out = Command::new(io_python())
-        .arg(&script)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "python {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    if out.stdout.is_empty() {
-        Value::Null
-    } else {
-        serde_json::from_slice(&out.stdout).unwrap()
-    }
+    io_script("io_interop.py", args)
 }
 
 fn numbers(v: &Value) -> Vec<f64> {

@@ -124,6 +124,28 @@ pub fn io_python() -> PathBuf {
     )
 }
 
+/// Runs the workspace's `tests/interop/SCRIPT` with [`io_python`] and `args`, and parses what
+/// it prints as JSON (`null` when it prints nothing). Panics with Python's stderr when the
+/// script fails: the converter interop tests' one way of asking the Python libraries.
+pub fn io_script(script: &str, args: &[&str]) -> serde_json::Value {
+    let path = workspace_root().join("tests/interop").join(script);
+    let out = Command::new(io_python())
+        .arg(&path)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("running {}: {e}", path.display()));
+    assert!(
+        out.status.success(),
+        "python {script} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    if out.stdout.is_empty() {
+        return serde_json::Value::Null;
+    }
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("python {script} {args:?} printed no JSON: {e}"))
+}
+
 /// The version of zarr-vectors whose ZV 0.9 stores zv reads (PyPI `zarr-vectors`).
 pub const ZV09_VERSION: &str = "0.9.2";
 
