@@ -7,7 +7,9 @@
 //! it (an absolute link, `..` above the root, a link to `/dev/zero`), so no check can be raced
 //! by a link swapped in between check and open. Where `openat2` is missing (kernels before 5.6,
 //! or a sandbox that filters it) the resolved path is checked against the resolved root
-//! instead. [`SymlinkPolicy::Follow`] opens the path as it is.
+//! instead. The kernel may also answer `EAGAIN` when a rename anywhere on the machine races
+//! with a `..` step it has to check; that open is retried, and after a few races the resolved
+//! path is checked instead. [`SymlinkPolicy::Follow`] opens the path as it is.
 //!
 //! Every open uses `O_NONBLOCK`, so a FIFO in place of a value does not block the reader, and
 //! the opened file must be a regular file: FIFOs, devices and sockets are refused with
@@ -81,18 +83,30 @@ fn open_beneath(root: &Path, relative: &Path) -> Result<File, Errno> {
         Mode::empty(),
     )?;
     let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS;
-    match rustix::fs::openat2(&dir, relative, read_flags(), Mode::empty(), resolve) {
-        Err(Errno::NOSYS) | Err(Errno::PERM) if !relative.as_os_str().is_empty() => {
-            // No openat2 here: check the resolved path instead.
-            let full = root.join(relative);
-            match std::fs::canonicalize(&full) {
-                Ok(_) if !resolves_within(root, &full) => Err(Errno::XDEV),
-                _ => open_plain(&full),
+    let mut attempt = 0;
+    loop {
+        match rustix::fs::openat2(&dir, relative, read_flags(), Mode::empty(), resolve) {
+            // The kernel answers EAGAIN when a rename or mount anywhere on the machine raced
+            // with a `..` step it had to check; the caller is meant to retry.
+            Err(Errno::AGAIN) if attempt < OPENAT2_RETRIES => attempt += 1,
+            Err(Errno::NOSYS) | Err(Errno::PERM) | Err(Errno::AGAIN)
+                if !relative.as_os_str().is_empty() =>
+            {
+                // No openat2 here (or it kept racing): check the resolved path instead.
+                let full = root.join(relative);
+                return match std::fs::canonicalize(&full) {
+                    Ok(_) if !resolves_within(root, &full) => Err(Errno::XDEV),
+                    _ => open_plain(&full),
+                };
             }
+            other => return other.map(File::from),
         }
-        other => other.map(File::from),
     }
 }
+
+/// How often an `openat2` that raced with a rename elsewhere is retried before the resolved
+/// path is checked instead.
+const OPENAT2_RETRIES: u32 = 16;
 
 /// Opens the value at `root/relative` for reading: `Ok(None)` if there is none (missing, or a
 /// directory), the file and its size otherwise.

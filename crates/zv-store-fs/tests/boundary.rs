@@ -238,3 +238,38 @@ fn failed_writes_leave_no_temporary_files() {
     assert_eq!(entries, vec!["b"], "temporary files left behind");
     assert_eq!(keys(&store), vec!["a/b/c"]);
 }
+
+/// Renames elsewhere on the machine race with the kernel's `..` checks (it answers `EAGAIN`);
+/// the answer for a link leaving the root must stay the same while they happen.
+#[test]
+fn links_leaving_the_root_are_refused_while_renames_race() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    let store = FilesystemStore::new(dir.path()).unwrap();
+    store
+        .set(&key("g/zarr.json"), Bytes::from_static(b"{}"))
+        .unwrap();
+    symlink("../../../../../../../etc/passwd", dir.path().join("g/rel")).unwrap();
+    let busy = tempfile::tempdir().unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let renamer = {
+        let stop = Arc::clone(&stop);
+        let (a, b) = (busy.path().join("a"), busy.path().join("b"));
+        std::fs::write(&a, b"x").unwrap();
+        std::thread::spawn(move || {
+            let mut n = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                let (from, to) = if n % 2 == 0 { (&a, &b) } else { (&b, &a) };
+                std::fs::rename(from, to).unwrap();
+                n += 1;
+            }
+            n
+        })
+    };
+    for _ in 0..2000 {
+        assert_not_a_value(store.get(&key("g/rel")), "g/rel", "leaves the store root");
+    }
+    stop.store(true, Ordering::Relaxed);
+    assert!(renamer.join().unwrap() > 0);
+}
