@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing of zv's decoders (cargo-fuzz / libFuzzer; needs `cargo +nightly` and
-# `cargo install cargo-fuzz`). Builds every target of fuzz/ (debug assertions on, so integer
-# overflow panics), seeds corpora from the fixtures when missing (scripts/fuzz-seeds.sh), runs
+# `cargo install cargo-fuzz`). Builds every target of fuzz/ (debug assertions and overflow
+# checks on through the release profile of fuzz/Cargo.toml, so integer overflow panics), seeds
+# corpora from the fixtures when missing (scripts/fuzz-seeds.sh), runs
 # each target, and fails on any finding: a crash or panic, a timeout (-timeout=10), or more
 # than 512 MiB of RSS (-rss_limit_mb=512). The failing input is left in fuzz/artifacts/TARGET/.
 #
@@ -46,10 +47,7 @@ fi
 
 all=$(cd fuzz && cargo +nightly fuzz list)
 if [ ${#targets[@]} -eq 0 ]; then
-  # io_las only by name: in this debug-assertion build laz-rs's own debug_assert!s stop it on
-  # inputs a release build decodes (docs/robustness.md, finding 7)
-  mapfile -t targets < <(grep -vx io_las <<<"$all")
-  echo "==> io_las SKIPPED (laz-rs debug assertions, docs/robustness.md finding 7; run: scripts/fuzz.sh io_las)"
+  mapfile -t targets <<<"$all"
 fi
 for t in "${targets[@]}"; do
   if ! grep -qx "$t" <<<"$all"; then
@@ -58,9 +56,9 @@ for t in "${targets[@]}"; do
   fi
 done
 
-echo "==> building the fuzz targets (cargo +nightly fuzz build, debug assertions)"
+echo "==> building the fuzz targets (cargo +nightly fuzz build; debug assertions from fuzz/Cargo.toml)"
 mkdir -p fuzz/logs
-if ! (cd fuzz && nice -n 10 cargo +nightly fuzz build --sanitizer none --debug-assertions) \
+if ! (cd fuzz && nice -n 10 cargo +nightly fuzz build --sanitizer none) \
   >fuzz/logs/build.log 2>&1; then
   cat fuzz/logs/build.log >&2
   echo "error: building the fuzz targets failed" >&2
