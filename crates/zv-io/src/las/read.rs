@@ -23,6 +23,24 @@ pub(crate) fn las_error(file: &FileName, at: Location, e: las::Error) -> crate::
     file.parse(at, e.to_string())
 }
 
+/// Runs `f`, a call into the `las`/`laz` decoders, turning a panic inside them into a parse
+/// error at `at`. laz-rs indexes its symbol tables with decoded values, so crafted
+/// compressed data can make it index out of bounds (a panic in release builds too; fuzz
+/// finding 8 in docs/robustness.md); zv cannot validate arithmetic-coded data before it is
+/// decoded, so the decoder's panic is contained here and the reader that panicked is dropped
+/// with the import. This needs the default `panic = "unwind"`; a binary built with
+/// `panic = "abort"` aborts instead.
+fn contained<T>(file: &FileName, at: Location, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".into());
+        Err(file.parse(at, format!("the LAZ decoder failed on this data ({what})")))
+    })
+}
+
 /// Imports the LAS or LAZ file at `path` into `store` (empty). See the [module docs](super).
 pub fn import(path: &Path, store: Arc<dyn Store>, opts: &ImportOptions) -> Result<WriteSummary> {
     let file = FileName(path.display().to_string());
@@ -52,12 +70,14 @@ pub fn import(path: &Path, store: Arc<dyn Store>, opts: &ImportOptions) -> Resul
         check_laz_chunk_counts(&file, input.get_mut(), start, &header)?;
     }
     input.seek(SeekFrom::Start(0)).map_err(|e| file.io(e))?;
-    let mut reader = las::Reader::new(input).map_err(|e| {
-        // the header was read above: what fails here is what follows it
-        file.parse(
-            Location::Byte(start),
-            format!("the LAZ point data (its chunk table): {e}"),
-        )
+    let mut reader = contained(&file, Location::Byte(start), || {
+        las::Reader::new(input).map_err(|e| {
+            // the header was read above: what fails here is what follows it
+            file.parse(
+                Location::Byte(start),
+                format!("the LAZ point data (its chunk table): {e}"),
+            )
+        })
     })?;
     let kept = Kept::of(&header).map_err(|e| las_error(&file, Location::Byte(0), e))?;
     let dims = dims_of(&format);
@@ -85,9 +105,11 @@ pub fn import(path: &Path, store: Arc<dyn Store>, opts: &ImportOptions) -> Resul
         } else {
             Location::Byte(start + done * record_len as u64)
         };
-        let n = reader
-            .fill_points(batch.min(total - done), &mut pd)
-            .map_err(|e| file.parse(at, format!("points {done}.. of {total}: {e}")))?;
+        let n = contained(&file, at, || {
+            reader
+                .fill_points(batch.min(total - done), &mut pd)
+                .map_err(|e| file.parse(at, format!("points {done}.. of {total}: {e}")))
+        })?;
         if n == 0 {
             return Err(file.parse(
                 at,
