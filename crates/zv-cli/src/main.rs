@@ -152,7 +152,7 @@ enum Command {
     Pyramid(pyramid::PyramidArgs),
     /// Rewrite a store in the other on-disk layout: ZV 0.7 to 0.9 (as zarr-vectors 0.9.2 reads it) or back.
     #[command(
-        after_help = "Examples:\n  zv migrate scan.zarr scan9.zarr --to 0.9\n  zv migrate scan9.zarr scan7.zarr --to 0.7 --json\n\nExit status: 0 migrated, 1 failed (OUT not empty, content the target layout cannot hold: nothing is left at OUT that opens)."
+        after_help = "Examples:\n  zv migrate scan.zarr scan9.zarr --to 0.9\n  zv migrate scan9.zarr scan7.zarr --to 0.7 --json\n\nExit status: 0 migrated, 1 failed (OUT not empty, content the target layout cannot hold: nothing is left at OUT that opens), 2 usage error."
     )]
     Migrate(migrate::MigrateArgs),
     /// Measurements (see scripts/memory-test.sh).
