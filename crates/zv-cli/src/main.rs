@@ -8,6 +8,7 @@
 //! zv validate STORE [--level 1..5] [--json]    check a ZV store (exit 0 valid, 1 invalid, 2 could not run)
 //! zv info STORE [--json]                        a ZV store's summary: geometry, levels, arrays, sizes
 //! zv pyramid STORE --levels "2,2;2,1" [...]     add coarser levels 1..N to a store
+//! zv migrate STORE OUT --to 0.9|0.7 [--json]      a store rewritten in the other layout (ZV 0.7 <-> 0.9)
 //! zv zarr info STORE [NODE] [--children]          metadata of a Zarr v3 node, as JSON
 //! zv zarr get STORE ARRAY [--region R] [--raw]    values of an array region (JSON or raw LE bytes)
 //! zv convert legacy SRC DST [--json]              a zarr 0.4 / bcolz 1.x array (or ctable) to Zarr v3
@@ -27,6 +28,7 @@ mod io;
 #[cfg(feature = "legacy")]
 mod legacy;
 mod ls;
+mod migrate;
 mod progress;
 mod pyramid;
 mod render;
@@ -148,6 +150,11 @@ enum Command {
         after_help = "Examples:\n  zv pyramid scan.zarr --levels \"2,1;2,1\"\n  zv pyramid cells.zarr --levels \"2,2\" --sparsity length --json"
     )]
     Pyramid(pyramid::PyramidArgs),
+    /// Rewrite a store in the other on-disk layout: ZV 0.7 to 0.9 (as zarr-vectors 0.9.2 reads it) or back.
+    #[command(
+        after_help = "Examples:\n  zv migrate scan.zarr scan9.zarr --to 0.9\n  zv migrate scan9.zarr scan7.zarr --to 0.7 --json\n\nExit status: 0 migrated, 1 failed (OUT not empty, content the target layout cannot hold: nothing is left at OUT that opens), 2 usage error."
+    )]
+    Migrate(migrate::MigrateArgs),
     /// Measurements (see scripts/memory-test.sh).
     #[command(
         after_help = "Examples:\n  zv bench stream-points /tmp/p.zarr --points 10000000\n  zv bench suite --dir /tmp/bench --reps 3"
@@ -233,6 +240,7 @@ fn main() -> ExitCode {
         Command::Validate { store, level, json } => return validate::run(&store, level, json),
         Command::Info { store, json } => info::run(&store, json),
         Command::Pyramid(args) => pyramid::run(args),
+        Command::Migrate(args) => migrate::run(args),
         Command::Render(args) => render::run(args),
         Command::Bench { command } => bench::run(command),
         Command::Zarr { command } => zarr::run(command),

@@ -93,10 +93,10 @@ fn attr_doc(info: &AttributeInfo, values: Vec<Value>) -> Value {
     o
 }
 
-/// The "zv-geometry/1" document of level 0 of `store`.
-pub fn export_geometry(store: &ZvStore) -> Result<Value> {
+/// The document's fields that come from the metadata: format, geometry, axes, chunk and
+/// bin shapes, bounds, vertex type, crs.
+fn header(store: &ZvStore, level: &Level) -> Map<String, Value> {
     let root = store.root();
-    let level = store.level(0)?;
     let geometry = store.geometry();
     let mut doc = Map::new();
     doc.insert("format".into(), json!(crate::document::GEOMETRY_FORMAT));
@@ -119,6 +119,29 @@ pub fn export_geometry(store: &ZvStore) -> Result<Value> {
     if let Some(c) = &root.crs {
         doc.insert("crs".into(), c.clone());
     }
+    doc
+}
+
+/// The document of level 0 of `store` without its vertices, polylines and links: the
+/// metadata fields and, when the level has an object index, `num_objects`, the object,
+/// fragment and group attributes and the groups, as [`export_geometry`] gives them. Only
+/// the chunks that hold an object's first fragment are read (for fragment attributes).
+/// [`crate::migrate`] adds the vertices chunk by chunk ([`points::PointStream`]).
+pub fn export_without_vertices(store: &ZvStore) -> Result<Value> {
+    let level = store.level(0)?;
+    let mut doc = header(store, &level);
+    if let Some(index) = level.object_index()? {
+        let fragments = |k: &ChunkKey| Ok(level.chunk(k)?.map(|c| c.fragments.len() as u64));
+        object_level_attributes(&level, &mut doc, &fragments, &index)?;
+    }
+    Ok(Value::Object(doc))
+}
+
+/// The "zv-geometry/1" document of level 0 of `store`.
+pub fn export_geometry(store: &ZvStore) -> Result<Value> {
+    let level = store.level(0)?;
+    let geometry = store.geometry();
+    let mut doc = header(store, &level);
     let scan = level.scan(geometry.has_explicit_links())?;
     let index = level.object_index()?;
     let okey = level.p(&[names::OBJECT_INDEX]);
@@ -131,7 +154,7 @@ pub fn export_geometry(store: &ZvStore) -> Result<Value> {
             what: "object index of the polylines".into(),
         })?;
         polylines(&scan, &index, &okey, &mut doc)?;
-        object_level_attributes(&level, &mut doc, &scan, &index)?;
+        object_level_attributes(&level, &mut doc, &scan_fragments(&scan), &index)?;
         return Ok(Value::Object(doc));
     }
     let vertices: Vec<Value> = scan.positions().iter().map(|r| json!(r)).collect();
@@ -165,7 +188,7 @@ pub fn export_geometry(store: &ZvStore) -> Result<Value> {
         doc.insert("link_attributes".into(), Value::Object(la));
     }
     if let Some(index) = &index {
-        object_level_attributes(&level, &mut doc, &scan, index)?;
+        object_level_attributes(&level, &mut doc, &scan_fragments(&scan), index)?;
     }
     Ok(Value::Object(doc))
 }
@@ -289,6 +312,24 @@ fn level_links(level: &Level, scan: &LevelScan) -> Result<(Vec<Vec<u64>>, LinkAt
     Ok((links, out))
 }
 
+/// The values of a ZV 0.9 object attribute, stored by row (row `r` is object `ids[r]`),
+/// laid out by id over `num_objects` ids: ids without a row are `null` (absent).
+fn by_id(values: Vec<Value>, ids: &[u64], num_objects: u64, name: &str) -> Result<Vec<Value>> {
+    if values.len() != ids.len() {
+        return Err(Error::inconsistent(
+            format!("object_attributes/{name}"),
+            format!("{} rows for {} stored objects", values.len(), ids.len()),
+        ));
+    }
+    let mut out = vec![Value::Null; num_objects as usize];
+    for (v, &id) in values.into_iter().zip(ids) {
+        if let Some(slot) = out.get_mut(id as usize) {
+            *slot = v;
+        }
+    }
+    Ok(out)
+}
+
 /// How a dense attribute is typed, as an [`AttributeInfo`] (with its `channel_names` when
 /// `channels`).
 fn dense_info(name: &str, a: &DenseAttribute, channels: bool) -> AttributeInfo {
@@ -315,10 +356,11 @@ fn dense_info(name: &str, a: &DenseAttribute, channels: bool) -> AttributeInfo {
 fn object_level_attributes(
     level: &Level,
     doc: &mut Map<String, Value>,
-    scan: &LevelScan,
+    fragments: &FragmentCount<'_>,
     index: &ObjectIndex,
 ) -> Result<()> {
     doc.insert("num_objects".into(), json!(index.num_objects));
+    let row_ids = level.object_row_ids(index)?;
     let mut oa = Map::new();
     for (name, a) in level.object_attributes()? {
         let info = dense_info(&name, &a, true);
@@ -330,6 +372,9 @@ fn object_level_attributes(
                 }
             }
         }
+        if let Some(ids) = &row_ids {
+            values = by_id(values, ids, index.num_objects, &name)?;
+        }
         oa.insert(name, attr_doc(&info, values));
     }
     doc.insert("object_attributes".into(), Value::Object(oa));
@@ -338,7 +383,7 @@ fn object_level_attributes(
         let mut fa = Map::new();
         for name in fragment_attributes {
             let info = level.fragment_attribute_info(&name)?;
-            let values = fragment_attribute_values(level, scan, index, &info)?;
+            let values = fragment_attribute_values(level, fragments, index, &info)?;
             fa.insert(name, attr_doc(&info, values));
         }
         doc.insert("fragment_attributes".into(), Value::Object(fa));
@@ -360,30 +405,39 @@ fn object_level_attributes(
     Ok(())
 }
 
+/// The number of fragments of a chunk (`None`: no such chunk).
+type FragmentCount<'a> = dyn Fn(&ChunkKey) -> Result<Option<u64>> + 'a;
+
+/// The fragment counts of a scanned level.
+fn scan_fragments(scan: &LevelScan) -> impl Fn(&ChunkKey) -> Result<Option<u64>> + '_ {
+    |k| Ok(scan.get(k).map(|c| c.chunk.fragments.len() as u64))
+}
+
 /// Each object's value of fragment attribute `info`: the row of its first fragment (null
-/// for an empty object or a chunk without the attribute).
+/// for an empty object or a chunk without the attribute). `fragments` is asked once per
+/// chunk.
 fn fragment_attribute_values(
     level: &Level,
-    scan: &LevelScan,
+    fragments: &FragmentCount<'_>,
     index: &ObjectIndex,
     info: &AttributeInfo,
 ) -> Result<Vec<Value>> {
     let mut values = vec![Value::Null; index.num_objects as usize];
     // each chunk's fragment attribute rows, read once
-    let mut per_chunk: HashMap<&ChunkKey, Option<AttributeRows>> = HashMap::new();
+    let mut per_chunk: HashMap<ChunkKey, Option<AttributeRows>> = HashMap::new();
     for (oid, m) in index.manifests.iter().enumerate() {
         let Some((coords, f)) = m.refs().next() else {
             continue;
         };
-        let Some(c) = scan.get(&ChunkKey(coords.to_vec())) else {
-            continue;
-        };
-        let rows = match per_chunk.get(c.key()) {
+        let key = ChunkKey(coords.to_vec());
+        let rows = match per_chunk.get(&key) {
             Some(r) => r,
             None => {
-                let nfrag = c.chunk.fragments.len() as u64;
-                let r = level.fragment_attribute(info, c.key(), nfrag)?;
-                per_chunk.entry(c.key()).or_insert(r)
+                let r = match fragments(&key)? {
+                    Some(nfrag) => level.fragment_attribute(info, &key, nfrag)?,
+                    None => None,
+                };
+                per_chunk.entry(key).or_insert(r)
             }
         };
         if let (Some(a), Some(slot)) = (rows, values.get_mut(oid)) {

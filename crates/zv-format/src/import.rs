@@ -74,20 +74,32 @@ pub fn write_document_as(
     opts.memory_budget = memory_budget;
     opts.format_version = format_version;
     let mut w = ZvWriter::create(store, opts)?;
+    add_geometry(&mut w, doc, batch)?;
+    add_objects(&mut w, doc);
+    w.finish()
+}
+
+/// Gives the writer the document's vertices or polylines, `batch` at a time, and its edges
+/// or faces.
+pub(crate) fn add_geometry(w: &mut ZvWriter, doc: &GeometryDocument, batch: usize) -> Result<()> {
     let batch = batch.max(1);
     if doc.geometry.is_sequential() {
-        add_polylines(&mut w, doc, batch)?;
+        add_polylines(w, doc, batch)
     } else {
-        add_vertices(&mut w, doc, batch)?;
-        add_links(&mut w, doc)?;
+        add_vertices(w, doc, batch)?;
+        add_links(w, doc)
     }
+}
+
+/// Gives the writer the document's `num_objects`, object and fragment attributes, groups
+/// and group attributes.
+pub(crate) fn add_objects(w: &mut ZvWriter, doc: &GeometryDocument) {
     if let Some(n) = doc.num_objects {
         w.set_num_objects(n);
     }
     w.set_object_attributes(doc.object_attributes.clone());
     w.set_fragment_attributes(doc.fragment_attributes.clone());
     w.set_groups(doc.groups.clone(), doc.group_attributes.clone());
-    w.finish()
 }
 
 /// The polylines of a polyline document, `batch` polylines at a time.

@@ -6,6 +6,7 @@
 //!   group and bounding box;
 //! - [`validate`]: conformance levels 1–5 (`zv validate`);
 //! - [`dump`]: a store's content as "zv-dump/1" JSON (`zv dump`);
+//! - [`migrate`]: a store rewritten in the other layout, ZV 0.7 ↔ 0.9 (`zv migrate`);
 //! - [`layout`]: the binary framings inside ZV blobs (fragment index, manifests, links, …);
 //! - [`metadata`], [`blob`]: root and level metadata, blob access.
 //!
@@ -68,6 +69,7 @@ pub mod geometry;
 pub mod import;
 pub mod layout;
 pub mod metadata;
+pub mod migrate;
 pub mod names;
 pub mod progress;
 pub mod pyramid;

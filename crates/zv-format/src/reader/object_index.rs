@@ -124,6 +124,22 @@ impl Level {
         }))
     }
 
+    /// Each stored row's object id, in row order, when the object index stores rows by id
+    /// (ZV 0.9's `vlen_manifests_v2`, whose dense object-attribute rows follow the same
+    /// rows); `None` for an index by id.
+    pub(crate) fn object_row_ids(&self, index: &ObjectIndex) -> Result<Option<Vec<u64>>> {
+        if index.layout.as_deref() != Some(VLEN_MANIFESTS_V2) {
+            return Ok(None);
+        }
+        let path = self.p(&[names::OBJECT_INDEX, names::OBJECT_IDS]);
+        let table = self.blobs.require_bytes(
+            &path,
+            "the object id of each manifest (layout vlen_manifests_v2)",
+        )?;
+        let rows = table.len() / 8;
+        super::v09::object_ids::row_ids(&table, rows, &path).map(Some)
+    }
+
     /// The `n` manifests of the object index group `group`, from whichever container it has.
     fn read_manifests(&self, group: &str, n: usize, sid_ndim: usize) -> Result<Vec<Manifest>> {
         let manifests_path = join(&[group, names::MANIFESTS]);

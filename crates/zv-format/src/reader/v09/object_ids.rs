@@ -11,15 +11,9 @@ use crate::layout::manifest::Manifest;
 /// than laid out by id (one empty manifest per missing id).
 pub(crate) const MAX_ID_GAP: u64 = 1 << 20;
 
-/// The manifests by id and the stored ids (ascending; `None` when they are `0..rows`), from
-/// the manifests by row and the little-endian int64 `object_ids` bytes; `key` names the
-/// `object_ids` array in errors.
-pub(crate) fn by_id(
-    rows: Vec<Manifest>,
-    ids: &[u8],
-    key: &str,
-) -> Result<(Vec<Manifest>, Option<Vec<u64>>)> {
-    let n = rows.len();
+/// Each row's object id, in row order, from the little-endian int64 `object_ids` bytes of
+/// `n` rows; `key` names the array in errors.
+pub(crate) fn row_ids(ids: &[u8], n: usize, key: &str) -> Result<Vec<u64>> {
     if ids.len() != n.saturating_mul(8) {
         return Err(Error::inconsistent(
             key,
@@ -33,6 +27,19 @@ pub(crate) fn by_id(
             .map_err(|_| Error::inconsistent(key, format!("object id {v} is negative")))?;
         stored.push(id);
     }
+    Ok(stored)
+}
+
+/// The manifests by id and the stored ids (ascending; `None` when they are `0..rows`), from
+/// the manifests by row and the little-endian int64 `object_ids` bytes; `key` names the
+/// `object_ids` array in errors.
+pub(crate) fn by_id(
+    rows: Vec<Manifest>,
+    ids: &[u8],
+    key: &str,
+) -> Result<(Vec<Manifest>, Option<Vec<u64>>)> {
+    let n = rows.len();
+    let mut stored = row_ids(ids, n, key)?;
     if stored.iter().enumerate().all(|(r, &id)| id == r as u64) {
         return Ok((rows, None));
     }

@@ -1,0 +1,473 @@
+//! `zv migrate` between the ZV 0.7 and 0.9 layouts:
+//!
+//! - every 0.7 reference fixture migrated to 0.9 is read by zarr-vectors 0.9.2's own readers
+//!   (`tests/interop/zv09_dump.py`) with the fixture's content (its `expected.json`, the 0.7.0
+//!   reference's reading), less the keys a ruling lists in [`RULED_09`]; the fixtures the
+//!   migration cannot carry ([`REFUSED`]) give the clear error and leave nothing at OUT;
+//! - random stores zarr-vectors 0.9.2 writes (every geometry, default and sharded layout)
+//!   migrated to 0.7 are read by the 0.7.0 reference (the shared `dump_store.py`) with the
+//!   content 0.9.2 reads;
+//! - 0.7 → 0.9 → 0.7 gives the fixture's content as zv reads it;
+//! - the command: `--json` summary, exit status 1 and nothing left at OUT for a refused or
+//!   failed migration, 2 for a bad `--to`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+use zv_testkit::env::{fixtures_dir, reference_python, shared_dir, workspace_root, zv09_python};
+
+/// The fixtures the migration to 0.9 carries.
+const MIGRATED: &[&str] = &[
+    "points_basic",
+    "points_binned",
+    "streamlines_basic",
+    "skeleton_basic",
+    "mesh_basic",
+];
+
+/// The fixtures it refuses: (fixture, what the error says, why).
+const REFUSED: &[(&str, &str, &str)] = &[
+    (
+        "graph_basic",
+        "link attribute `weight`",
+        "its edges carry the link attribute `weight`; the 0.9 writer writes no link attributes yet",
+    ),
+    (
+        "pyramid_points",
+        "1/zarr.json",
+        "it has pyramid levels 1 and 2; zv migrates level 0 only",
+    ),
+];
+
+/// Keys where 0.9.2's reading of a migrated fixture differs from the fixture's expected
+/// content by a ruling (`docs/format-decisions.md`), with the fixtures concerned.
+const RULED_09: &[(&str, &str, &str)] = &[
+    (
+        "*",
+        "^/omitted",
+        "what 0.9.2 stores that zv's dump has no model for (zv09_dump.py)",
+    ),
+    (
+        "*",
+        "^/root_metadata/zv_version",
+        "the migrated store is 0.9.2",
+    ),
+    (
+        "*",
+        "/root_metadata/format_capabilities",
+        "Capabilities: zv stamps `fragment_index`; the 0.7.0 reference never does",
+    ),
+    (
+        "skeleton_basic",
+        "/reader/|/edges_xyz_sorted|/objects$|/unassigned_links",
+        "ZV 0.9 stores, 0.9.2's reading order: 0.9.2 reads skeleton parents per fragment, \
+         the 0.7.0 reference level-globally; zv's own reading is compared by the round trip",
+    ),
+    (
+        "mesh_basic",
+        "/reader/faces$",
+        "ZV 0.9 stores, 0.9.2's reading order: read_mesh lists the faces by offsets segment \
+         and cell; the faces themselves are compared by `canonical/faces_xyz_sorted`",
+    ),
+];
+
+fn zv(args: &[&std::ffi::OsStr]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_zv"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// `zv migrate FROM TO --to VERSION --quiet`.
+fn migrate(from: &Path, to: &Path, version: &str) -> Output {
+    zv(&[
+        "migrate".as_ref(),
+        from.as_os_str(),
+        to.as_os_str(),
+        "--to".as_ref(),
+        version.as_ref(),
+        "--quiet".as_ref(),
+    ])
+}
+
+fn migrate_ok(from: &Path, to: &Path, version: &str) {
+    let out = migrate(from, to, version);
+    assert!(
+        out.status.success(),
+        "zv migrate {} --to {version}: {}",
+        from.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The comparison of two dumps in the logical scope: `None` when equal, else the report.
+fn compare(python: &Path, expected: &Path, actual: &Path, ignore: &str) -> Option<String> {
+    let mut cmd = Command::new(python);
+    cmd.arg(shared_dir().join("tools/compare_dumps.py"))
+        .arg(expected)
+        .arg(actual);
+    if !ignore.is_empty() {
+        cmd.args(["--ignore", ignore]);
+    }
+    let cmp = cmd.output().unwrap();
+    let text = String::from_utf8_lossy(&cmp.stdout).into_owned();
+    (!(cmp.status.success() && text.trim_end().ends_with("equal (scope=logical)"))).then_some(text)
+}
+
+/// The ignore pattern of the rulings of `table` that concern `name`.
+fn ignores(table: &[(&str, &str, &str)], name: &str) -> String {
+    table
+        .iter()
+        .filter(|(f, _, _)| *f == "*" || *f == name)
+        .map(|(_, k, _)| *k)
+        .collect::<Vec<_>>()
+        .join("|")
+}
+
+/// Dumps `stores` with zarr-vectors 0.9.2's readers (one process) into `dir`; each store's
+/// dump is `dir/<stem>.expected.json`.
+fn zv09_dump(stores: &[PathBuf], dir: &Path) {
+    let out = Command::new(zv09_python())
+        .arg(workspace_root().join("tests/interop/zv09_dump.py"))
+        .args(stores)
+        .arg("--out-dir")
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "zv09_dump.py: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `zv dump STORE` into `out`.
+fn zv_dump(store: &Path, out: &Path) {
+    let o = zv(&["dump".as_ref(), store.as_os_str()]);
+    assert!(
+        o.status.success(),
+        "zv dump {}: {}",
+        store.display(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    std::fs::write(out, &o.stdout).unwrap();
+}
+
+/// Whether `dir` holds nothing (or does not exist).
+fn empty(dir: &Path) -> bool {
+    std::fs::read_dir(dir).map_or(true, |mut d| d.next().is_none())
+}
+
+#[test]
+fn fixtures_migrated_to_0_9_are_read_by_zarr_vectors_0_9_2_with_their_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut stores = Vec::new();
+    for name in MIGRATED {
+        let out = dir.path().join(format!("{name}.zarr"));
+        migrate_ok(&fixtures_dir().join(format!("{name}.zarr")), &out, "0.9");
+        let root: Value =
+            serde_json::from_slice(&std::fs::read(out.join("zarr.json")).unwrap()).unwrap();
+        assert_eq!(
+            root["attributes"]["zarr_vectors"]["zv_version"], "0.9.2",
+            "{name}"
+        );
+        stores.push(out);
+    }
+    zv09_dump(&stores, dir.path());
+    let mut failures = Vec::new();
+    for name in MIGRATED {
+        let expected = fixtures_dir().join(format!("{name}.expected.json"));
+        let actual = dir.path().join(format!("{name}.expected.json"));
+        if let Some(report) = compare(&zv09_python(), &expected, &actual, &ignores(RULED_09, name))
+        {
+            failures.push(format!("{name}: 0.9.2 reads other content:\n{report}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn fixtures_the_migration_cannot_carry_give_a_clear_error_and_leave_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, expect, why) in REFUSED {
+        let out = dir.path().join(format!("{name}.zarr"));
+        let o = migrate(&fixtures_dir().join(format!("{name}.zarr")), &out, "0.9");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{name} ({why}): {err}");
+        assert!(err.contains(expect), "{name} ({why}): {err}");
+        assert!(!err.contains("panicked"), "{err}");
+        assert!(empty(&out), "{name}: something was left at OUT");
+    }
+}
+
+#[test]
+fn migrating_to_0_9_and_back_gives_the_fixture_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut failures = Vec::new();
+    for name in MIGRATED {
+        let fixture = fixtures_dir().join(format!("{name}.zarr"));
+        let v9 = dir.path().join(format!("{name}.09.zarr"));
+        let v7 = dir.path().join(format!("{name}.07.zarr"));
+        migrate_ok(&fixture, &v9, "0.9");
+        migrate_ok(&v9, &v7, "0.7");
+        let (before, after) = (
+            dir.path().join(format!("{name}.before.json")),
+            dir.path().join(format!("{name}.after.json")),
+        );
+        zv_dump(&fixture, &before);
+        zv_dump(&v7, &after);
+        // a skeleton's rows follow a depth-first order of the vertex order the writer is
+        // given: compared through the order-independent `canonical` view, as the import
+        // round trip of the fixtures is
+        // a mesh's faces are read from 0.9 in its layout's order (see RULED_09), and written
+        // back to 0.7 in that order: compared through `canonical/faces_xyz_sorted`
+        let ignore = match *name {
+            "skeleton_basic" => "/root_metadata/format_capabilities|/objects|/reader",
+            "mesh_basic" => "/root_metadata/format_capabilities|/reader/faces$",
+            _ => "/root_metadata/format_capabilities",
+        };
+        if let Some(report) = compare(&zv09_python(), &before, &after, ignore) {
+            failures.push(format!(
+                "{name}: 0.7 → 0.9 → 0.7 changed the content:\n{report}"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The geometries zarr-vectors 0.9.2 writes.
+const READ: &[&str] = &[
+    "point_cloud",
+    "polyline",
+    "streamline",
+    "graph",
+    "skeleton",
+    "mesh",
+];
+
+/// Writes random stores of every geometry with 0.9.2 (both layouts) into `dir`: (name, path).
+fn make_09(dir: &Path, seed: u64) -> Vec<(String, PathBuf)> {
+    let out = Command::new(zv09_python())
+        .arg(workspace_root().join("tests/interop/zv09_make.py"))
+        .arg(dir)
+        .args(["--seed", &seed.to_string(), "--geometries", &READ.join(",")])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "zv09_make.py: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let list: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    list.iter()
+        .map(|s| {
+            let name = format!(
+                "{}-{}",
+                s["geometry"].as_str().unwrap(),
+                s["layout"].as_str().unwrap()
+            );
+            (name, PathBuf::from(s["store"].as_str().unwrap()))
+        })
+        .collect()
+}
+
+/// Keys where the 0.7.0 reference's reading of a migrated 0.9.2 store differs from 0.9.2's
+/// reading of the source by a ruling, with the stores (geometry prefix) concerned.
+const RULED_07: &[(&str, &str, &str)] = &[
+    (
+        "*",
+        "^/omitted",
+        "what 0.9.2 stores that zv's dump has no model for",
+    ),
+    (
+        "*",
+        "^/root_metadata/zv_version",
+        "the migrated store is 0.7.0",
+    ),
+    (
+        "*",
+        "/root_metadata/format_capabilities",
+        "Capabilities: zv stamps `fragment_index`; 0.9.2 stamps none",
+    ),
+    (
+        "graph",
+        "/reader/edges$",
+        "ZV 0.9 stores, 0.9.2's reading order: by offsets segment and cell in 0.9.2, intra-chunk \
+         rows then cross-chunk records in the 0.7.0 reference; the edges themselves are \
+         compared by `canonical/edges_xyz_sorted`",
+    ),
+    (
+        "mesh",
+        "/reader/faces$",
+        "as for graphs, by `canonical/faces_xyz_sorted`",
+    ),
+    (
+        "skeleton",
+        "/reader/|/edges_xyz_sorted|/objects$|/unassigned_links",
+        "ZV 0.9 stores, 0.9.2's reading order: per-fragment parents in 0.9.2, level-global \
+         ones in the 0.7.0 reference",
+    ),
+];
+
+/// 0.9 object ids may be sparse (0.9.2's sharded stores); the 0.7 copy holds ids
+/// `0..max + 1`, the ids 0.9 does not store being empty objects with absent attribute rows
+/// (`docs/format-decisions.md`, "Migrating between 0.7 and 0.9"). Keeps, in the reference's
+/// dump `actual`, the objects and object-attribute rows of the ids the 0.9.2 dump `expected`
+/// lists, after checking that every id dropped is an empty object with absent rows.
+fn keep_stored_ids(expected: &Path, actual: &Path) {
+    let e: Value = serde_json::from_slice(&std::fs::read(expected).unwrap()).unwrap();
+    let mut a: Value = serde_json::from_slice(&std::fs::read(actual).unwrap()).unwrap();
+    let Some(levels) = a["levels"].as_object_mut() else {
+        return;
+    };
+    for (l, level) in levels.iter_mut() {
+        let ids: Vec<u64> = e["levels"][l]["objects"]
+            .as_array()
+            .map(|o| o.iter().filter_map(|x| x["id"].as_u64()).collect())
+            .unwrap_or_default();
+        let Some(objects) = level["objects"].as_array_mut() else {
+            continue;
+        };
+        if objects.len() == ids.len() {
+            continue;
+        }
+        for o in objects.iter() {
+            if !ids.contains(&o["id"].as_u64().unwrap()) {
+                assert_eq!(o["vertex_count"], 0, "object {} is not empty", o["id"]);
+            }
+        }
+        objects.retain(|o| ids.contains(&o["id"].as_u64().unwrap()));
+        let Some(attrs) = level["object_attributes"].as_object_mut() else {
+            continue;
+        };
+        for attr in attrs.values_mut() {
+            let mask: Vec<u64> = attr["present_mask"]
+                .as_array()
+                .map(|m| m.iter().map(|v| v.as_u64().unwrap()).collect())
+                .unwrap_or_default();
+            let values = attr["values"].as_array().unwrap().clone();
+            let kept: Vec<Value> = ids.iter().map(|&i| values[i as usize].clone()).collect();
+            for (i, present) in mask.iter().enumerate() {
+                assert!(
+                    *present == 0 || ids.contains(&(i as u64)),
+                    "a row of id {i}, which 0.9 does not store, is present"
+                );
+            }
+            let kept_mask: Vec<u64> = ids.iter().map(|&i| mask[i as usize]).collect();
+            attr["values"] = Value::from(kept);
+            attr["shape"][0] = Value::from(ids.len());
+            attr["present_mask"] = if kept_mask.iter().all(|&m| m == 1) {
+                Value::Null
+            } else {
+                Value::from(kept_mask)
+            };
+        }
+    }
+    std::fs::write(actual, a.to_string()).unwrap();
+}
+
+#[test]
+fn zarr_vectors_0_9_2_stores_migrated_to_0_7_are_read_by_the_reference_with_their_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let stores = make_09(&dir.path().join("src"), 5);
+    assert_eq!(stores.len(), READ.len() * 2);
+    let paths: Vec<PathBuf> = stores.iter().map(|(_, p)| p.clone()).collect();
+    zv09_dump(&paths, dir.path());
+    let mut failures = Vec::new();
+    for (name, store) in &stores {
+        let stem = store.file_stem().unwrap().to_str().unwrap();
+        let expected = dir.path().join(format!("{stem}.expected.json"));
+        let v7 = dir.path().join(format!("{name}.07.zarr"));
+        migrate_ok(store, &v7, "0.7");
+        let reference = dir.path().join(format!("{name}.reference.json"));
+        let out = Command::new(reference_python())
+            .arg(shared_dir().join("tools/dump_store.py"))
+            .arg(&v7)
+            .arg("-o")
+            .arg(&reference)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "dump_store.py {name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        keep_stored_ids(&expected, &reference);
+        let geometry = name.rsplit_once('-').unwrap().0;
+        if let Some(report) = compare(
+            &reference_python(),
+            &expected,
+            &reference,
+            &ignores(RULED_07, geometry),
+        ) {
+            failures.push(format!(
+                "{name}: the reference reads other content:\n{report}"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn the_command_reports_refuses_and_cleans_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = fixtures_dir().join("points_basic.zarr");
+    // --json: the summary on stdout
+    let out = dir.path().join("p9.zarr");
+    let o = zv(&[
+        "migrate".as_ref(),
+        fixture.as_os_str(),
+        out.as_os_str(),
+        "--to".as_ref(),
+        "0.9".as_ref(),
+        "--json".as_ref(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(summary["from"], "0.7.0");
+    assert_eq!(summary["to"], "0.9.2");
+    assert_eq!(summary["geometry"], "point_cloud");
+    assert_eq!(summary["vertices"], 300);
+    assert_eq!(summary["objects"], 12);
+    // OUT not empty: refused, OUT untouched
+    let o = migrate(&fixture, &out, "0.9");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("not empty"), "{err}");
+    assert!(out.join("zarr.json").exists());
+    // a store already in the target layout
+    let again = dir.path().join("again.zarr");
+    let o = migrate(&out, &again, "0.9");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("already ZV 0.9.2"), "{err}");
+    assert!(empty(&again));
+    // a bad --to is a usage error
+    let o = migrate(&fixture, &again, "0.8");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(empty(&again));
+    // a failure inside the writer (a present object-attribute value equal to 0.9's absent
+    // value): nothing left at OUT
+    let doc = serde_json::json!({"format": "zv-geometry/1", "geometry": "point_cloud",
+        "chunk_shape": [10, 10], "vertices": [[1, 1], [15, 2]], "object_ids": [0, 1],
+        "object_attributes": {"x": {"dtype": "int32", "values": [3, i32::MIN]}}});
+    let file = dir.path().join("sentinel.json");
+    std::fs::write(&file, doc.to_string()).unwrap();
+    let v7 = dir.path().join("sentinel.zarr");
+    let o = zv(&[
+        "import".as_ref(),
+        file.as_os_str(),
+        v7.as_os_str(),
+        "--quiet".as_ref(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let failed = dir.path().join("sentinel9.zarr");
+    let o = migrate(&v7, &failed, "0.9");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("absent"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(empty(&failed), "a failed migration left files at OUT");
+}
