@@ -1,8 +1,15 @@
 //! Coarsening per geometry: how the vertices of a fine level become the metavertices of the
-//! next one. Point clouds ([`points`]): one metavertex per occupied coarse bin per object.
-//! Other geometries are not coarsened yet ([`crate::pyramid::build_pyramid`] refuses them).
+//! next one. Each module says what its coarsening keeps:
+//!
+//! - point clouds ([`points`]): one metavertex per occupied coarse bin per object;
+//! - polylines and streamlines ([`polylines`]): endpoints kept, interior vertices merged per
+//!   coarse bin in path order, each object one connected polyline.
+//!
+//! Other geometries (lines, graphs, skeletons, meshes) are not coarsened yet
+//! ([`crate::pyramid::build_pyramid`] refuses them).
 
 pub mod points;
+pub mod polylines;
 
 /// The coarse bin of a position: `floor(p_i / bin_i)` on every axis (the writer's and the
 /// reader's rule for chunks and bins).
