@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::{json, Map, Value};
 use zv_core::store::Store;
 
-use super::coarsen::{bin_of, points, polylines};
+use super::coarsen::{bin_of, points, polylines, skeletons};
 use super::links::write_cross_level;
 use super::source::SourceLevel;
 use super::sparsity::{select, ObjectStats, SparsityStrategy};
@@ -89,12 +89,12 @@ pub fn build_pyramid_with_progress(
     }
     if !matches!(
         zv.geometry(),
-        Geometry::PointCloud | Geometry::Polyline | Geometry::Streamline
+        Geometry::PointCloud | Geometry::Polyline | Geometry::Streamline | Geometry::Skeleton
     ) {
         return Err(Error::Unsupported {
             key: "zarr.json".into(),
             what: format!(
-                "pyramids of {} geometry (point clouds, polylines and streamlines are coarsened so far)",
+                "pyramids of {} geometry (point clouds, polylines, streamlines and skeletons are coarsened so far)",
                 zv.geometry().name()
             ),
         });
@@ -359,6 +359,7 @@ fn build_level(
             nest(keys, scale, ndim)?,
             &mut writer,
         )?,
+        Geometry::Skeleton => skeletons::coarsen_level(source, &keep, &grid.bin, &mut writer)?,
         _ => polylines::coarsen_level(source, &keep, &grid.bin, &mut writer)?,
     };
     let (summary, places) = writer.finish_level()?;

@@ -19,16 +19,13 @@
 
 use std::collections::BTreeMap;
 
-use super::bin_of;
 use super::points::{column_kinds, PointCoarsener};
+use super::{bin_of, kept, OBJECT_BATCH};
 use crate::error::Result;
 use crate::metadata::ChunkKey;
-use crate::pyramid::links::{ParentMap, NO_PARENT};
+use crate::pyramid::links::{set_parent, ParentMap};
 use crate::pyramid::source::SourceLevel;
 use crate::writer::ZvWriter;
-
-/// The objects read at once.
-const OBJECT_BATCH: usize = 4096;
 
 /// Whether vertex `r` of a polyline of `n` vertices starts a run, given whether it lies in
 /// the same coarse bin as vertex `r − 1`: every vertex does, except an interior vertex after
@@ -52,15 +49,7 @@ pub(crate) fn coarsen_level(
     let (mut bin, mut prev) = (Vec::new(), Vec::new());
     let ids: Vec<u64> = (0..source.num_objects).collect();
     for batch in ids.chunks(OBJECT_BATCH) {
-        let read: Vec<u64> = batch
-            .iter()
-            .copied()
-            .filter(|&o| {
-                keep.get(o as usize) == Some(&true)
-                    && source.nonempty.get(o as usize) == Some(&true)
-            })
-            .collect();
-        let objects = source.objects(&read)?;
+        let objects = source.objects(&kept(source, keep, batch))?;
         let mut coarsener: Option<PointCoarsener> = None;
         // offsets of the coarse polylines (every object of the batch), in runs
         let mut offsets = Vec::with_capacity(batch.len() + 1);
@@ -100,23 +89,13 @@ pub(crate) fn coarsen_level(
         let m = c.finish(false)?;
         for ((obj, _), of_rows) in objects.iter().zip(&slots) {
             for ((key, row), &slot) in obj.rows.iter().zip(of_rows) {
-                let rows = match parents.get_mut(key) {
-                    Some(rows) => rows,
-                    None => parents.entry(key.clone()).or_default(),
-                };
-                let row = row as usize;
-                if rows.len() <= row {
-                    rows.resize(row + 1, NO_PARENT);
-                }
-                rows[row] = written + m.rank[slot];
+                set_parent(&mut parents, key, row, written + m.rank[slot]);
             }
         }
         writer.add_polylines_flat(&m.positions, &offsets, &m.attributes)?;
         written += m.rank.len() as u64;
     }
-    Ok(ParentMap {
-        chunks: parents.into_iter().collect(),
-    })
+    Ok(ParentMap::from_rows(parents))
 }
 
 #[cfg(test)]
