@@ -303,7 +303,7 @@ fn a_path_that_returns_to_a_bin_gets_a_second_metavertex() {
 }
 
 #[test]
-fn lines_graphs_skeletons_and_meshes_are_refused_by_name() {
+fn lines_are_refused_by_name() {
     let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
     let mut w = ZvWriter::create(
         store.clone(),
