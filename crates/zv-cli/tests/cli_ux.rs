@@ -305,3 +305,44 @@ fn on_a_terminal_a_bar_is_drawn_unless_quiet() {
     assert!(!quiet.contains("validate ["), "{quiet:?}");
     assert!(quiet.contains("valid at level 5"), "{quiet:?}");
 }
+
+#[test]
+fn pyramids_of_streamlines_from_the_cli_validate_at_level_5() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = |n: &str| dir.path().join(n).to_str().unwrap().to_owned();
+    let out = zv(&["-q", "demo", &d("s.zarr")]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v = json(&[
+        "pyramid",
+        &d("s.zarr"),
+        "--levels",
+        "2,1;2,2",
+        "--chunk-scale",
+        "2,2",
+        "--json",
+    ]);
+    let levels = v["levels"].as_array().unwrap();
+    assert_eq!(levels.len(), 2);
+    // 720 demo vertices; interior runs merge, so every level has fewer
+    let counts: Vec<u64> = levels
+        .iter()
+        .map(|l| l["vertices"].as_u64().unwrap())
+        .collect();
+    assert!(counts[0] < 720 && counts[1] < counts[0], "{counts:?}");
+    assert_eq!(levels[0]["objects_kept"], 12);
+    assert_eq!(levels[1]["objects_kept"], 6);
+    assert_eq!(levels[0]["cross_level_links"], 720);
+    let out = zv(&["validate", &d("s.zarr"), "--level", "5"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("valid at level 5"),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = zv(&["info", &d("s.zarr")]);
+    assert!(
+        text(&out.stdout).contains("level 2: "),
+        "{}",
+        text(&out.stdout)
+    );
+}

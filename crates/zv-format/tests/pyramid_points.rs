@@ -21,6 +21,9 @@ use zv_format::writer::{CodecChoice, WriterOptions, ZvWriter};
 use zv_format::{Geometry, Level, ZvStore};
 use zv_store_mem::MemoryStore;
 
+mod pyramid_common;
+use pyramid_common::pairs;
+
 const CHUNK: f64 = 10.0;
 const BIN: f64 = 5.0;
 
@@ -108,32 +111,6 @@ fn vertices(level: &Level) -> BTreeMap<(ChunkKey, u64), (Vec<f64>, Option<u64>)>
             for (k, r) in o.rows.iter() {
                 out.get_mut(&(k.clone(), r)).unwrap().1 = Some(id);
             }
-        }
-    }
-    out
-}
-
-/// The cross-level pairs of `level` under `delta`: ((chunk, row) here, (chunk, row) there).
-fn pairs(level: &Level, delta: i32) -> BTreeSet<((ChunkKey, u64), (ChunkKey, u64))> {
-    let mut out = BTreeSet::new();
-    for key in level.chunk_keys().unwrap() {
-        if let Some(l) = level.cross_level_links(delta, &key, 2).unwrap() {
-            for g in &l.groups {
-                for row in g.chunks_exact(2) {
-                    let fresh =
-                        out.insert(((key.clone(), row[0] as u64), (key.clone(), row[1] as u64)));
-                    assert!(fresh, "a duplicate pair");
-                }
-            }
-        }
-    }
-    if let Some(c) = level.cross_chunk_links(delta).unwrap() {
-        for r in 0..c.links.len() {
-            let (a, ra) = c.links.endpoint(r, 0).unwrap();
-            let (b, rb) = c.links.endpoint(r, 1).unwrap();
-            assert_ne!(a, b, "a same-chunk pair among the cross-chunk records");
-            let fresh = out.insert(((ChunkKey(a.to_vec()), ra), (ChunkKey(b.to_vec()), rb)));
-            assert!(fresh, "a duplicate pair");
         }
     }
     out

@@ -8,10 +8,9 @@ use std::sync::Arc;
 use serde_json::{json, Map, Value};
 use zv_core::store::Store;
 
-use super::coarsen::bin_of;
-use super::coarsen::points::{ColumnKind, PointCoarsener};
-use super::links::{write_cross_level, ParentMap, NO_PARENT};
-use super::source::{SourceChunk, SourceColumn, SourceLevel};
+use super::coarsen::{bin_of, points, polylines, skeletons};
+use super::links::write_cross_level;
+use super::source::SourceLevel;
 use super::sparsity::{select, ObjectStats, SparsityStrategy};
 use super::PyramidOptions;
 use crate::blob::Blobs;
@@ -88,11 +87,14 @@ pub fn build_pyramid_with_progress(
             zv.level_ids()
         )));
     }
-    if zv.geometry() != Geometry::PointCloud {
+    if !matches!(
+        zv.geometry(),
+        Geometry::PointCloud | Geometry::Polyline | Geometry::Streamline | Geometry::Skeleton
+    ) {
         return Err(Error::Unsupported {
             key: "zarr.json".into(),
             what: format!(
-                "pyramids of {} geometry (only point clouds are coarsened so far)",
+                "pyramids of {} geometry (point clouds, polylines, streamlines and skeletons are coarsened so far)",
                 zv.geometry().name()
             ),
         });
@@ -256,18 +258,6 @@ fn object_stats(
     Ok(stats)
 }
 
-/// The kinds of the vertex attribute columns of a chunk.
-fn column_kinds(chunk: &SourceChunk) -> Vec<ColumnKind> {
-    chunk
-        .columns
-        .iter()
-        .map(|c| match c {
-            SourceColumn::Numeric(rows) => ColumnKind::Numeric(rows.data_type(), rows.channels()),
-            SourceColumn::Categorical(_) => ColumnKind::Categorical,
-        })
-        .collect()
-}
-
 /// The object attributes of the coarse level: the fine level's, rows of dropped objects
 /// absent.
 fn object_attributes(source: &SourceLevel, keep: &[bool]) -> Result<BTreeMap<String, Attribute>> {
@@ -348,7 +338,8 @@ fn build_level(
     } else {
         Vec::new()
     };
-    let mut wopts = WriterOptions::new(Geometry::PointCloud, grid.chunk.clone());
+    let geometry = source.level.geometry().clone();
+    let mut wopts = WriterOptions::new(geometry.clone(), grid.chunk.clone());
     wopts.axes = Some(root.axes.clone());
     wopts.bin_shape = Some(grid.bin.clone());
     wopts.vertex_type = source.level.vertex_type();
@@ -360,57 +351,17 @@ fn build_level(
         writer.set_num_objects(source.num_objects);
         writer.set_object_attributes(object_attributes(source, &keep)?);
     }
-    let names: Vec<String> = source.attributes.iter().map(|a| a.name.clone()).collect();
-    let mut parents = ParentMap::default();
-    let mut written = 0u64;
-    for fine_keys in nest(keys, scale, ndim)?.into_values() {
-        let mut coarsener: Option<PointCoarsener> = None;
-        let mut slots: Vec<(ChunkKey, Vec<usize>)> = Vec::new();
-        for key in &fine_keys {
-            let Some(chunk) = source.chunk(key)? else {
-                continue;
-            };
-            let c = coarsener.get_or_insert_with(|| {
-                PointCoarsener::new(grid.bin.clone(), names.clone(), column_kinds(&chunk))
-            });
-            let rows = chunk.rows(ndim);
-            let mut of_rows = Vec::with_capacity(rows);
-            for r in 0..rows {
-                let object = if objects {
-                    match chunk.objects[r] {
-                        Some(o) if keep.get(o as usize) == Some(&true) => Some(o),
-                        _ => {
-                            of_rows.push(usize::MAX);
-                            continue;
-                        }
-                    }
-                } else {
-                    None
-                };
-                of_rows.push(c.add(&chunk, r, object));
-            }
-            slots.push((chunk.key, of_rows));
-        }
-        let Some(c) = coarsener.filter(|c| !c.is_empty()) else {
-            parents.chunks.extend(
-                slots
-                    .into_iter()
-                    .map(|(k, rows)| (k, vec![NO_PARENT; rows.len()])),
-            );
-            continue;
-        };
-        let m = c.finish(objects)?;
-        for (key, rows) in slots {
-            let p = rows
-                .iter()
-                .map(|&s| m.rank.get(s).map_or(NO_PARENT, |r| written + r))
-                .collect();
-            parents.chunks.push((key, p));
-        }
-        let ids = objects.then_some(m.objects.as_slice());
-        writer.add_vertices_flat(&m.positions, ids, &m.attributes)?;
-        written += m.rank.len() as u64;
-    }
+    let parents = match geometry {
+        Geometry::PointCloud => points::coarsen_level(
+            source,
+            &keep,
+            &grid.bin,
+            nest(keys, scale, ndim)?,
+            &mut writer,
+        )?,
+        Geometry::Skeleton => skeletons::coarsen_level(source, &keep, &grid.bin, &mut writer)?,
+        _ => polylines::coarsen_level(source, &keep, &grid.bin, &mut writer)?,
+    };
     let (summary, places) = writer.finish_level()?;
     let links = if opts.writes_links() {
         write_cross_level(

@@ -4,6 +4,8 @@
 //! `((fine_chunk, fine_row), (coarse_chunk, coarse_row))` for the others; with explicit
 //! storage, the same pairs from the coarse side under `-1` at the coarse level.
 
+use std::collections::BTreeMap;
+
 use serde_json::Map;
 
 use crate::blob::{join, Blobs};
@@ -25,6 +27,34 @@ pub(crate) const NO_PARENT: u64 = u64::MAX;
 pub(crate) struct ParentMap {
     /// (fine chunk, parent of each row or [`NO_PARENT`]), in chunk order.
     pub(crate) chunks: Vec<(ChunkKey, Vec<u64>)>,
+}
+
+impl ParentMap {
+    /// A map from `(fine chunk, row, metavertex)` triples in any order (the geometries read
+    /// object by object); rows never set have [`NO_PARENT`].
+    pub(crate) fn from_rows(rows: BTreeMap<ChunkKey, Vec<u64>>) -> Self {
+        Self {
+            chunks: rows.into_iter().collect(),
+        }
+    }
+}
+
+/// Sets `rows[key][row] = parent` in a [`ParentMap::from_rows`] table.
+pub(crate) fn set_parent(
+    rows: &mut BTreeMap<ChunkKey, Vec<u64>>,
+    key: &ChunkKey,
+    row: u64,
+    parent: u64,
+) {
+    let r = match rows.get_mut(key) {
+        Some(r) => r,
+        None => rows.entry(key.clone()).or_default(),
+    };
+    let row = row as usize;
+    if r.len() <= row {
+        r.resize(row + 1, NO_PARENT);
+    }
+    r[row] = parent;
 }
 
 /// One cross-level pair: (chunk, row) at the level written, (chunk, row) at the other.

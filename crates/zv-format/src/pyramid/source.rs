@@ -6,7 +6,7 @@ use rustc_hash::FxHashMap;
 use crate::error::Result;
 use crate::layout::attributes::{AttributeRows, Dictionary};
 use crate::metadata::ChunkKey;
-use crate::reader::AttributeInfo;
+use crate::reader::{AttributeInfo, Object};
 use crate::Level;
 
 /// The values of one vertex attribute in one chunk.
@@ -119,7 +119,9 @@ impl SourceLevel {
                 .level
                 .vertex_attribute(info, key, rows as u64)?
                 .unwrap_or_else(|| AttributeRows::empty(info.data_type, 1));
-            columns.push(column(info.dictionary.as_ref(), values, key)?);
+            columns.push(column(info.dictionary.as_ref(), values, || {
+                format!("chunk {key}")
+            })?);
         }
         Ok(Some(SourceChunk {
             key: key.clone(),
@@ -130,17 +132,50 @@ impl SourceLevel {
     }
 }
 
+impl SourceLevel {
+    /// The kept objects among `ids` read through their manifests (the geometries coarsened
+    /// object by object): each with its vertices as a [`SourceChunk`] in manifest order.
+    pub(crate) fn objects(&self, ids: &[u64]) -> Result<Vec<(Object, SourceChunk)>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let objects = self.level.objects(ids)?;
+        let mut out = Vec::with_capacity(objects.len());
+        for mut obj in objects {
+            let rows = obj.vertices.len();
+            let mut columns = Vec::with_capacity(self.attributes.len());
+            for info in &self.attributes {
+                let values = obj
+                    .vertex_attributes
+                    .remove(&info.name)
+                    .unwrap_or_else(|| AttributeRows::empty(info.data_type, 1));
+                columns.push(column(info.dictionary.as_ref(), values, || {
+                    format!("object {}", obj.id)
+                })?);
+            }
+            let chunk = SourceChunk {
+                key: ChunkKey(Vec::new()),
+                positions: std::mem::take(&mut obj.vertices).into_flat(),
+                objects: vec![Some(obj.id); rows],
+                columns,
+            };
+            out.push((obj, chunk));
+        }
+        Ok(out)
+    }
+}
+
 /// A column from its stored rows: categories through the dictionary, else numbers.
 fn column(
     dictionary: Option<&Dictionary>,
     values: AttributeRows,
-    key: &ChunkKey,
+    at: impl Fn() -> String,
 ) -> Result<SourceColumn> {
     Ok(match dictionary {
         None => SourceColumn::Numeric(values),
         Some(d) => SourceColumn::Categorical(d.decode(&values).map_err(|source| {
             crate::error::Error::Blob {
-                key: format!("vertex attribute codes of chunk {key}"),
+                key: format!("vertex attribute codes of {}", at()),
                 source,
             }
         })?),

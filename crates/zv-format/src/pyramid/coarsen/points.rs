@@ -19,7 +19,10 @@ use super::bin_of;
 use crate::document::{Attribute, AttributeValues};
 use crate::error::{Error, Result};
 use crate::layout::attributes::AttributeRows;
-use crate::pyramid::source::{SourceChunk, SourceColumn};
+use crate::metadata::ChunkKey;
+use crate::pyramid::links::{ParentMap, NO_PARENT};
+use crate::pyramid::source::{SourceChunk, SourceColumn, SourceLevel};
+use crate::writer::ZvWriter;
 
 /// The sums of one metavertex.
 #[derive(Debug, Clone)]
@@ -197,6 +200,84 @@ impl PointCoarsener {
             rank,
         })
     }
+}
+
+/// Writes the metavertices of the fine chunks `nested` (grouped by the coarse chunk they nest
+/// in) into `writer`, one coarse chunk at a time; rows of objects `keep` drops (when the
+/// level has objects) get none. Returns each fine vertex's metavertex.
+pub(crate) fn coarsen_level(
+    source: &SourceLevel,
+    keep: &[bool],
+    bin_shape: &[f64],
+    nested: BTreeMap<Vec<i64>, Vec<ChunkKey>>,
+    writer: &mut ZvWriter,
+) -> Result<ParentMap> {
+    let ndim = bin_shape.len();
+    let objects = source.has_objects();
+    let names: Vec<String> = source.attributes.iter().map(|a| a.name.clone()).collect();
+    let mut parents = ParentMap::default();
+    let mut written = 0u64;
+    for fine_keys in nested.into_values() {
+        let mut coarsener: Option<PointCoarsener> = None;
+        let mut slots: Vec<(ChunkKey, Vec<usize>)> = Vec::new();
+        for key in &fine_keys {
+            let Some(chunk) = source.chunk(key)? else {
+                continue;
+            };
+            let c = coarsener.get_or_insert_with(|| {
+                PointCoarsener::new(bin_shape.to_vec(), names.clone(), column_kinds(&chunk))
+            });
+            let rows = chunk.rows(ndim);
+            let mut of_rows = Vec::with_capacity(rows);
+            for r in 0..rows {
+                let object = if objects {
+                    match chunk.objects[r] {
+                        Some(o) if keep.get(o as usize) == Some(&true) => Some(o),
+                        _ => {
+                            of_rows.push(usize::MAX);
+                            continue;
+                        }
+                    }
+                } else {
+                    None
+                };
+                of_rows.push(c.add(&chunk, r, object));
+            }
+            slots.push((chunk.key, of_rows));
+        }
+        let Some(c) = coarsener.filter(|c| !c.is_empty()) else {
+            parents.chunks.extend(
+                slots
+                    .into_iter()
+                    .map(|(k, rows)| (k, vec![NO_PARENT; rows.len()])),
+            );
+            continue;
+        };
+        let m = c.finish(objects)?;
+        for (key, rows) in slots {
+            let p = rows
+                .iter()
+                .map(|&s| m.rank.get(s).map_or(NO_PARENT, |r| written + r))
+                .collect();
+            parents.chunks.push((key, p));
+        }
+        let ids = objects.then_some(m.objects.as_slice());
+        writer.add_vertices_flat(&m.positions, ids, &m.attributes)?;
+        written += m.rank.len() as u64;
+    }
+    Ok(parents)
+}
+
+/// The kinds of the vertex attribute columns of a chunk.
+pub(crate) fn column_kinds(chunk: &SourceChunk) -> Vec<ColumnKind> {
+    chunk
+        .columns
+        .iter()
+        .map(|c| match c {
+            SourceColumn::Numeric(rows) => ColumnKind::Numeric(rows.data_type(), rows.channels()),
+            SourceColumn::Categorical(_) => ColumnKind::Categorical,
+        })
+        .collect()
 }
 
 /// A mean in `data_type`: integers rounded to nearest, bool true at one half or more.
