@@ -378,12 +378,14 @@ impl ListableStore for ObjectStore {
                 .await
                 .map_err(|e| request_error(&p, e))
         })?;
-        let mut out = StoreKeysPrefixes::default();
-        out.keys = listed
-            .objects
-            .iter()
-            .filter_map(|m| self.key_of(&m.location))
-            .collect();
+        let mut out = StoreKeysPrefixes {
+            keys: listed
+                .objects
+                .iter()
+                .filter_map(|m| self.key_of(&m.location))
+                .collect(),
+            prefixes: Vec::new(),
+        };
         for common in &listed.common_prefixes {
             if let Some(name) = common.filename() {
                 out.prefixes.push(prefix.child(name)?);

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use zv_core::key::{StoreKey, StorePrefix};
-use zv_core::store::{ListableStore, ReadableStore, Store, StoreError, WritableStore};
+use zv_core::store::{ReadableStore, Store, StoreError, WritableStore};
 use zv_store_object::{ObjectStore, Options};
 use zv_testkit::servers::S3Server;
 use zv_testkit::store::{run_ops, StoreOp};
