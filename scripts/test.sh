@@ -3,8 +3,8 @@
 # Creates .venv with zarr-python 3 from PyPI for the interoperability tests, .venv-ref with
 # the reference implementation (zarr-vectors 0.7.0, from ../shared/reference/) and .venv-bcolz
 # with bcolz and blosc (for the legacy formats), .venv-io with plyfile, trimesh, pandas and
-# nibabel, laspy[lazrs] (for the file-format converters) and .venv-zv09 with zarr-vectors 0.9.2 (the ZV 0.9
-# layout), then runs
+# nibabel, laspy[lazrs] (for the file-format converters), .venv-zv09 with zarr-vectors 0.9.2 (the ZV 0.9
+# layout) and .venv-s3 with moto[server] and s3fs (a local S3 server for the object stores), then runs
 # formatting and lint checks, dependency checks, every test of the workspace, and the
 # minimal-feature build.
 set -euo pipefail
@@ -80,6 +80,20 @@ fi
 export ZV09_PYTHON="$PWD/.venv-zv09/bin/python"
 "$ZV09_PYTHON" -c 'from importlib.metadata import version; print("zarr-vectors", version("zarr-vectors"), "(0.9 layout)")'
 
+# A local S3 server (moto in server mode), boto3, s3fs and zarr-python 3 from PyPI, for the
+# tests of the object stores (zv-store-object, zv-cli's object_stores): each test starts
+# `python -m moto.server` (or a plain HTTP server over a directory) on a free port of
+# 127.0.0.1 and stops it when done.
+s3_check='import moto, boto3, s3fs, zarr, sys; sys.exit(0 if zarr.__version__.startswith("3") else 1)'
+if ! .venv-s3/bin/python -c "$s3_check" 2>/dev/null; then
+  step "creating .venv-s3 with moto[server], s3fs and zarr-python 3 from PyPI"
+  rm -rf .venv-s3
+  python3 -m venv .venv-s3
+  .venv-s3/bin/pip install --quiet --disable-pip-version-check 'moto[server]>=5.1' 's3fs>=2025.9' 'zarr>=3.1,<4'
+fi
+export ZV_S3_PYTHON="$PWD/.venv-s3/bin/python"
+"$ZV_S3_PYTHON" -c 'import moto, s3fs; print("moto", moto.__version__, "and s3fs", s3fs.__version__, "(object store tests)")'
+
 # The shared fixtures must be beside the checkout.
 if [ ! -d ../shared/fixtures/zv-0.7 ] && [ -z "${ZV_FIXTURES:-}" ]; then
   echo "error: ../shared/fixtures/zv-0.7 not found (set ZV_FIXTURES)" >&2
@@ -105,7 +119,7 @@ fi
 # `grep -q` on a captured output, not at the end of a pipe: under `pipefail` a `cargo tree`
 # killed by SIGPIPE after an early match would make the pipeline fail and the check pass.
 step "dependencies: no store, codec or legacy crate pulls zv-format (not even as a dev-dependency)"
-for pkg in zv-core zv-codecs zv-store-fs zv-store-mem zv-testkit zv-codec-delta zv-legacy; do
+for pkg in zv-core zv-codecs zv-store-fs zv-store-mem zv-store-object zv-testkit zv-codec-delta zv-legacy; do
   tree=$(cargo tree -p "$pkg" -e normal,dev,build --prefix none --locked)
   if grep -q '^zv-format ' <<<"$tree"; then
     echo "error: $pkg depends on zv-format (cargo tree -p $pkg -e normal,dev,build -i zv-format)" >&2
@@ -139,6 +153,13 @@ if grep -q blosc <<<"$tree"; then
   echo "error: blosc is part of the minimal build" >&2
   exit 1
 fi
+# Nor does an HTTP stack: object stores are the feature `object`, off in zv-format's defaults.
+for dep in zv-store-object object_store reqwest tokio rustls; do
+  if grep -q "^$dep v" <<<"$(cargo tree "${minimal[@]}" -e normal,build --prefix none)"; then
+    echo "error: $dep is part of the minimal build" >&2
+    exit 1
+  fi
+done
 
 # Coverage-guided fuzzing smoke: every fuzz target of fuzz/ for 30 s, two at a time
 # (scripts/fuzz.sh; docs/robustness.md). It needs the nightly toolchain for libFuzzer.

@@ -32,6 +32,7 @@ mod migrate;
 mod progress;
 mod pyramid;
 mod render;
+mod storage;
 mod validate;
 mod zarr;
 
@@ -51,6 +52,11 @@ struct Cli {
     /// Print no progress bars and no informational lines (errors are still printed).
     #[arg(long, short, global = true)]
     quiet: bool,
+    /// An option of object stores (s3://, gs://, az://, http(s)://), KEY=VALUE, repeatable:
+    /// aws_endpoint=http://127.0.0.1:9000, region=eu-west-1, allow_http=true, … (over the
+    /// AWS_*, GOOGLE_*, AZURE_* environment variables).
+    #[arg(long = "storage-option", global = true, value_name = "KEY=VALUE")]
+    storage_options: Vec<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -211,6 +217,10 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     progress::set_quiet(cli.quiet);
     zv_format::link_plugins();
+    if let Err(e) = storage::configure(&cli.storage_options) {
+        eprintln!("zv: error: {e}");
+        return ExitCode::from(2);
+    }
     let result = match cli.command {
         Command::Demo { dir, json } => demo::run(&dir, json),
         Command::Dump { store, compact } => dump(&store, compact),

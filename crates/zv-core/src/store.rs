@@ -7,7 +7,7 @@
 //! | [`ReadableStore`] | `get` | `get_range`, `get_capped`, `size`, `exists` |
 //! | [`WritableStore`] | `set`, `delete` | `sync` |
 //! | [`ListableStore`] | `list_prefix` | `list`, `list_dir` |
-//! | [`Store`] | (all three) | `delete_prefix` |
+//! | [`Store`] | (all three) | `delete_prefix`, `set_new` |
 //!
 //! # Contract
 //!
@@ -21,7 +21,8 @@
 //! - Durability is explicit: a completed `set` is visible to readers at once, but it is on
 //!   stable storage only after [`WritableStore::sync`] returns. Writers that commit a
 //!   hierarchy (such as the ZV writer) write everything, `sync`, write the committing
-//!   document, and `sync` again.
+//!   document, and `sync` again. A new hierarchy's committing document is written with
+//!   [`Store::set_new`], which refuses a key that exists (atomically where the store can).
 //! - Reads that know how large a value may be use [`ReadableStore::get_capped`], so a value
 //!   larger than its metadata allows is an error before it is read, not an allocation.
 
@@ -97,6 +98,23 @@ pub enum StoreError {
         /// The key.
         key: String,
         /// What the key names instead.
+        reason: String,
+    },
+    /// A conditional create found a value already there ([`Store::set_new`]): another
+    /// writer created the key first.
+    #[error("`{key}` already exists (another writer created it first)")]
+    AlreadyExists {
+        /// The key.
+        key: String,
+    },
+    /// The store cannot do this operation at all (listing a plain HTTP store, say).
+    #[error("cannot {operation} `{key}`: {reason}")]
+    Unsupported {
+        /// The key or prefix concerned.
+        key: String,
+        /// What was asked (`list`, `write`, …).
+        operation: &'static str,
+        /// Why the store cannot do it.
         reason: String,
     },
     /// Any other error of a third-party store.
@@ -262,6 +280,21 @@ pub trait ListableStore: Send + Sync {
 
 /// A store that can read, write and list.
 pub trait Store: ReadableStore + WritableStore + ListableStore {
+    /// Stores `value` at `key` only if `key` holds no value; a [`StoreError::AlreadyExists`]
+    /// error otherwise. Writers that commit a new hierarchy write its committing document
+    /// with this, so that of two writers creating the same store only one commits. This
+    /// default checks, then writes: it refuses a key that exists, but two writers racing
+    /// between the check and the write may both succeed. Stores that can create
+    /// conditionally (an object store's `If-None-Match: *` PUT) override it.
+    fn set_new(&self, key: &StoreKey, value: Bytes) -> StoreResult<()> {
+        if self.exists(key)? {
+            return Err(StoreError::AlreadyExists {
+                key: key.to_string(),
+            });
+        }
+        self.set(key, value)
+    }
+
     /// Deletes every key under `prefix`.
     fn delete_prefix(&self, prefix: &StorePrefix) -> StoreResult<()> {
         for key in self.list_prefix(prefix)? {

@@ -405,6 +405,17 @@ impl Blobs {
         Ok(())
     }
 
+    /// Writes a group `zarr.json` with `attributes` at `path` only if none is there
+    /// ([`Store::set_new`]): the commit of a new store.
+    pub fn create_group(&self, path: &str, attributes: JsonObject) -> Result<()> {
+        let doc = GroupMetadata::new(attributes);
+        self.store.set_new(
+            &node_path(path)?.metadata_key(),
+            bytes::Bytes::from(doc.to_json_pretty()),
+        )?;
+        Ok(())
+    }
+
     /// The blob names of an array group: child nodes plus the keys packed in `__shard_*`.
     pub fn blob_names(&self, group: &str) -> Result<Vec<String>> {
         if let Some(grid) = self.grid(group)? {

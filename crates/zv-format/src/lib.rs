@@ -41,6 +41,7 @@
 //! |---|---|
 //! | `fs` | the filesystem store (`file://`, plain paths) |
 //! | `mem` | the in-memory store (`memory://`) |
+//! | `object` | object stores (`s3://`, `gs://`, `az://`, `abfs[s]://`) and read-only `http(s)://` (not a default) |
 //! | `blosc`, `zstd`, `gzip`, `crc32c` | those codecs of `zv-codecs` |
 //! | `sharding` | the `sharding_indexed` codec of `zv-codecs` |
 //!
@@ -58,6 +59,8 @@ pub fn link_plugins() {
     zv_store_fs::link();
     #[cfg(feature = "mem")]
     zv_store_mem::link();
+    #[cfg(feature = "object")]
+    zv_store_object::link();
 }
 
 pub mod blob;

@@ -420,6 +420,14 @@ impl ZvWriter {
     /// geometries and pyramid levels; empty otherwise).
     fn finish_with_places(self) -> Result<(WriteSummary, Vec<(ChunkKey, u64)>)> {
         let counts = self.validate()?;
+        // Another writer may have committed a store here since `create` (a shared bucket):
+        // stop before writing over its blobs. Writers finishing at the same time are parted
+        // only at the commit (`Blobs::create_group`).
+        if matches!(self.target, Target::Store) && self.blobs.node("")?.is_some() {
+            return Err(bad(
+                "another writer committed a store here first (the root zarr.json exists)",
+            ));
+        }
         if self.opts.format_version == FormatVersion::V0_9 {
             self.begin_grid_v09()?;
         }

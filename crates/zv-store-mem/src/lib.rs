@@ -133,6 +133,18 @@ impl ListableStore for MemoryStore {
 }
 
 impl Store for MemoryStore {
+    fn set_new(&self, key: &StoreKey, value: Bytes) -> StoreResult<()> {
+        match self.write().entry(key.clone()) {
+            std::collections::btree_map::Entry::Occupied(_) => Err(StoreError::AlreadyExists {
+                key: key.to_string(),
+            }),
+            std::collections::btree_map::Entry::Vacant(v) => {
+                v.insert(value);
+                Ok(())
+            }
+        }
+    }
+
     fn delete_prefix(&self, prefix: &StorePrefix) -> StoreResult<()> {
         self.write().retain(|k, _| !k.has_prefix(prefix));
         Ok(())

@@ -167,3 +167,19 @@ pub fn zv09_python() -> PathBuf {
         ),
     )
 }
+
+/// A Python interpreter for the object-store tests, with `moto[server]` (a local S3 server),
+/// `boto3`, `s3fs` and zarr-python 3: `ZV_S3_PYTHON`, else the workspace's `.venv-s3`. Panics
+/// with instructions if there is none: those tests are part of the suite and do not skip
+/// silently.
+pub fn s3_python() -> PathBuf {
+    find_python(
+        "ZV_S3_PYTHON",
+        ".venv-s3",
+        "import moto, boto3, s3fs, zarr, sys; sys.exit(0 if zarr.__version__.startswith('3') else 1)",
+        "no Python with moto[server], boto3, s3fs and zarr-python 3 found. Run the README's test \
+         command (`scripts/test.sh`), which creates .venv-s3, or by hand:\n  \
+         python3 -m venv .venv-s3 && .venv-s3/bin/pip install 'moto[server]>=5.1' 's3fs>=2025.9' 'zarr>=3.1,<4'\n\
+         or set ZV_S3_PYTHON to a Python that has them.",
+    )
+}

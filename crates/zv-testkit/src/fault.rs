@@ -16,7 +16,7 @@ use zv_core::store::{
 /// Which operations a [`FaultyStore`] counts (and fails).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Operation {
-    /// `set`.
+    /// `set` and `set_new`.
     Set,
     /// `get`, ranged `get`, capped `get` and `size`.
     Get,
@@ -134,6 +134,11 @@ impl ListableStore for FaultyStore {
 }
 
 impl Store for FaultyStore {
+    fn set_new(&self, key: &StoreKey, value: Bytes) -> StoreResult<()> {
+        self.check(Operation::Set, key.as_str())?;
+        self.inner.set_new(key, value)
+    }
+
     fn delete_prefix(&self, prefix: &StorePrefix) -> StoreResult<()> {
         self.inner.delete_prefix(prefix)
     }

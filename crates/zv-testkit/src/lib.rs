@@ -13,7 +13,11 @@
 //! - [`alloc`]: a counting global allocator for "decoders allocate a bounded amount" checks;
 //! - [`fixtures`]: the reference fixtures' writer arguments as zv-geometry/1 documents;
 //! - [`env`](mod@env): the workspace, fixtures and a zarr-python interpreter for integration
-//!   tests.
+//!   tests;
+//! - [`servers`]: an S3 server and a read-only HTTP server on the loopback address, for object
+//!   store tests;
+//! - [`store::check_read_only_store`]: the read side of the store suite, for stores that
+//!   cannot write (HTTP).
 //!
 //! This crate depends on `zv-core` only, so store and codec plugins can run these suites
 //! without pulling in `zv-format`. Random ZV geometry and the write → read round-trip check
@@ -34,4 +38,5 @@ pub mod codec;
 pub mod env;
 pub mod fault;
 pub mod fixtures;
+pub mod servers;
 pub mod store;

@@ -6,6 +6,8 @@
 //! key is a prefix "directory" of another key, as in every Zarr hierarchy, so that filesystem
 //! stores can represent every state.
 
+mod read_only;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -14,6 +16,8 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use zv_core::key::{StoreKey, StorePrefix};
 use zv_core::store::{ByteRange, Store, StoreKeysPrefixes, StoreResult};
+
+pub use read_only::{check_read_only_store, sample_values, write_values};
 
 /// One operation of the model-based test.
 #[derive(Debug, Clone)]
@@ -218,17 +222,28 @@ pub fn run_ops(store: &dyn Store, ops: &[StoreOp]) -> Result<(), String> {
 }
 
 /// Runs the whole store conformance suite on stores made by `make` (each call must return a
-/// new, empty store). Panics with a description of the first failure.
+/// new, empty store), with 128 random operation sequences (`ZV_STORE_CASES` overrides).
+/// Panics with a description of the first failure.
 pub fn check_store<F>(name: &str, make: F)
+where
+    F: Fn() -> Arc<dyn Store>,
+{
+    check_store_cases(name, 128, make);
+}
+
+/// [`check_store`] with `cases` random operation sequences by default (`ZV_STORE_CASES`
+/// overrides): fewer for stores whose every operation is a network request.
+pub fn check_store_cases<F>(name: &str, cases: u32, make: F)
 where
     F: Fn() -> Arc<dyn Store>,
 {
     check_basics(name, &make);
     check_concurrent_writes(name, &make);
+    check_set_new(name, &make);
     let cases = std::env::var("ZV_STORE_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(128);
+        .unwrap_or(cases);
     let mut runner = TestRunner::new(Config {
         cases,
         failure_persistence: None,
@@ -241,6 +256,23 @@ where
     if let Err(e) = result {
         panic!("store `{name}` failed the model-based test: {e}");
     }
+}
+
+/// `set_new` creates a missing key and refuses an existing one, leaving its value.
+fn check_set_new(name: &str, make: &dyn Fn() -> Arc<dyn Store>) {
+    let store = make();
+    let k = StoreKey::new("zarr.json").unwrap();
+    store.set_new(&k, Bytes::from_static(b"first")).unwrap();
+    let again = store.set_new(&k, Bytes::from_static(b"second"));
+    assert!(
+        matches!(again, Err(zv_core::store::StoreError::AlreadyExists { .. })),
+        "{name}: set_new of an existing key must be AlreadyExists, was {again:?}"
+    );
+    assert_eq!(
+        store.get(&k).unwrap().as_deref(),
+        Some(&b"first"[..]),
+        "{name}: a refused set_new changed the value"
+    );
 }
 
 fn check_basics(name: &str, make: &dyn Fn() -> Arc<dyn Store>) {
@@ -434,6 +466,10 @@ impl zv_core::store::ListableStore for CountingStore {
 }
 
 impl Store for CountingStore {
+    fn set_new(&self, key: &StoreKey, value: bytes::Bytes) -> zv_core::store::StoreResult<()> {
+        self.inner.set_new(key, value)
+    }
+
     fn delete_prefix(&self, prefix: &StorePrefix) -> zv_core::store::StoreResult<()> {
         self.inner.delete_prefix(prefix)
     }

@@ -274,16 +274,18 @@ impl ZvWriter {
             {"type": "translation", "translation": half},
         ]);
         // The commit: everything written so far is made durable, then the root document
-        // that makes the store a ZV store, then that too.
+        // that makes the store a ZV store, then that too. The root document is created
+        // conditionally (`Store::set_new`): of two writers creating the same store, one
+        // commits and the other fails.
         self.blobs.store().sync()?;
-        self.write_document(
+        self.blobs.create_group(
             "",
-            json!({
+            object(json!({
                 (names::ROOT_ATTRIBUTE): zv,
                 "multiscales": [{"version": "0.4", "name": "default", "axes": axes,
                     "datasets": [{"path": &self.level, "coordinateTransformations": transforms}],
                     "metadata": {"format": "zarr_vectors"}}],
-            }),
+            })),
         )?;
         self.blobs.store().sync()?;
         Ok(())

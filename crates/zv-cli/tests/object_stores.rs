@@ -1,0 +1,182 @@
+//! `zv` on stores in an S3 bucket (a `moto` server on 127.0.0.1, started by each test): every
+//! reference fixture, uploaded with boto3, dumps from its `s3://` URL exactly as from its
+//! path; a store `zv import` writes straight to `s3://` has the keys and content of the same
+//! import into a directory, for zv and for zarr-python 3 (through s3fs); and of two writers
+//! creating one store, the one finishing second writes nothing.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Command, Output};
+use std::sync::Arc;
+
+use zv_format::writer::{WriterOptions, ZvWriter};
+use zv_format::{Geometry, ZvStore};
+use zv_testkit::env::{fixtures_dir, s3_python, workspace_root};
+use zv_testkit::servers::S3Server;
+
+/// `zv --storage-option …(the server's)… ARGS`.
+fn zv(server: &S3Server, args: &[&str]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_zv"));
+    for (k, v) in server.options() {
+        command.arg("--storage-option").arg(format!("{k}={v}"));
+    }
+    command.args(args).output().unwrap()
+}
+
+fn ok(out: Output, what: &str) -> Vec<u8> {
+    assert!(
+        out.status.success(),
+        "{what}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+fn fixture_stores() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(fixtures_dir())
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.ok()?.file_name().to_str()?.to_owned();
+            name.ends_with(".zarr").then_some(name)
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn every_fixture_dumps_from_s3_exactly_as_from_its_path() {
+    let server = S3Server::start();
+    server.create_bucket("fixtures");
+    let names = fixture_stores();
+    assert_eq!(names.len(), 7, "the 7 reference fixtures");
+    for name in &names {
+        let local = fixtures_dir().join(name);
+        server.upload_dir("fixtures", name, &local);
+        let want = ok(zv(&server, &["dump", local.to_str().unwrap()]), name);
+        let url = format!("s3://fixtures/{name}");
+        let got = ok(zv(&server, &["dump", &url]), &url);
+        assert!(
+            want == got,
+            "{url} dumps differently from {}",
+            local.display()
+        );
+    }
+}
+
+/// The files under `dir` as keys (`a/b/zarr.json`), sorted.
+fn local_keys(dir: &Path) -> Vec<String> {
+    fn walk(dir: &Path, root: &Path, out: &mut Vec<String>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let path = e.unwrap().path();
+            if path.is_dir() {
+                walk(&path, root, out);
+            } else {
+                let rel = path.strip_prefix(root).unwrap();
+                out.push(rel.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+/// zarr-python 3's reading of every array at `location` (module doc of the script).
+fn zarr_python_reads(server: &S3Server, location: &str) -> serde_json::Value {
+    let script = workspace_root().join("tests/interop/zarr_s3_read.py");
+    let out = Command::new(s3_python())
+        .arg(script)
+        .arg(location)
+        .arg(server.endpoint())
+        .output()
+        .unwrap();
+    let text = ok(out, &format!("zarr_s3_read.py {location}"));
+    serde_json::from_slice(&text).unwrap()
+}
+
+#[test]
+fn a_store_written_to_s3_is_the_store_written_to_a_directory() {
+    let server = S3Server::start();
+    server.create_bucket("written");
+    let dir = tempfile::tempdir().unwrap();
+    let input = fixtures_dir().join("streamlines_basic.input.json");
+    let input: serde_json::Value = serde_json::from_slice(&std::fs::read(input).unwrap()).unwrap();
+    let doc_path = dir.path().join("doc.json");
+    let doc = zv_testkit::fixtures::input_to_geometry(&input);
+    std::fs::write(&doc_path, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let doc_arg = doc_path.to_str().unwrap();
+    let local = dir.path().join("local.zv");
+    let url = "s3://written/streamlines.zv";
+    ok(
+        zv(&server, &["import", doc_arg, local.to_str().unwrap()]),
+        "import to a directory",
+    );
+    ok(zv(&server, &["import", doc_arg, url]), "import to s3://");
+
+    // the same keys, and zv reads the same content from both
+    let keys: Vec<String> = server
+        .keys("written", "streamlines.zv")
+        .iter()
+        .map(|k| k["streamlines.zv/".len()..].to_owned())
+        .collect();
+    assert_eq!(keys, local_keys(&local));
+    let want = ok(
+        zv(&server, &["dump", local.to_str().unwrap()]),
+        "dump local",
+    );
+    assert!(!want.is_empty());
+    assert!(ok(zv(&server, &["dump", url]), "dump s3://") == want);
+    let valid = zv(&server, &["validate", url]);
+    assert!(valid.status.success(), "zv validate {url}");
+
+    // zarr-python reads the same arrays with the same values from the bucket
+    let from_s3 = zarr_python_reads(&server, url);
+    let from_dir = zarr_python_reads(&server, local.to_str().unwrap());
+    assert!(from_s3.as_object().is_some_and(|o| !o.is_empty()));
+    assert_eq!(from_s3, from_dir);
+
+    // a second import does not overwrite it unasked
+    let again = zv(&server, &["import", doc_arg, url]);
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("is not empty"));
+}
+
+#[test]
+fn of_two_writers_creating_one_s3_store_the_second_writes_nothing() {
+    let server = S3Server::start();
+    server.create_bucket("race");
+    zv_format::link_plugins();
+    let options: zv_store_object::Options = server.options().into_iter().collect();
+    let open = || -> Arc<dyn zv_core::store::Store> {
+        Arc::new(zv_store_object::ObjectStore::open("s3://race/points.zv", &options).unwrap())
+    };
+    let writer = |store, x: f64| {
+        let mut w = ZvWriter::create(
+            store,
+            WriterOptions::new(Geometry::PointCloud, vec![10.0; 3]),
+        )
+        .unwrap();
+        w.add_vertices_flat(&[x, 1.0, 1.0, 2.0, 2.0, 2.0], None, &BTreeMap::new())
+            .unwrap();
+        w
+    };
+    // both start while the store is empty
+    let first = writer(open(), 1.0);
+    let second = writer(open(), 5.0);
+    first.finish().unwrap();
+    let err = second.finish().unwrap_err().to_string();
+    assert!(err.contains("zarr.json"), "{err}");
+    // the store is the first writer's, blobs included
+    let store = ZvStore::open(open()).unwrap();
+    let hits = store
+        .level(0)
+        .unwrap()
+        .query_box(&[0.0; 3], &[10.0; 3])
+        .unwrap();
+    assert_eq!(hits.positions.len(), 2);
+    assert!(hits.positions.contains(&[1.0, 1.0, 1.0]));
+    assert!(!hits.positions.contains(&[5.0, 1.0, 1.0]));
+}
