@@ -5,10 +5,14 @@
 //! object order, each in manifest order. Links use zv's reading (skeleton parents per
 //! fragment, as [`crate::reader::Level::object`] reads them). Categorical attributes are
 //! exported as strings; missing object-attribute rows (`present_mask` 0) as `null`. The level
-//! is read once, through the reader's level scan. [`points`] reads a point cloud chunk by
-//! chunk instead, in bounded memory.
+//! is read once, through the reader's level scan. The streaming readers give the same
+//! values in bounded memory: [`points`] the vertices chunk by chunk, [`links`] the vertices
+//! and links of a mesh, graph or skeleton chunk by chunk, [`polylines`] the polylines a
+//! batch of objects at a time.
 
+pub mod links;
 pub mod points;
+pub mod polylines;
 
 use std::collections::{BTreeMap, HashMap};
 

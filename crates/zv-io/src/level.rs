@@ -1,5 +1,5 @@
-//! What the exporters read: level 0 of a store as a [`GeometryDocument`], through the
-//! reader's one export path ([`zv_format::export::export_geometry`]).
+//! What the exporters share: running a streaming reader ([`carried`]), level 0 of a store as
+//! a [`GeometryDocument`] (LAS export, and the tests' oracle), numbers as text.
 
 use zv_core::data_type::DataType;
 use zv_format::document::{Attribute, AttributeValues, GeometryDocument};
@@ -14,6 +14,28 @@ pub(crate) fn level0(store: &ZvStore, file: &FileName) -> Result<GeometryDocumen
     GeometryDocument::from_value(&value).map_err(|e| file.format(e))
 }
 
+/// Runs a streaming reader, `read`, handing what it reads to `f`: `f`'s errors (the
+/// output's) are carried out of the reader's callback as they are, the reader's own name
+/// `file`.
+pub(crate) fn carried<T>(
+    file: &FileName,
+    read: impl FnOnce(&mut dyn FnMut(T) -> zv_format::Result<()>) -> zv_format::Result<()>,
+    mut f: impl FnMut(T) -> Result<()>,
+) -> Result<()> {
+    let mut failed = None;
+    let result = read(&mut |item| match f(item) {
+        Ok(()) => Ok(()),
+        Err(e) => {
+            failed = Some(e);
+            Err(zv_format::Error::InvalidInput("export stopped".into()))
+        }
+    });
+    match (failed, result) {
+        (Some(e), _) => Err(e),
+        (None, r) => r.map_err(|e| file.format(e)),
+    }
+}
+
 /// A numeric attribute split into single-channel columns named `name` (one channel) or
 /// `name_CHANNEL` (the channel names, else the channel numbers); `None` for categorical ones.
 /// Rows the attribute marks absent read as NaN.
@@ -25,16 +47,8 @@ pub(crate) fn numeric_columns(name: &str, a: &Attribute) -> Option<Vec<(String, 
     Some(
         (0..c)
             .map(|ch| {
-                let n = if c == 1 {
-                    name.to_owned()
-                } else {
-                    match a.channel_names.as_ref().and_then(|cn| cn.get(ch)) {
-                        Some(cn) => format!("{name}_{cn}"),
-                        None => format!("{name}_{ch}"),
-                    }
-                };
                 (
-                    n,
+                    channel_name(name, a.channel_names.as_deref(), c, ch),
                     ColumnView {
                         rows: rows.clone(),
                         present: present.clone(),
@@ -44,6 +58,18 @@ pub(crate) fn numeric_columns(name: &str, a: &Attribute) -> Option<Vec<(String, 
             })
             .collect(),
     )
+}
+
+/// The column name of channel `ch` of `c` of attribute `name`: `name` for one channel, else
+/// `name_CHANNEL` (the channel names, else the channel numbers).
+pub(crate) fn channel_name(name: &str, names: Option<&[String]>, c: usize, ch: usize) -> String {
+    if c == 1 {
+        return name.to_owned();
+    }
+    match names.and_then(|cn| cn.get(ch)) {
+        Some(cn) => format!("{name}_{cn}"),
+        None => format!("{name}_{ch}"),
+    }
 }
 
 /// One channel of numeric rows.

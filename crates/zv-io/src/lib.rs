@@ -19,8 +19,11 @@
 //! (SWC files, small by nature, are read whole to check the parent tree first). Nothing is
 //! written to the store before the whole file has been read and checked, so a malformed file
 //! leaves the store as it was; every error names the file and the line or byte offset.
-//! Point clouds are exported to CSV and PLY chunk by chunk in bounded memory
-//! ([`zv_format::export::points`]); other exports read level 0 through
+//! Exports stream out of the reader in bounded memory: point clouds, meshes, graphs and
+//! skeletons chunk by chunk ([`zv_format::export::points`], [`zv_format::export::links`];
+//! vertices get level-global numbers from a survey of the chunks, links between chunks are
+//! numbered through them), polylines and streamlines a batch of objects at a time
+//! ([`zv_format::export::polylines`]). LAS export still reads level 0 whole through
 //! [`zv_format::export::export_geometry`].
 //!
 //! Crates used: `csv` (BurntSushi's, for CSV quoting and records); `las` (with `laz`, the
@@ -48,7 +51,23 @@
 pub mod error;
 mod level;
 pub mod options;
-#[cfg(any(feature = "csv", feature = "ply"))]
+#[cfg(all(
+    test,
+    feature = "csv",
+    feature = "obj",
+    feature = "stl",
+    feature = "swc",
+    feature = "trk",
+    feature = "tck"
+))]
+mod oracle;
+#[cfg(any(
+    feature = "csv",
+    feature = "ply",
+    feature = "obj",
+    feature = "stl",
+    feature = "swc"
+))]
 mod points;
 #[cfg(any(feature = "swc", feature = "trk", feature = "tck", feature = "las"))]
 mod root_attrs;
@@ -257,14 +276,20 @@ pub fn export(
     opts: &ExportOptions,
 ) -> Result<()> {
     use zv_format::progress::{Bounded, Progress, Reporter};
-    // the chunks of level 0, advanced as they are read; an exporter that reads the level
-    // whole advances them all at its end
-    let chunks = store
-        .level(0)
-        .and_then(|l| l.chunk_keys())
-        .map_or(0, |k| k.len() as u64);
-    opts.progress.set_total(chunks, "chunks");
-    let share = Reporter::new(Arc::new(Bounded::new(opts.progress.clone(), chunks)));
+    // the chunks of level 0 (the objects of polylines), advanced as they are read; an
+    // exporter that reads a level twice advances its first pass only
+    let (units, unit) = if store.geometry().is_sequential() {
+        let objects = store
+            .level(0)
+            .and_then(|l| l.shared_object_index())
+            .map_or(0, |i| i.map_or(0, |i| i.num_objects));
+        (objects, "objects")
+    } else {
+        let chunks = store.level(0).and_then(|l| l.chunk_keys());
+        (chunks.map_or(0, |k| k.len() as u64), "chunks")
+    };
+    opts.progress.set_total(units, unit);
+    let share = Reporter::new(Arc::new(Bounded::new(opts.progress.clone(), units)));
     let opts = &ExportOptions {
         progress: share,
         ..opts.clone()
@@ -276,15 +301,15 @@ pub fn export(
         #[cfg(feature = "csv")]
         Format::Csv => csv::export(store, out, file, opts),
         #[cfg(feature = "swc")]
-        Format::Swc => swc::export(store, out, file),
+        Format::Swc => swc::export(store, out, file, &opts.progress),
         #[cfg(feature = "stl")]
-        Format::Stl => stl::export(store, out, file),
+        Format::Stl => stl::export(store, out, file, &opts.progress),
         #[cfg(feature = "obj")]
-        Format::Obj => obj::export(store, out, file),
+        Format::Obj => obj::export(store, out, file, &opts.progress),
         #[cfg(feature = "trk")]
-        Format::Trk => trk::export(store, out, file),
+        Format::Trk => trk::export(store, out, file, &opts.progress),
         #[cfg(feature = "tck")]
-        Format::Tck => tck::export(store, out, file),
+        Format::Tck => tck::export(store, out, file, &opts.progress),
         #[cfg(feature = "las")]
         Format::Las => las::export(store, out, file, false),
         #[cfg(feature = "las")]

@@ -10,7 +10,8 @@
 //! vertices are held in memory (24 bytes each) to resolve the `l` lines.
 //!
 //! **Export** ([`export`]): level 0 of a mesh (`v` and `f`), a polyline, line or streamline
-//! store (`v` and one `l` per object) or a point cloud (`v`).
+//! store (`v` and one `l` per object) or a point cloud (`v`), streamed in bounded memory
+//! ([`zv_format::export::links`], [`zv_format::export::polylines`]).
 //!
 //! Written by hand: `tobj` loads the whole file and re-indexes it for rendering; this keeps the
 //! file's vertex order and streams.
@@ -21,12 +22,15 @@ use std::sync::Arc;
 
 use zv_core::data_type::DataType;
 use zv_core::store::Store;
+use zv_format::export::polylines::PolylineStream;
+use zv_format::progress::{NoProgress, Progress};
 use zv_format::writer::{WriteSummary, ZvWriter};
 use zv_format::{Geometry, ZvStore};
 
 use crate::error::{FileName, Location, Result};
-use crate::level::{level0, number_text};
+use crate::level::{carried, number_text};
 use crate::options::ImportOptions;
+use crate::points::Points;
 use crate::sink::{auto_chunk_shape, writer_options, SinkSpec, VertexSink};
 use crate::source::Source;
 
@@ -228,15 +232,21 @@ fn polylines<R: Read>(
     }
 }
 
-/// Writes level 0 of `store` as OBJ to `out`; `file` names the output in errors.
-pub fn export(store: &ZvStore, out: &mut dyn Write, file: &str) -> Result<()> {
+/// Writes level 0 of `store` as OBJ to `out`, in bounded memory: a mesh's or point cloud's
+/// vertices chunk by chunk, then a mesh's faces chunk by chunk (the links between chunks
+/// last); a polyline store's objects a batch at a time. `file` names the output in errors,
+/// `progress` gets the first pass.
+pub fn export(
+    store: &ZvStore,
+    out: &mut dyn Write,
+    file: &str,
+    progress: &dyn Progress,
+) -> Result<()> {
     let file = FileName(file.to_owned());
-    let doc = level0(store, &file)?;
-    let dt = doc.vertex_dtype.unwrap_or(DataType::Float32);
+    let geometry = store.geometry();
     let io = |e| file.io(e);
     let mut w = std::io::BufWriter::with_capacity(1 << 20, out);
-    writeln!(w, "# written by zv").map_err(io)?;
-    let v = |w: &mut std::io::BufWriter<&mut dyn Write>, p: &[f64]| {
+    let v = |w: &mut std::io::BufWriter<&mut dyn Write>, dt: DataType, p: &[f64]| {
         let mut line = String::from("v");
         for i in 0..3 {
             line.push(' ');
@@ -244,26 +254,63 @@ pub fn export(store: &ZvStore, out: &mut dyn Write, file: &str) -> Result<()> {
         }
         writeln!(w, "{line}").map_err(io)
     };
-    match doc.geometry {
-        Geometry::Mesh | Geometry::PointCloud => {
-            for p in &doc.vertices {
-                v(&mut w, p)?;
-            }
-            for f in &doc.faces {
-                let ids: Vec<String> = f.iter().map(|i| (i + 1).to_string()).collect();
-                writeln!(w, "f {}", ids.join(" ")).map_err(io)?;
+    let indices = |w: &mut std::io::BufWriter<&mut dyn Write>, tag: &str, ids: &[u64]| {
+        let ids: Vec<String> = ids.iter().map(|i| (i + 1).to_string()).collect();
+        writeln!(w, "{tag} {}", ids.join(" ")).map_err(io)
+    };
+    match geometry {
+        Geometry::PointCloud => {
+            let points = Points::stream(store, false, true, &file)?;
+            writeln!(w, "# written by zv").map_err(io)?;
+            points.for_each(progress, &file, |chunk| {
+                for p in chunk.positions.iter() {
+                    v(&mut w, points.vertex_type, p)?;
+                }
+                Ok(())
+            })?;
+        }
+        Geometry::Mesh => {
+            let points = Points::with_links(store, true, &file)?;
+            let links = points.links().ok_or_else(|| file.unsupported("no links"))?;
+            writeln!(w, "# written by zv").map_err(io)?;
+            points.for_each(progress, &file, |chunk| {
+                for p in chunk.positions.iter() {
+                    v(&mut w, points.vertex_type, p)?;
+                }
+                Ok(())
+            })?;
+            carried(
+                &file,
+                |sink| links.for_each(&NoProgress, sink),
+                |chunk| {
+                    for l in &chunk.links {
+                        indices(&mut w, "f", &l.ends)?;
+                    }
+                    Ok(())
+                },
+            )?;
+            for l in links.cross_links() {
+                indices(&mut w, "f", &l.ends)?;
             }
         }
         Geometry::Polyline | Geometry::Line | Geometry::Streamline => {
-            let mut next = 1usize;
-            for pl in &doc.polylines {
-                for p in pl {
-                    v(&mut w, p)?;
-                }
-                let ids: Vec<String> = (next..next + pl.len()).map(|i| i.to_string()).collect();
-                next += pl.len();
-                writeln!(w, "l {}", ids.join(" ")).map_err(io)?;
-            }
+            let stream = PolylineStream::open(store).map_err(|e| file.format(e))?;
+            let dt = stream.vertex_type();
+            writeln!(w, "# written by zv").map_err(io)?;
+            let mut next = 0u64;
+            carried(
+                &file,
+                |sink| stream.for_each(progress, sink),
+                |pl| {
+                    for p in pl.positions.iter() {
+                        v(&mut w, dt, p)?;
+                    }
+                    let n = pl.positions.len() as u64;
+                    let ids: Vec<u64> = (next..next + n).collect();
+                    next += n;
+                    indices(&mut w, "l", &ids)
+                },
+            )?;
         }
         ref g => {
             return Err(file.unsupported(format!(

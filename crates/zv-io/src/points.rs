@@ -1,16 +1,19 @@
-//! The points the CSV and PLY exporters write, chunk by chunk ([`Points`]): from the
-//! streaming reader of a point cloud ([`zv_format::export::points::PointStream`], bounded
-//! memory), or from a level-0 document (a mesh's vertices) as one chunk. Both give the same
-//! columns, so one writer per format serves both.
+//! The vertices the CSV, PLY, OBJ, STL and SWC exporters write, chunk by chunk ([`Points`]):
+//! from the streaming readers of level 0 ([`zv_format::export::points::PointStream`],
+//! [`zv_format::export::links::LinkStream`] with the links; bounded memory), or from a
+//! level-0 document as one chunk (the tests' oracle). Both give the same columns, so one
+//! writer per format serves both.
 
 use zv_core::data_type::DataType;
 use zv_format::document::{AttributeValues, GeometryDocument};
+use zv_format::export::links::LinkStream;
 use zv_format::export::points::{ChunkColumn, PointChunk, PointStream};
 use zv_format::progress::Progress;
 use zv_format::reader::Positions;
 use zv_format::ZvStore;
 
 use crate::error::{FileName, Result};
+use crate::level::carried;
 
 /// A vertex attribute as the exporters see it.
 #[derive(Debug, Clone)]
@@ -60,6 +63,7 @@ impl Column {
 
 enum Source {
     Stream(Box<PointStream>),
+    Links(Box<LinkStream>),
     Document(PointChunk),
 }
 
@@ -88,10 +92,50 @@ fn default_axes(ndim: usize) -> Vec<String> {
 }
 
 impl Points {
-    /// Level 0 of `store`, a point cloud, streamed (`count`: survey the level first so that
-    /// [`Points::count`] is known).
-    pub(crate) fn stream(store: &ZvStore, count: bool, file: &FileName) -> Result<Self> {
-        let stream = PointStream::open(store, count).map_err(|e| file.format(e))?;
+    /// Level 0 of `store` (a point cloud, mesh, graph or skeleton) streamed (`count`: survey
+    /// the level first so that [`Points::count`] is known; `single_ids`: keep object ids when
+    /// every vertex's is 0).
+    pub(crate) fn stream(
+        store: &ZvStore,
+        count: bool,
+        single_ids: bool,
+        file: &FileName,
+    ) -> Result<Self> {
+        let mut stream = PointStream::open(store, count).map_err(|e| file.format(e))?;
+        if !single_ids {
+            stream.drop_single_object_ids();
+        }
+        let head = Self::head(store, &stream);
+        Ok(Self {
+            source: Source::Stream(Box::new(stream)),
+            ..head
+        })
+    }
+
+    /// The vertices of level 0 of `store` (a mesh, graph or skeleton) with their links
+    /// ([`Points::links`]); the level is surveyed.
+    pub(crate) fn with_links(store: &ZvStore, single_ids: bool, file: &FileName) -> Result<Self> {
+        let mut stream = LinkStream::open(store).map_err(|e| file.format(e))?;
+        if !single_ids {
+            stream.points_mut().drop_single_object_ids();
+        }
+        let head = Self::head(store, stream.points());
+        Ok(Self {
+            source: Source::Links(Box::new(stream)),
+            ..head
+        })
+    }
+
+    /// The links of [`Points::with_links`].
+    pub(crate) fn links(&self) -> Option<&LinkStream> {
+        match &self.source {
+            Source::Links(l) => Some(l),
+            _ => None,
+        }
+    }
+
+    /// What the headers need of `stream` (its source a placeholder).
+    fn head(store: &ZvStore, stream: &PointStream) -> Self {
         let root = store.root();
         let ndim = root.chunk_shape.len();
         let mut axis_names: Vec<String> = root.axes.iter().map(|a| a.name.clone()).collect();
@@ -108,14 +152,19 @@ impl Points {
                 categorical: i.dictionary.is_some(),
             })
             .collect();
-        Ok(Self {
+        Self {
             axis_names,
             vertex_type: stream.vertex_type(),
             attrs,
             with_ids: stream.has_object_ids(),
             count: stream.count(),
-            source: Source::Stream(Box::new(stream)),
-        })
+            source: Source::Document(PointChunk {
+                key: zv_format::metadata::ChunkKey(Vec::new()),
+                positions: Positions::new(ndim),
+                attributes: Vec::new(),
+                object_ids: None,
+            }),
+        }
     }
 
     /// The vertices of `doc` (a level-0 document) as one chunk.
@@ -187,14 +236,8 @@ impl Points {
                 .or_else(|| a.channel_names.as_ref().map(Vec::len))
                 .unwrap_or(1);
             for ch in 0..channels {
-                let name = if channels == 1 {
-                    a.name.clone()
-                } else {
-                    match a.channel_names.as_ref().and_then(|cn| cn.get(ch)) {
-                        Some(cn) => format!("{}_{cn}", a.name),
-                        None => format!("{}_{ch}", a.name),
-                    }
-                };
+                let name =
+                    crate::level::channel_name(&a.name, a.channel_names.as_deref(), channels, ch);
                 out.push(Column {
                     name,
                     data_type: a.data_type,
@@ -223,20 +266,13 @@ impl Points {
                 Ok(())
             }
             Source::Stream(stream) => {
-                // the writer's errors are carried out of the reader's callback
-                let mut failed = None;
-                let read = stream.for_each(progress, |chunk| match f(&chunk) {
-                    Ok(()) => Ok(()),
-                    Err(e) => {
-                        failed = Some(e);
-                        Err(zv_format::Error::InvalidInput("export stopped".into()))
-                    }
-                });
-                match (failed, read) {
-                    (Some(e), _) => Err(e),
-                    (None, r) => r.map_err(|e| file.format(e)),
-                }
+                carried(file, |sink| stream.for_each(progress, sink), |c| f(&c))
             }
+            Source::Links(stream) => carried(
+                file,
+                |sink| stream.points().for_each(progress, sink),
+                |c| f(&c),
+            ),
         }
     }
 }

@@ -8,13 +8,13 @@
 //! in its header. Vertices and faces stream into the writer in batches; the merge table holds
 //! 20 bytes per distinct vertex.
 //!
-//! **Export** ([`export`]): level 0 of a mesh as binary STL (quads as two triangles), facet
+//! **Export** ([`export`]): level 0 of a mesh as binary STL, chunk by chunk in bounded memory
+//! ([`zv_format::export::links`]; quads as two triangles), facet
 //! normals computed from the corners.
 //!
 //! Written by hand: `stl_io` reads the whole file into memory and merges vertices in its own
 //! order; the format is a header and fixed-size records.
 
-use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::path::Path;
 use std::sync::Arc;
@@ -25,10 +25,13 @@ use zv_format::writer::WriteSummary;
 use zv_format::{Geometry, ZvStore};
 
 use crate::error::{FileName, Location, Result};
-use crate::level::level0;
+use crate::level::carried;
 use crate::options::ImportOptions;
 use crate::sink::{SinkSpec, VertexSink};
 use crate::source::Source;
+use std::collections::HashMap;
+use zv_format::export::links::LinkStream;
+use zv_format::progress::Progress;
 
 /// Merges corners into vertices and gathers faces for the writer.
 struct Mesh {
@@ -205,45 +208,95 @@ fn read_ascii<R: Read>(src: &mut Source<R>, mesh: &mut Mesh) -> Result<()> {
     Ok(())
 }
 
-/// Writes level 0 of `store` (a 3-D mesh) as binary STL to `out`; `file` names the output in
-/// errors.
-pub fn export(store: &ZvStore, out: &mut dyn Write, file: &str) -> Result<()> {
+/// Writes level 0 of `store` (a 3-D mesh) as binary STL to `out`, chunk by chunk in bounded
+/// memory (a survey counts the triangles for the header; the corners of faces between chunks
+/// are kept as their chunks pass); `file` names the output in errors, `progress` gets one unit
+/// per chunk.
+pub fn export(
+    store: &ZvStore,
+    out: &mut dyn Write,
+    file: &str,
+    progress: &dyn Progress,
+) -> Result<()> {
     let file = FileName(file.to_owned());
-    let doc = level0(store, &file)?;
-    if doc.geometry != Geometry::Mesh || doc.chunk_shape.len() != 3 {
+    let ndim = store.root().chunk_shape.len();
+    if store.geometry() != Geometry::Mesh || ndim != 3 {
         return Err(file.unsupported(format!(
-            "STL holds 3-D meshes; the store is a {}-D {}",
-            doc.chunk_shape.len(),
-            doc.geometry.name()
+            "STL holds 3-D meshes; the store is a {ndim}-D {}",
+            store.geometry().name()
         )));
     }
-    let mut tris: Vec<[u64; 3]> = Vec::new();
-    for f in &doc.faces {
-        match f.as_slice() {
-            [a, b, c] => tris.push([*a, *b, *c]),
-            [a, b, c, d] => tris.extend([[*a, *b, *c], [*a, *c, *d]]),
-            _ => {}
-        }
-    }
+    let stream = LinkStream::open(store).map_err(|e| file.format(e))?;
+    let cross = stream.cross_links();
+    let triangles = |n: usize| match n {
+        3 => 1u64,
+        4 => 2,
+        _ => 0,
+    };
+    let count = (stream.count() - cross.len() as u64) * triangles(stream.width())
+        + cross.iter().map(|l| triangles(l.ends.len())).sum::<u64>();
     let count =
-        u32::try_from(tris.len()).map_err(|_| file.unsupported("more than 2^32 − 1 triangles"))?;
+        u32::try_from(count).map_err(|_| file.unsupported("more than 2^32 − 1 triangles"))?;
+    // the corners of the faces between chunks, kept as their chunks pass
+    let mut corners: Vec<(u64, [f32; 3])> = stream
+        .cross_vertices()
+        .into_iter()
+        .map(|v| (v, [0.0; 3]))
+        .collect();
     let io = |e| file.io(e);
     let mut w = std::io::BufWriter::with_capacity(1 << 20, out);
     let mut head = [b' '; 80];
     head[..14].copy_from_slice(b"written by zv ");
     w.write_all(&head).map_err(io)?;
     w.write_all(&count.to_le_bytes()).map_err(io)?;
-    let p = |i: u64| -> [f32; 3] {
-        let v = doc
-            .vertices
-            .get(i as usize)
-            .map(Vec::as_slice)
-            .unwrap_or(&[0.0, 0.0, 0.0]);
-        [v[0] as f32, v[1] as f32, v[2] as f32]
-    };
     let mut rec = Vec::with_capacity(50);
-    for t in &tris {
-        let [a, b, c] = t.map(p);
+    carried(
+        &file,
+        |sink| stream.for_each(progress, sink),
+        |chunk| {
+            let pos = &chunk.points.positions;
+            let p = |i: u64| -> [f32; 3] {
+                let v = i
+                    .checked_sub(chunk.offset)
+                    .and_then(|r| pos.get(r as usize))
+                    .unwrap_or(&[0.0, 0.0, 0.0]);
+                [v[0] as f32, v[1] as f32, v[2] as f32]
+            };
+            let end = chunk.offset + pos.len() as u64;
+            let first = corners.partition_point(|c| c.0 < chunk.offset);
+            for (r, slot) in corners[first..].iter_mut().take_while(|c| c.0 < end) {
+                *slot = p(*r);
+            }
+            for l in &chunk.links {
+                facet(&mut w, &mut rec, &l.ends, p).map_err(io)?;
+            }
+            Ok(())
+        },
+    )?;
+    for l in &cross {
+        let p = |i: u64| match corners.binary_search_by_key(&i, |c| c.0) {
+            Ok(k) => corners[k].1,
+            Err(_) => [0.0; 3],
+        };
+        facet(&mut w, &mut rec, &l.ends, p).map_err(io)?;
+    }
+    w.flush().map_err(io)
+}
+
+/// Writes the triangles of `face` (3 or 4 vertices; others none), corners from `p`.
+fn facet(
+    w: &mut impl Write,
+    rec: &mut Vec<u8>,
+    face: &[u64],
+    p: impl Fn(u64) -> [f32; 3],
+) -> std::io::Result<()> {
+    let tris: &[[u64; 3]] = &match face {
+        [a, b, c] => vec![[*a, *b, *c]],
+        [a, b, c, d] => vec![[*a, *b, *c], [*a, *c, *d]],
+        _ => Vec::new(),
+    };
+    for t in tris {
+        let [a, b, c] = t.map(&p);
         let (u, v) = (
             [b[0] - a[0], b[1] - a[1], b[2] - a[2]],
             [c[0] - a[0], c[1] - a[1], c[2] - a[2]],
@@ -262,7 +315,7 @@ pub fn export(store: &ZvStore, out: &mut dyn Write, file: &str) -> Result<()> {
             rec.extend_from_slice(&x.to_le_bytes());
         }
         rec.extend_from_slice(&[0, 0]);
-        w.write_all(&rec).map_err(io)?;
+        w.write_all(rec)?;
     }
-    w.flush().map_err(io)
+    Ok(())
 }

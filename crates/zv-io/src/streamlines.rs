@@ -1,19 +1,22 @@
 //! What the streamline formats (TRK, TCK) share: [`StreamlineSink`], which gathers streamlines
 //! (with per-point and per-streamline values) into batches for the streaming writer, and
-//! [`streamline_level`], the level-0 document an export writes.
+//! [`streamline_stream`], the polylines an export writes, a batch of objects at a time.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use zv_core::data_type::DataType;
 use zv_core::store::Store;
-use zv_format::document::{Attribute, AttributeValues, GeometryDocument};
+use zv_format::document::{Attribute, AttributeValues};
+use zv_format::export::polylines::{Polyline, PolylineStream};
 use zv_format::layout::attributes::{f64_to_le, AttributeRows};
+use zv_format::progress::Progress;
+use zv_format::reader::DenseAttribute;
 use zv_format::writer::{WriteSummary, ZvWriter};
 use zv_format::{Geometry, ZvStore};
 
 use crate::error::{FileName, Result};
-use crate::level::level0;
+use crate::level::carried;
 use crate::options::ImportOptions;
 use crate::sink::{auto_chunk_shape, writer_options};
 
@@ -182,37 +185,46 @@ impl StreamlineSink {
     }
 }
 
-/// Level 0 of `store` for a streamline export: a 3-D line, polyline or streamline store.
-pub(crate) fn streamline_level(
+/// Level 0 of `store` for a streamline export, a batch of objects at a time: a 3-D line,
+/// polyline or streamline store.
+pub(crate) fn streamline_stream(
     store: &ZvStore,
     file: &FileName,
     format: &str,
-) -> Result<GeometryDocument> {
-    let doc = level0(store, file)?;
-    if !doc.geometry.is_sequential() || doc.chunk_shape.len() != 3 {
+) -> Result<PolylineStream> {
+    let geometry = store.geometry();
+    let ndim = store.root().chunk_shape.len();
+    if !geometry.is_sequential() || ndim != 3 {
         return Err(file.unsupported(format!(
-            "{format} holds 3-D streamlines; the store is a {}-D {}",
-            doc.chunk_shape.len(),
-            doc.geometry.name()
+            "{format} holds 3-D streamlines; the store is a {ndim}-D {}",
+            geometry.name()
         )));
     }
-    Ok(doc)
+    PolylineStream::open(store).map_err(|e| file.format(e))
 }
 
-/// A numeric attribute as rows of float64 (missing rows: NaN) and its channel count; `None`
-/// for a categorical one.
-pub(crate) fn numeric_rows(a: &Attribute) -> Option<(usize, impl Fn(usize, usize) -> f64 + '_)> {
-    let AttributeValues::Numeric { rows, present } = &a.values else {
-        return None;
-    };
-    let get = move |r: usize, c: usize| {
-        if present
-            .as_ref()
-            .is_some_and(|p| !p.get(r).copied().unwrap_or(false))
-        {
-            return f64::NAN;
-        }
-        rows.get_f64(r, c).unwrap_or(f64::NAN)
-    };
-    Some((rows.channels(), get))
+/// Channel `c` of row `r` of numeric rows (NaN past the end or without rows).
+pub(crate) fn row_value(rows: Option<&AttributeRows>, r: usize, c: usize) -> f64 {
+    rows.and_then(|a| a.get_f64(r, c)).unwrap_or(f64::NAN)
+}
+
+/// Channel `c` of object `r`'s row of an object attribute (NaN where `present_mask` is 0).
+pub(crate) fn object_value(a: &DenseAttribute, r: usize, c: usize) -> f64 {
+    if a.present_mask
+        .as_ref()
+        .is_some_and(|p| !p.get(r).copied().unwrap_or(false))
+    {
+        return f64::NAN;
+    }
+    a.values.rows.get_f64(r, c).unwrap_or(f64::NAN)
+}
+
+/// Hands every polyline of `stream` to `f` (see [`carried`]).
+pub(crate) fn each_polyline(
+    stream: &PolylineStream,
+    progress: &dyn Progress,
+    file: &FileName,
+    f: impl FnMut(Polyline) -> Result<()>,
+) -> Result<()> {
+    carried(file, |sink| stream.for_each(progress, sink), f)
 }

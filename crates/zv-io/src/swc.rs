@@ -27,11 +27,14 @@ use zv_format::writer::WriteSummary;
 use zv_format::{Geometry, ZvStore};
 
 use crate::error::{FileName, Location, Result};
-use crate::level::{level0, number_text, numeric_columns};
+use crate::level::{carried, number_text};
 use crate::options::ImportOptions;
 use crate::root_attrs::add_root_attribute;
 use crate::sink::{Column, SinkSpec, VertexSink};
 use crate::source::Source;
+use zv_format::export::links::LinkStream;
+use zv_format::export::points::{ChunkColumn, PointChunk};
+use zv_format::progress::Progress;
 
 /// One sample of the file.
 struct Sample {
@@ -242,31 +245,45 @@ pub(crate) fn import_reader<R: std::io::Read>(
     Ok(summary)
 }
 
-/// Writes level 0 of `store` (a skeleton) as SWC to `out`; `file` names the output in errors.
-pub fn export(store: &ZvStore, out: &mut dyn Write, file: &str) -> Result<()> {
+/// Writes level 0 of `store` (a skeleton) as SWC to `out`, chunk by chunk in bounded memory
+/// ([`zv_format::export::links`]: each chunk's vertices with their parents); `file` names
+/// the output in errors, `progress` gets one unit per chunk.
+pub fn export(
+    store: &ZvStore,
+    out: &mut dyn Write,
+    file: &str,
+    progress: &dyn Progress,
+) -> Result<()> {
     let file = FileName(file.to_owned());
-    let doc = level0(store, &file)?;
-    if doc.geometry != Geometry::Skeleton || doc.chunk_shape.len() != 3 {
+    let ndim = store.root().chunk_shape.len();
+    if store.geometry() != Geometry::Skeleton || ndim != 3 {
         return Err(file.unsupported(format!(
-            "SWC holds 3-D skeletons; the store is a {}-D {}",
-            doc.chunk_shape.len(),
-            doc.geometry.name()
+            "SWC holds 3-D skeletons; the store is a {ndim}-D {}",
+            store.geometry().name()
         )));
     }
+    let stream = LinkStream::open(store).map_err(|e| file.format(e))?;
+    let points = stream.points();
+    // a one-channel numeric vertex attribute: its position among the attributes and type
     let column = |name: &str| {
-        doc.vertex_attributes
-            .get(name)
-            .and_then(|a| numeric_columns(name, a))
-            .and_then(|mut c| (c.len() == 1).then(|| c.remove(0).1))
+        let i = points
+            .infos()
+            .iter()
+            .position(|a| a.name == name && a.dictionary.is_none())?;
+        Some((i, points.infos()[i].data_type))
     };
     let (kind, radius) = (column("type"), column("radius"));
-    let mut parent = vec![-1i64; doc.vertices.len()];
-    for [c, p] in &doc.edges {
-        if let Some(slot) = parent.get_mut(*c as usize) {
-            *slot = *p as i64 + 1;
+    let value = |chunk: &PointChunk, c: Option<(usize, DataType)>, r: usize| {
+        let (i, _) = c?;
+        match chunk.attributes.get(i) {
+            Some(ChunkColumn::Numeric(Some(rows))) if rows.channels() == 1 => {
+                Some(rows.get_f64(r, 0).unwrap_or(f64::NAN))
+            }
+            Some(ChunkColumn::Numeric(Some(_))) => None,
+            _ => Some(f64::NAN),
         }
-    }
-    let dt = doc.vertex_dtype.unwrap_or(DataType::Float32);
+    };
+    let dt = points.vertex_type();
     let io = |e| file.io(e);
     let mut w = std::io::BufWriter::with_capacity(1 << 20, out);
     let comments = store
@@ -281,23 +298,42 @@ pub fn export(store: &ZvStore, out: &mut dyn Write, file: &str) -> Result<()> {
         }
         None => writeln!(w, "# written by zv\n# id type x y z radius parent").map_err(io)?,
     }
-    for (i, p) in doc.vertices.iter().enumerate() {
-        let k = kind.as_ref().map_or(0.0, |c| c.get(i));
-        let r = radius.as_ref().map_or(1.0, |c| c.get(i));
-        let rt = radius.as_ref().map_or(DataType::Float64, |c| c.data_type());
-        writeln!(
-            w,
-            "{} {} {} {} {} {} {}",
-            i + 1,
-            number_text(DataType::Int64, k),
-            number_text(dt, p[0]),
-            number_text(dt, p[1]),
-            number_text(dt, p[2]),
-            number_text(rt, r),
-            parent[i]
-        )
-        .map_err(io)?;
-    }
+    let rt = radius.map_or(DataType::Float64, |c| c.1);
+    carried(
+        &file,
+        |sink| stream.for_each(progress, sink),
+        |chunk| {
+            let rows = chunk.points.positions.len();
+            let mut parent = vec![-1i64; rows];
+            for l in &chunk.links {
+                if let [c, p] = l.ends.as_slice() {
+                    let slot = c
+                        .checked_sub(chunk.offset)
+                        .and_then(|i| parent.get_mut(i as usize));
+                    if let Some(slot) = slot {
+                        *slot = *p as i64 + 1;
+                    }
+                }
+            }
+            for (r, p) in chunk.points.positions.iter().enumerate() {
+                let k = value(&chunk.points, kind, r).unwrap_or(0.0);
+                let rad = value(&chunk.points, radius, r).unwrap_or(1.0);
+                writeln!(
+                    w,
+                    "{} {} {} {} {} {} {}",
+                    chunk.offset + r as u64 + 1,
+                    number_text(DataType::Int64, k),
+                    number_text(dt, p[0]),
+                    number_text(dt, p[1]),
+                    number_text(dt, p[2]),
+                    number_text(rt, rad),
+                    parent[r]
+                )
+                .map_err(io)?;
+            }
+            Ok(())
+        },
+    )?;
     w.flush().map_err(io)
 }
 

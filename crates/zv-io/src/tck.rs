@@ -12,8 +12,9 @@
 //! while a file is incomplete, so 0 is taken as "not known"); a file that ends inside a
 //! triplet or a streamline is an error naming the byte.
 //!
-//! **Export** ([`export`]): level 0 of a 3-D streamline, polyline or line store, little endian,
-//! in the store's vertex type (float64 stays float64, anything else is float32). TCK holds no
+//! **Export** ([`export`]): level 0 of a 3-D streamline, polyline or line store, a batch of
+//! objects at a time ([`zv_format::export::polylines`]), little endian, in the store's
+//! vertex type (float64 stays float64, anything else is float32). TCK holds no
 //! attributes: vertex and object attributes are not written.
 //!
 //! Written by hand: no maintained Rust crate reads TCK; the format is a few text lines and a
@@ -26,6 +27,7 @@ use std::sync::Arc;
 
 use zv_core::data_type::DataType;
 use zv_core::store::Store;
+use zv_format::progress::Progress;
 use zv_format::writer::WriteSummary;
 use zv_format::ZvStore;
 
@@ -33,7 +35,7 @@ use crate::error::{FileName, Location, Result};
 use crate::options::ImportOptions;
 use crate::root_attrs::add_root_attribute;
 use crate::source::Source;
-use crate::streamlines::{streamline_level, StreamlineSink};
+use crate::streamlines::{each_polyline, streamline_stream, StreamlineSink};
 
 /// The root attribute holding the imported header's other lines.
 pub const HEADER_ATTRIBUTE: &str = "tck_header";
@@ -249,7 +251,7 @@ pub(crate) fn import_reader<R: Read>(
 }
 
 /// The header text of a file of `count` streamlines, with the data at its end.
-fn header_text(other: &BTreeMap<String, String>, float64: bool, count: usize) -> String {
+pub(crate) fn header_text(other: &BTreeMap<String, String>, float64: bool, count: usize) -> String {
     let mut head = format!("{MAGIC}\n");
     for (k, v) in other {
         for line in v.lines() {
@@ -271,11 +273,18 @@ fn header_text(other: &BTreeMap<String, String>, float64: bool, count: usize) ->
     }
 }
 
-/// Writes level 0 of `store` as TCK to `out`; `file` names the output in errors.
-pub fn export(store: &ZvStore, out: &mut dyn Write, file: &str) -> Result<()> {
+/// Writes level 0 of `store` as TCK to `out`, a batch of streamlines at a time (the count in
+/// the header is the store's number of objects); `file` names the output in errors,
+/// `progress` gets one unit per streamline.
+pub fn export(
+    store: &ZvStore,
+    out: &mut dyn Write,
+    file: &str,
+    progress: &dyn Progress,
+) -> Result<()> {
     let file = FileName(file.to_owned());
-    let doc = streamline_level(store, &file, "TCK")?;
-    let float64 = doc.vertex_dtype == Some(DataType::Float64);
+    let stream = streamline_stream(store, &file, "TCK")?;
+    let float64 = stream.vertex_type() == DataType::Float64;
     let mut other = BTreeMap::new();
     if let Some(o) = store
         .root_attributes()
@@ -290,7 +299,8 @@ pub fn export(store: &ZvStore, out: &mut dyn Write, file: &str) -> Result<()> {
     }
     let io = |e| file.io(e);
     let mut w = std::io::BufWriter::with_capacity(1 << 20, out);
-    w.write_all(header_text(&other, float64, doc.polylines.len()).as_bytes())
+    let count = stream.num_objects() as usize;
+    w.write_all(header_text(&other, float64, count).as_bytes())
         .map_err(io)?;
     let put = |w: &mut std::io::BufWriter<&mut dyn Write>, p: [f64; 3]| {
         for x in p {
@@ -302,12 +312,12 @@ pub fn export(store: &ZvStore, out: &mut dyn Write, file: &str) -> Result<()> {
         }
         Ok::<(), std::io::Error>(())
     };
-    for pl in &doc.polylines {
-        for p in pl {
+    each_polyline(&stream, progress, &file, |pl| {
+        for p in pl.positions.iter() {
             put(&mut w, [p[0], p[1], p[2]]).map_err(io)?;
         }
-        put(&mut w, [f64::NAN; 3]).map_err(io)?;
-    }
+        put(&mut w, [f64::NAN; 3]).map_err(io)
+    })?;
     put(&mut w, [f64::INFINITY; 3]).map_err(io)?;
     w.flush().map_err(io)
 }

@@ -1,5 +1,8 @@
-//! Level 0 of a point cloud read chunk by chunk ([`PointStream`]), for exports that must not
-//! hold the level in memory (`zv export` to CSV or PLY of a 10M-point store).
+//! The vertices of level 0 read chunk by chunk ([`PointStream`]), for exports that must not
+//! hold the level in memory (`zv export` to CSV or PLY of a 10M-point store): the points of a
+//! point cloud, the vertices of a mesh, graph or skeleton (whose links
+//! [`super::links::LinkStream`] adds). Polylines, whose vertices are exported object by
+//! object, are read by [`super::polylines::PolylineStream`].
 //!
 //! The points come in the order of [`super::export_geometry`] (chunks in key order, rows in
 //! order), with the same values: positions as `f64`, numeric attribute rows as stored,
@@ -42,7 +45,6 @@ use rayon::prelude::*;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::geometry::Geometry;
 use crate::layout::attributes::AttributeRows;
 use crate::metadata::ChunkKey;
 use crate::names;
@@ -75,26 +77,49 @@ pub struct PointChunk {
     pub object_ids: Option<Vec<u64>>,
 }
 
-/// Level 0 of a point cloud, read chunk by chunk (see the [module docs](self)).
+/// Level 0's vertices, read chunk by chunk (see the [module docs](self)).
 pub struct PointStream {
-    level: Level,
-    keys: Vec<ChunkKey>,
+    pub(crate) level: Level,
+    pub(crate) keys: Vec<ChunkKey>,
     infos: Arc<Vec<AttributeInfo>>,
     /// Per chunk coordinates, each fragment's first object (lowest id naming it).
     owners: Option<HashMap<Vec<i64>, Vec<Option<u64>>>>,
     count: Option<u64>,
+    /// After a survey, the level-global number of each chunk's first vertex.
+    pub(crate) offsets: Option<Vec<u64>>,
+}
+
+/// What a survey learns of one chunk.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Surveyed {
+    /// Vertex rows.
+    pub rows: u64,
+    /// Fragments.
+    pub fragments: u64,
+    /// Delta-0 link rows (when the survey reads links).
+    pub links: u64,
 }
 
 impl PointStream {
-    /// Opens level 0 of `store`, a point cloud; with `count`, the number of points is known
-    /// before they are read ([`PointStream::count`]).
+    /// Opens level 0 of `store`, a point cloud, mesh, graph or skeleton; with `count`, the
+    /// number of points is known before they are read ([`PointStream::count`]).
     pub fn open(store: &ZvStore, count: bool) -> Result<Self> {
+        Ok(Self::open_surveyed(store, count, None)?.0)
+    }
+
+    /// [`PointStream::open`]; with `link_width`, the survey (then always made) also reads
+    /// every chunk's delta-0 link rows of that width, and their counts are returned.
+    pub(crate) fn open_surveyed(
+        store: &ZvStore,
+        count: bool,
+        link_width: Option<usize>,
+    ) -> Result<(Self, Vec<Surveyed>)> {
         let level = store.level(0)?;
-        if *level.geometry() != Geometry::PointCloud {
+        if level.geometry().is_sequential() {
             return Err(Error::Unsupported {
                 key: "zarr.json".into(),
                 what: format!(
-                    "streaming the points of a {} store (point clouds only)",
+                    "streaming the vertices of a {} store chunk by chunk (its vertices are read object by object)",
                     level.geometry().name()
                 ),
             });
@@ -108,27 +133,46 @@ impl PointStream {
             infos,
             owners: None,
             count: None,
+            offsets: None,
         };
-        if !count && index.is_none() {
-            return Ok(stream);
+        if !count && index.is_none() && link_width.is_none() {
+            return Ok((stream, Vec::new()));
         }
-        // the survey: rows and fragments of every chunk
-        let survey: Vec<(u64, u64)> = stream
+        // the survey: rows, fragments (and link rows) of every chunk
+        let survey: Vec<Surveyed> = stream
             .keys
             .par_iter()
             .map(|k| {
-                stream
-                    .chunk(k)
-                    .map(|c| (c.vertices.len() as u64, c.fragments.len() as u64))
+                let c = stream.chunk(k)?;
+                let rows = c.vertices.len() as u64;
+                let links = match link_width {
+                    Some(w) => stream
+                        .level
+                        .links(k, w, rows)?
+                        .map_or(0, |l| l.len() as u64),
+                    None => 0,
+                };
+                Ok(Surveyed {
+                    rows,
+                    fragments: c.fragments.len() as u64,
+                    links,
+                })
             })
             .collect::<Result<_>>()?;
-        stream.count = Some(survey.iter().map(|s| s.0).sum());
+        let mut offsets = Vec::with_capacity(survey.len());
+        let mut total = 0u64;
+        for s in &survey {
+            offsets.push(total);
+            total += s.rows;
+        }
+        stream.count = Some(total);
+        stream.offsets = Some(offsets);
         if let Some(index) = index {
             let fragments: HashMap<&[i64], u64> = stream
                 .keys
                 .iter()
                 .zip(&survey)
-                .map(|(k, s)| (k.coords(), s.1))
+                .map(|(k, s)| (k.coords(), s.fragments))
                 .collect();
             let okey = stream.level.p(&[names::OBJECT_INDEX]);
             index.check_fragments(&okey, |c| fragments.get(c).copied())?;
@@ -146,7 +190,21 @@ impl PointStream {
             }
             stream.owners = Some(owners);
         }
-        Ok(stream)
+        Ok((stream, survey))
+    }
+
+    /// Leaves the object ids out when every vertex's is 0 (a level of one object, as a graph
+    /// imported without ids); returns whether it did.
+    pub fn drop_single_object_ids(&mut self) -> bool {
+        let single = self.owners.as_ref().is_some_and(|o| {
+            o.values()
+                .flatten()
+                .all(|owner| matches!(owner, None | Some(0)))
+        });
+        if single {
+            self.owners = None;
+        }
+        single
     }
 
     /// How the vertex attributes are stored, in name order (the order of
@@ -180,14 +238,22 @@ impl PointStream {
     pub fn for_each(
         &self,
         progress: &dyn Progress,
-        mut f: impl FnMut(PointChunk) -> Result<()>,
+        f: impl FnMut(PointChunk) -> Result<()>,
+    ) -> Result<()> {
+        self.for_each_read(progress, |k| self.points(k).map(|p| p.0), f)
+    }
+
+    /// Reads every chunk with `read`, a few at a time in parallel, and hands the results to
+    /// `f` in key order (one unit of `progress` each).
+    pub(crate) fn for_each_read<T: Send>(
+        &self,
+        progress: &dyn Progress,
+        read: impl Fn(&ChunkKey) -> Result<T> + Sync,
+        mut f: impl FnMut(T) -> Result<()>,
     ) -> Result<()> {
         progress.set_total(self.keys.len() as u64, "chunks");
         for window in self.keys.chunks(WINDOW) {
-            let read: Vec<PointChunk> = window
-                .par_iter()
-                .map(|k| self.points(k))
-                .collect::<Result<_>>()?;
+            let read: Vec<T> = window.par_iter().map(&read).collect::<Result<_>>()?;
             for c in read {
                 f(c)?;
                 progress.advance(1);
@@ -206,8 +272,11 @@ impl PointStream {
         })
     }
 
-    /// The points of chunk `k`.
-    fn points(&self, k: &ChunkKey) -> Result<PointChunk> {
+    /// The points of chunk `k`, and its fragments.
+    pub(crate) fn points(
+        &self,
+        k: &ChunkKey,
+    ) -> Result<(PointChunk, crate::layout::fragment_index::FragmentIndex)> {
         let chunk = self.chunk(k)?;
         let rows = chunk.vertices.len();
         let attributes = self
@@ -228,12 +297,13 @@ impl PointStream {
             }
             ids.into_iter().map(|o| o.unwrap_or(0)).collect()
         });
-        Ok(PointChunk {
+        let points = PointChunk {
             key: k.clone(),
             positions: chunk.vertices.positions(),
             attributes,
             object_ids,
-        })
+        };
+        Ok((points, chunk.fragments))
     }
 
     /// The values of attribute `info` in chunk `k` (of `rows` vertices).

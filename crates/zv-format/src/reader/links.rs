@@ -12,6 +12,7 @@ use super::{CrossChunk, Level};
 use crate::blob::join;
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
+use crate::layout::links::LinkRows;
 use crate::metadata::{ChunkKey, Layout};
 use crate::names;
 
@@ -96,39 +97,78 @@ impl LinkSource {
         let mut ordinal = 0;
         for c in chunks {
             let Some(rows) = &c.links else { continue };
-            let stored: Vec<(Vec<u64>, u64)> = if self.skeleton {
-                c.parents
-                    .iter()
-                    .map(|&(ch, p, lr)| (vec![ch, p], lr))
-                    .collect()
-            } else {
-                rows.rows()
-                    .enumerate()
-                    .map(|(i, r)| (r.iter().map(|&v| v as u64).collect(), i as u64))
-                    .collect()
-            };
-            for (ends, lr) in stored {
-                let numbered: Option<Vec<u64>> = ends.iter().map(|&r| number(c.key(), r)).collect();
-                match (numbered, endpoints) {
-                    (Some(ends), _) => out.push(NumberedLink {
-                        ends,
-                        ordinal: ordinal + lr as usize,
-                    }),
-                    (None, Endpoints::Inside) => {}
-                    (None, Endpoints::All) => {
-                        return Err(Error::inconsistent(
-                            join(&[&self.links_path, &c.key().to_string()]),
-                            format!("link row {lr} ({ends:?}) is outside the chunk"),
-                        ))
-                    }
-                }
-            }
+            self.number_chunk(
+                c.key(),
+                rows,
+                &c.parents,
+                ordinal,
+                &mut number,
+                endpoints,
+                &mut out,
+            )?;
             ordinal += rows.len();
         }
-        if let Some(ccl) = &self.ccl {
-            self.number_records(ccl, ordinal, &mut number, endpoints, &mut out)?;
-        }
+        self.number_cross_chunk(ordinal, &mut number, endpoints, &mut out)?;
         Ok(out)
+    }
+
+    /// Appends the stored links of chunk `key` — its link `rows`, or for skeletons its
+    /// `parents` (as [`Level::skeleton_parents`] reads them) — numbered by `number`, their
+    /// ordinals counted from `ordinal`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn number_chunk(
+        &self,
+        key: &ChunkKey,
+        rows: &LinkRows,
+        parents: &[(u64, u64, u64)],
+        ordinal: usize,
+        number: &mut impl FnMut(&ChunkKey, u64) -> Option<u64>,
+        endpoints: Endpoints,
+        out: &mut Vec<NumberedLink>,
+    ) -> Result<()> {
+        let stored: Vec<(Vec<u64>, u64)> = if self.skeleton {
+            parents
+                .iter()
+                .map(|&(ch, p, lr)| (vec![ch, p], lr))
+                .collect()
+        } else {
+            rows.rows()
+                .enumerate()
+                .map(|(i, r)| (r.iter().map(|&v| v as u64).collect(), i as u64))
+                .collect()
+        };
+        for (ends, lr) in stored {
+            let numbered: Option<Vec<u64>> = ends.iter().map(|&r| number(key, r)).collect();
+            match (numbered, endpoints) {
+                (Some(ends), _) => out.push(NumberedLink {
+                    ends,
+                    ordinal: ordinal + lr as usize,
+                }),
+                (None, Endpoints::Inside) => {}
+                (None, Endpoints::All) => {
+                    return Err(Error::inconsistent(
+                        join(&[&self.links_path, &key.to_string()]),
+                        format!("link row {lr} ({ends:?}) is outside the chunk"),
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends the cross-chunk records (if any), numbered by `number`, their ordinals counted
+    /// from `ordinal` (the number of chunk link rows before them).
+    pub(crate) fn number_cross_chunk(
+        &self,
+        ordinal: usize,
+        number: &mut impl FnMut(&ChunkKey, u64) -> Option<u64>,
+        endpoints: Endpoints,
+        out: &mut Vec<NumberedLink>,
+    ) -> Result<()> {
+        match &self.ccl {
+            Some(ccl) => self.number_records(ccl, ordinal, number, endpoints, out),
+            None => Ok(()),
+        }
     }
 
     /// Appends the cross-chunk records of `ccl`, numbered from `ordinal`.

@@ -145,17 +145,32 @@ pub(crate) fn fragment_parents<F: IntoIterator<Item = u64>>(
     fragments: impl IntoIterator<Item = F>,
     links: &[NumberedLink],
 ) -> Vec<Parent> {
+    fragment_parents_in(0, n, fragments, links)
+}
+
+/// [`fragment_parents`] for the vertices `first..first + n` of a larger numbering (one
+/// chunk of a level): `fragments` lie in that range, links whose child lies outside it are
+/// ignored, parents may be anywhere. The rule is per child, so a level's parents are its
+/// chunks' parents back to back when each chunk gets its own links and the cross-chunk
+/// links whose child it holds (in their order).
+pub(crate) fn fragment_parents_in<F: IntoIterator<Item = u64>>(
+    first: u64,
+    n: u64,
+    fragments: impl IntoIterator<Item = F>,
+    links: &[NumberedLink],
+) -> Vec<Parent> {
     let mut parent: Vec<Option<(u64, Option<usize>)>> = vec![None; n as usize];
+    let slot = |v: u64| v.checked_sub(first).map(|i| i as usize);
     for fragment in fragments {
         let mut prev = None;
         for v in fragment {
-            if let (Some(p), Some(slot)) = (prev, parent.get_mut(v as usize)) {
-                *slot = Some((p, None));
+            if let (Some(p), Some(s)) = (prev, slot(v).and_then(|i| parent.get_mut(i))) {
+                *s = Some((p, None));
             }
             prev = Some(v);
         }
     }
-    override_parents(parent, links)
+    override_parents(first, parent, links)
 }
 
 /// The reference's skeleton rule over `n` level-global vertices: `parent(i) = i − 1` for
@@ -163,18 +178,21 @@ pub(crate) fn fragment_parents<F: IntoIterator<Item = u64>>(
 /// reference's `read_graph` overrides vertex 0's entry like any other). In child order.
 pub(crate) fn reference_parents(n: u64, links: &[NumberedLink]) -> Vec<Parent> {
     let parent = (0..n).map(|i| (i > 0).then(|| (i - 1, None))).collect();
-    override_parents(parent, links)
+    override_parents(0, parent, links)
 }
 
-/// Applies the stored `[child, parent]` links (other widths are ignored) to `parent`, and
+/// Applies the stored `[child, parent]` links (other widths, and children outside
+/// `first..first + parent.len()`, are ignored) to `parent` (indexed by child − `first`), and
 /// lists the vertices that have one.
 fn override_parents(
+    first: u64,
     mut parent: Vec<Option<(u64, Option<usize>)>>,
     links: &[NumberedLink],
 ) -> Vec<Parent> {
     for l in links {
         if let [c, p] = l.ends.as_slice() {
-            if let Some(slot) = parent.get_mut(*c as usize) {
+            let i = c.checked_sub(first).map(|i| i as usize);
+            if let Some(slot) = i.and_then(|i| parent.get_mut(i)) {
                 *slot = Some((*p, Some(l.ordinal)));
             }
         }
@@ -182,7 +200,7 @@ fn override_parents(
     parent
         .into_iter()
         .enumerate()
-        .filter_map(|(c, x)| x.map(|(p, o)| (c as u64, p, o)))
+        .filter_map(|(c, x)| x.map(|(p, o)| (first + c as u64, p, o)))
         .collect()
 }
 

@@ -18,13 +18,15 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use zv_core::data_type::DataType;
-use zv_format::document::AttributeValues;
 use zv_format::{Geometry, ZvStore};
 
 use super::{csv_error, line_of};
 use crate::error::{FileName, Location, Result};
-use crate::level::{level0, number_text, numeric_columns};
+use crate::level::{carried, channel_name, number_text};
 use crate::sink::{Column, VertexSink};
+use zv_format::export::links::LinkStream;
+use zv_format::export::points::{ChunkColumn, PointChunk};
+use zv_format::progress::NoProgress;
 
 /// The column of node ids.
 pub const ID_COLUMN: &str = "id";
@@ -184,47 +186,62 @@ pub(crate) fn import_edges(
     }
 }
 
-/// Writes the edges of level 0 of `store` (a graph) as CSV to `out`; `file` names the output
-/// in errors. See the [module docs](self).
+/// Writes the edges of level 0 of `store` (a graph) as CSV to `out`, chunk by chunk in
+/// bounded memory (the names of the endpoints of edges between chunks are kept as their
+/// chunks pass); `file` names the output in errors. See the [module docs](self).
 pub fn export_edges(store: &ZvStore, out: &mut dyn Write, file: &str) -> Result<()> {
     let file = FileName(file.to_owned());
-    let doc = level0(store, &file)?;
-    if doc.geometry != Geometry::Graph {
+    if store.geometry() != Geometry::Graph {
         return Err(file.unsupported(format!(
             "an edge list holds a graph's edges; the store is a {}",
-            doc.geometry.name()
+            store.geometry().name()
         )));
     }
-    let ids: Option<Box<dyn Fn(u64) -> String>> = match doc.vertex_attributes.get(ID_COLUMN) {
-        None => None,
-        Some(a) => match (&a.values, numeric_columns(ID_COLUMN, a)) {
-            (AttributeValues::Categorical(v), _) => {
-                let v = v.clone();
-                Some(Box::new(move |i| {
-                    v.get(i as usize).cloned().flatten().unwrap_or_default()
-                }))
+    let stream = LinkStream::open(store).map_err(|e| file.format(e))?;
+    // the `id` attribute's position, if it names the nodes
+    let id = stream
+        .points()
+        .infos()
+        .iter()
+        .position(|i| i.name == ID_COLUMN);
+    let id_type = id.map(|i| stream.points().infos()[i].data_type);
+    // the name of row `r` of `chunk` (vertex `v`)
+    let name = |chunk: &PointChunk, r: usize, v: u64| -> Result<String> {
+        let Some(i) = id else {
+            return Ok(v.to_string());
+        };
+        match chunk.attributes.get(i) {
+            Some(ChunkColumn::Categorical(c)) => {
+                Ok(c.get(r).cloned().flatten().unwrap_or_default())
             }
-            (_, Some(mut c)) if c.len() == 1 => {
-                let view = c.remove(0).1;
-                Some(Box::new(move |i| {
-                    number_text(view.data_type(), view.get(i as usize))
-                }))
-            }
-            _ => {
-                return Err(file.unsupported(format!(
+            Some(ChunkColumn::Numeric(Some(rows))) if rows.channels() != 1 => Err(file
+                .unsupported(format!(
                     "vertex attribute `{ID_COLUMN}` has several channels"
-                )))
+                ))),
+            Some(ChunkColumn::Numeric(rows)) => {
+                let x = rows
+                    .as_ref()
+                    .and_then(|a| a.get_f64(r, 0))
+                    .unwrap_or(f64::NAN);
+                Ok(number_text(id_type.unwrap_or(DataType::Float64), x))
             }
-        },
+            None => Ok(String::new()),
+        }
     };
     let mut header = vec!["source".to_owned(), "target".to_owned()];
     let mut cols = Vec::new();
-    for (name, a) in &doc.link_attributes {
-        let cs = numeric_columns(name, a)
-            .ok_or_else(|| file.unsupported(format!("link attribute `{name}` is categorical")))?;
-        for (n, v) in cs {
-            header.push(n);
-            cols.push(v);
+    for (ai, (info, &c)) in stream.infos().iter().zip(stream.channels()).enumerate() {
+        if info.dictionary.is_some() {
+            return Err(file.unsupported(format!("link attribute `{}` is categorical", info.name)));
+        }
+        for ch in 0..c {
+            header.push(channel_name(
+                &info.name,
+                info.channel_names.as_deref(),
+                c,
+                ch,
+            ));
+            cols.push((ai, ch, info.data_type));
         }
     }
     let mut w =
@@ -234,17 +251,52 @@ pub fn export_edges(store: &ZvStore, out: &mut dyn Write, file: &str) -> Result<
         other => file.unsupported(format!("writing: {other:?}")),
     };
     w.write_record(&header).map_err(err)?;
-    let name = |v: u64| match &ids {
-        Some(f) => f(v),
-        None => v.to_string(),
-    };
+    // the names of the endpoints of edges between chunks, kept as their chunks pass
+    let mut kept: Vec<(u64, String)> = stream
+        .cross_vertices()
+        .into_iter()
+        .map(|v| (v, v.to_string()))
+        .collect();
     let mut cells: Vec<String> = Vec::with_capacity(header.len());
-    for (i, e) in doc.edges.iter().enumerate() {
+    let mut record = |w: &mut ::csv::Writer<_>, ends: [String; 2], attrs: &[Option<_>], row| {
         cells.clear();
-        cells.push(name(e[0]));
-        cells.push(name(e[1]));
-        cells.extend(cols.iter().map(|v| number_text(v.data_type(), v.get(i))));
-        w.write_record(&cells).map_err(err)?;
+        cells.extend(ends);
+        for &(a, ch, dt) in &cols {
+            cells.push(number_text(dt, stream.value(attrs, a, row, ch)));
+        }
+        w.write_record(&cells).map_err(err)
+    };
+    carried(
+        &file,
+        |sink| stream.for_each(&NoProgress, sink),
+        |chunk| {
+            let rows = chunk.points.positions.len() as u64;
+            let local = |v: u64| v.checked_sub(chunk.offset).filter(|&r| r < rows);
+            let first = kept.partition_point(|k| k.0 < chunk.offset);
+            for k in kept[first..]
+                .iter_mut()
+                .take_while(|k| k.0 < chunk.offset + rows)
+            {
+                k.1 = name(&chunk.points, (k.0 - chunk.offset) as usize, k.0)?;
+            }
+            for l in &chunk.links {
+                let n = |v: u64| match local(v) {
+                    Some(r) => name(&chunk.points, r as usize, v),
+                    None => Ok(v.to_string()),
+                };
+                let (a, b) = (n(l.ends[0])?, n(l.ends[1])?);
+                record(&mut w, [a, b], &chunk.attributes, l.row)?;
+            }
+            Ok(())
+        },
+    )?;
+    for l in stream.cross_links() {
+        let n = |v: u64| match kept.binary_search_by_key(&v, |k| k.0) {
+            Ok(i) => kept[i].1.clone(),
+            Err(_) => v.to_string(),
+        };
+        let ends = [n(l.ends[0]), n(l.ends[1])];
+        record(&mut w, ends, &[], l.row)?;
     }
     w.flush().map_err(|e| file.io(e))
 }

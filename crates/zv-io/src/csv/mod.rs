@@ -232,15 +232,16 @@ pub fn export(
     write_points(&points_of(store, &file, true)?, out, &file, opts)
 }
 
-/// The points of `store`: a point cloud streamed (or, `stream` false, for tests, read whole
-/// as a document), or a graph's nodes read whole.
+/// The points of `store`: a point cloud or a graph's nodes, streamed (or, `stream` false, for
+/// the tests' oracle, read whole as a document). A graph whose vertices all have object 0
+/// (one object, as imported without ids) gets no `object_id` column.
 fn points_of(store: &ZvStore, file: &FileName, stream: bool) -> Result<Points> {
     match store.geometry() {
-        Geometry::PointCloud if stream => Points::stream(store, false, file),
+        Geometry::PointCloud if stream => Points::stream(store, false, true, file),
+        Geometry::Graph if stream => Points::stream(store, false, false, file),
         Geometry::PointCloud => Points::document(&crate::level::level0(store, file)?, file),
         Geometry::Graph => {
             let mut doc = crate::level::level0(store, file)?;
-            // a graph without object ids has them all 0 (one object): not written
             if doc
                 .object_ids
                 .as_ref()

@@ -7,10 +7,13 @@ use zv_format::{Geometry, ZvStore};
 
 use super::PlyType;
 use crate::error::{FileName, Result};
-use crate::level::{level0, numeric_columns, ColumnView};
+use crate::level::{carried, level0, numeric_columns, ColumnView};
 use crate::options::{ExportOptions, PlyEncoding};
 use crate::points::{Column, Points};
+use zv_format::export::links::Link;
 use zv_format::export::points::PointChunk;
+use zv_format::layout::attributes::AttributeRows;
+use zv_format::progress::NoProgress;
 
 /// A property to write: name, type, values.
 struct Prop {
@@ -71,8 +74,9 @@ fn vertex_props(file: &FileName, cols: &[Column]) -> Result<Vec<(Column, PlyType
 }
 
 /// Writes level 0 of `store` (a point cloud or a mesh) as PLY to `out`; `file` names the
-/// output in errors. A point cloud is read chunk by chunk in bounded memory (once to count
-/// the points for the header, once to write them); a mesh is read whole.
+/// output in errors. The level is read chunk by chunk in bounded memory: once to count the
+/// vertices (and faces) for the header, once to write the vertices, and for a mesh once more
+/// to write the faces (the links between chunks after them).
 pub fn export(
     store: &ZvStore,
     out: &mut dyn Write,
@@ -84,14 +88,27 @@ pub fn export(
     write(&source, out, &file, opts)
 }
 
-/// What a PLY file of level 0 holds: the points (streamed for a point cloud when `stream`,
-/// else read whole as a document), the faces and the face properties.
+/// The faces of a PLY file.
+enum Faces {
+    /// A point cloud's: none.
+    None,
+    /// Read whole with the level (the tests' oracle).
+    Document {
+        faces: Vec<Vec<u64>>,
+        props: Vec<Prop>,
+    },
+    /// Read chunk by chunk with the vertices ([`Points::links`]): each property's name, type,
+    /// attribute and channel.
+    Stream(Vec<(String, PlyType, usize, usize)>),
+}
+
+/// What a PLY file of level 0 holds: the points (streamed when `stream`, else read whole as
+/// a document) and the faces.
 struct Source {
     geometry: Geometry,
     ndim: usize,
     points: Points,
-    faces: Vec<Vec<u64>>,
-    fprops: Vec<Prop>,
+    faces: Faces,
 }
 
 /// The [`Source`] of `store`.
@@ -109,26 +126,66 @@ fn source(store: &ZvStore, file: &FileName, stream: bool) -> Result<Source> {
             "PLY holds 2-D or 3-D positions; the store has {ndim} axes"
         )));
     }
+    let big = || file.unsupported("vertex indices above 2^31 − 1 do not fit PLY's int");
     if geometry == Geometry::PointCloud && stream {
+        let points = Points::stream(store, true, true, file)?;
         return Ok(Source {
             geometry,
             ndim,
-            points: Points::stream(store, true, file)?,
-            faces: Vec::new(),
-            fprops: Vec::new(),
+            points,
+            faces: Faces::None,
+        });
+    }
+    if stream {
+        let points = Points::with_links(store, true, file)?;
+        let links = points.links().ok_or_else(|| file.unsupported("no links"))?;
+        if points.count.unwrap_or(0) > i32::MAX as u64 + 1 {
+            return Err(big());
+        }
+        let mut props = Vec::new();
+        for (ai, (info, &c)) in links.infos().iter().zip(links.channels()).enumerate() {
+            if info.dictionary.is_some() {
+                return Err(file.unsupported(format!(
+                    "face attribute `{}` is categorical; PLY holds numbers",
+                    info.name
+                )));
+            }
+            let ty = PlyType::from_data_type(info.data_type).ok_or_else(|| {
+                file.unsupported(format!(
+                    "face attribute `{}` is {}, which PLY cannot hold",
+                    info.name, info.data_type
+                ))
+            })?;
+            for ch in 0..c {
+                let name =
+                    crate::level::channel_name(&info.name, info.channel_names.as_deref(), c, ch);
+                props.push((name, ty, ai, ch));
+            }
+        }
+        return Ok(Source {
+            geometry,
+            ndim,
+            points,
+            faces: Faces::Stream(props),
         });
     }
     let doc = level0(store, file)?;
     let fprops = props(file, "face", &doc.link_attributes)?;
     if doc.faces.iter().flatten().any(|&i| i > i32::MAX as u64) {
-        return Err(file.unsupported("vertex indices above 2^31 − 1 do not fit PLY's int"));
+        return Err(big());
     }
+    let faces = match geometry {
+        Geometry::Mesh => Faces::Document {
+            faces: doc.faces.clone(),
+            props: fprops,
+        },
+        _ => Faces::None,
+    };
     Ok(Source {
         geometry,
         ndim,
         points: Points::document(&doc, file)?,
-        faces: doc.faces,
-        fprops,
+        faces,
     })
 }
 
@@ -144,7 +201,6 @@ fn write(
         ndim,
         points,
         faces,
-        fprops,
     } = source;
     let ndim = *ndim;
     let pos_ty = if points.vertex_type == DataType::Float64 {
@@ -169,12 +225,20 @@ fn write(
             h += &format!("property {} {}\n", ty.name(), c.name);
         }
         if *geometry == Geometry::Mesh {
-            h += &format!(
-                "element face {}\nproperty list uchar int vertex_indices\n",
-                faces.len()
-            );
-            for p in fprops.iter() {
-                h += &format!("property {} {}\n", p.ty.name(), p.name);
+            let (count, names): (u64, Vec<(&str, PlyType)>) = match faces {
+                Faces::None => (0, Vec::new()),
+                Faces::Document { faces, props } => (
+                    faces.len() as u64,
+                    props.iter().map(|p| (p.name.as_str(), p.ty)).collect(),
+                ),
+                Faces::Stream(props) => (
+                    points.links().map_or(0, |l| l.count()),
+                    props.iter().map(|p| (p.0.as_str(), p.1)).collect(),
+                ),
+            };
+            h += &format!("element face {count}\nproperty list uchar int vertex_indices\n");
+            for (name, ty) in names {
+                h += &format!("property {} {name}\n", ty.name());
             }
         }
         h += "end_header\n";
@@ -213,15 +277,51 @@ fn write(
         let v = vertex_props(file, &points.columns(None))?;
         w.write_all(header(&v).as_bytes()).map_err(io)?;
     }
-    for (i, f) in faces.iter().enumerate() {
-        rec.value(PlyType::U8, f.len() as f64);
-        for &v in f {
-            rec.value(PlyType::I32, v as f64);
+    match faces {
+        Faces::None => {}
+        Faces::Document { faces, props } => {
+            for (i, f) in faces.iter().enumerate() {
+                rec.value(PlyType::U8, f.len() as f64);
+                for &v in f {
+                    rec.value(PlyType::I32, v as f64);
+                }
+                for p in props.iter() {
+                    rec.value(p.ty, p.values.get(i));
+                }
+                rec.end(&mut w).map_err(io)?;
+            }
         }
-        for p in fprops.iter() {
-            rec.value(p.ty, p.values.get(i));
+        Faces::Stream(props) => {
+            let Some(links) = points.links() else {
+                return Ok(());
+            };
+            let face = |rec: &mut Record,
+                        w: &mut std::io::BufWriter<&mut dyn Write>,
+                        l: &Link,
+                        attrs: &[Option<AttributeRows>]| {
+                rec.value(PlyType::U8, l.ends.len() as f64);
+                for &v in &l.ends {
+                    rec.value(PlyType::I32, v as f64);
+                }
+                for &(_, ty, a, ch) in props {
+                    rec.value(ty, links.value(attrs, a, l.row, ch));
+                }
+                rec.end(w).map_err(io)
+            };
+            carried(
+                file,
+                |sink| links.for_each(&NoProgress, sink),
+                |chunk| {
+                    for l in &chunk.links {
+                        face(&mut rec, &mut w, l, &chunk.attributes)?;
+                    }
+                    Ok(())
+                },
+            )?;
+            for l in links.cross_links() {
+                face(&mut rec, &mut w, &l, &[])?;
+            }
         }
-        rec.end(&mut w).map_err(io)?;
     }
     w.flush().map_err(io)
 }

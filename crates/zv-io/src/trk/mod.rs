@@ -13,8 +13,8 @@
 //! streamlines. A point count is checked against the bytes left in the file before anything
 //! is allocated for it, so a header that lies is an error naming the byte, not an allocation.
 //!
-//! **Export** ([`export`]): level 0 of a 3-D streamline, polyline or line store, little
-//! endian, version 2; the positions go back through the inverse affine of the kept header (a
+//! **Export** ([`export`]): level 0 of a 3-D streamline, polyline or line store, a batch of
+//! objects at a time ([`zv_format::export::polylines`]), little endian, version 2; the positions go back through the inverse affine of the kept header (a
 //! store without one gets an identity `vox_to_ras`, voxel size 1, `RAS`). Numeric vertex
 //! attributes become scalars and numeric object attributes properties (as float32; at most
 //! ten names of each, each fitting TRK's 20-byte name slot); categorical ones are refused.
@@ -22,7 +22,7 @@
 //! Written by hand: no maintained Rust crate reads and writes TRK (`trk-io` is unmaintained
 //! and reads whole files); the format is a 1000-byte header and runs of float32.
 
-mod affine;
+pub(crate) mod affine;
 mod header;
 
 use std::io::{Read, Write};
@@ -39,7 +39,11 @@ use crate::error::{FileName, Location, Result};
 use crate::options::ImportOptions;
 use crate::root_attrs::add_root_attribute;
 use crate::source::Source;
-use crate::streamlines::{numeric_rows, streamline_level, StreamlineSink, ValueColumn};
+use crate::streamlines::{
+    each_polyline, object_value, row_value, streamline_stream, StreamlineSink, ValueColumn,
+};
+use zv_format::export::polylines::Polyline;
+use zv_format::progress::Progress;
 
 pub use header::{TrkHeader, HEADER_SIZE};
 
@@ -198,7 +202,7 @@ pub(crate) fn import_reader<R: Read>(
 }
 
 /// The header kept by an import (or the default one), with `n_count` and the names unset.
-fn kept_header(store: &ZvStore) -> TrkHeader {
+pub(crate) fn kept_header(store: &ZvStore) -> TrkHeader {
     let mut h = TrkHeader::default();
     let Some(k) = store.root_attributes().get(HEADER_ATTRIBUTE) else {
         return h;
@@ -236,64 +240,100 @@ fn kept_header(store: &ZvStore) -> TrkHeader {
     h
 }
 
-/// Writes level 0 of `store` as TRK to `out`; `file` names the output in errors.
-pub fn export(store: &ZvStore, out: &mut dyn Write, file: &str) -> Result<()> {
+/// Writes level 0 of `store` as TRK to `out`, a batch of streamlines at a time; `file` names
+/// the output in errors, `progress` gets one unit per streamline. The per-point scalars are
+/// the vertex attributes (their channels as the first streamline's rows hold them, else
+/// their channel names, else one), the per-streamline properties the object attributes.
+pub fn export(
+    store: &ZvStore,
+    out: &mut dyn Write,
+    file: &str,
+    progress: &dyn Progress,
+) -> Result<()> {
     let file = FileName(file.to_owned());
-    let doc = streamline_level(store, &file, "TRK")?;
+    let stream = streamline_stream(store, &file, "TRK")?;
     let mut h = kept_header(store);
-    let mut scalars = Vec::new();
-    for (name, a) in &doc.vertex_attributes {
-        let (c, get) = numeric_rows(a).ok_or_else(|| {
-            file.unsupported(format!(
-                "TRK holds numbers per point; vertex attribute `{name}` is categorical"
-            ))
-        })?;
-        h.scalar_names.push((name.clone(), c));
-        scalars.push((c, get));
+    for info in stream.infos() {
+        if info.dictionary.is_some() {
+            return Err(file.unsupported(format!(
+                "TRK holds numbers per point; vertex attribute `{}` is categorical",
+                info.name
+            )));
+        }
     }
     let mut props = Vec::new();
-    for (name, a) in &doc.object_attributes {
-        let (c, get) = numeric_rows(a).ok_or_else(|| {
-            file.unsupported(format!(
+    for (name, a) in stream.object_attributes() {
+        if a.dictionary.is_some() {
+            return Err(file.unsupported(format!(
                 "TRK holds numbers per streamline; object attribute `{name}` is categorical"
-            ))
-        })?;
+            )));
+        }
+        let c = a.values.rows.channels();
         h.property_names.push((name.clone(), c));
-        props.push((c, get));
+        props.push((c, a));
     }
-    h.n_scalars = h.scalar_names.iter().map(|n| n.1).sum();
     h.n_properties = h.property_names.iter().map(|n| n.1).sum();
-    h.n_count = doc.polylines.len() as u64;
+    h.n_count = stream.num_objects();
     let to_voxmm = affine::invert(&h.voxmm_to_rasmm(&file)?)
         .ok_or_else(|| file.unsupported("the kept vox_to_ras is singular"))?;
     let io = |e| file.io(e);
     let mut w = std::io::BufWriter::with_capacity(1 << 20, out);
-    w.write_all(&h.to_bytes(&file)?).map_err(io)?;
-    let mut v = 0usize;
+    // the header waits for the first streamline, whose rows say the scalars' channels
+    let mut channels: Option<Vec<usize>> = None;
+    let mut head = |w: &mut std::io::BufWriter<&mut dyn Write>, first: Option<&Polyline>| {
+        let c: Vec<usize> = stream
+            .infos()
+            .iter()
+            .enumerate()
+            .map(|(i, info)| {
+                let stored =
+                    first.and_then(|p| p.attributes.get(i)?.as_ref().map(|r| r.channels()));
+                stored.or(info.channels()).unwrap_or(1)
+            })
+            .collect();
+        h.scalar_names = stream
+            .infos()
+            .iter()
+            .zip(&c)
+            .map(|(info, &c)| (info.name.clone(), c))
+            .collect();
+        h.n_scalars = c.iter().sum();
+        w.write_all(&h.to_bytes(&file)?).map_err(io)?;
+        Ok::<_, crate::Error>(c)
+    };
     let mut bytes = Vec::new();
-    for (s, pl) in doc.polylines.iter().enumerate() {
+    each_polyline(&stream, progress, &file, |pl| {
+        let scalars = match &channels {
+            Some(c) => c,
+            None => channels.insert(head(&mut w, Some(&pl))?),
+        };
         bytes.clear();
-        let n = i32::try_from(pl.len())
-            .map_err(|_| file.unsupported(format!("streamline {s} has {} points", pl.len())))?;
+        let s = pl.id as usize;
+        let n = i32::try_from(pl.positions.len()).map_err(|_| {
+            file.unsupported(format!("streamline {s} has {} points", pl.positions.len()))
+        })?;
         bytes.extend_from_slice(&n.to_le_bytes());
-        for p in pl {
+        for (v, p) in pl.positions.iter().enumerate() {
             let q = affine::apply(&to_voxmm, [p[0], p[1], p[2]]);
             for x in q {
                 bytes.extend_from_slice(&(x as f32).to_le_bytes());
             }
-            for (c, get) in &scalars {
+            for (rows, c) in pl.attributes.iter().zip(scalars) {
                 for ch in 0..*c {
-                    bytes.extend_from_slice(&(get(v, ch) as f32).to_le_bytes());
+                    let x = row_value(rows.as_ref(), v, ch);
+                    bytes.extend_from_slice(&(x as f32).to_le_bytes());
                 }
             }
-            v += 1;
         }
-        for (c, get) in &props {
+        for (c, a) in &props {
             for ch in 0..*c {
-                bytes.extend_from_slice(&(get(s, ch) as f32).to_le_bytes());
+                bytes.extend_from_slice(&(object_value(a, s, ch) as f32).to_le_bytes());
             }
         }
-        w.write_all(&bytes).map_err(io)?;
+        w.write_all(&bytes).map_err(io)
+    })?;
+    if channels.is_none() {
+        head(&mut w, None)?;
     }
     w.flush().map_err(io)
 }

@@ -1,0 +1,155 @@
+//! The objects of level 0 of a polyline, line or streamline store read a batch of objects at
+//! a time ([`PolylineStream`]), for exports that must not hold the level in memory (`zv
+//! export` to TRK, TCK or OBJ).
+//!
+//! Objects come in id order, each with its vertices in manifest order and its vertex
+//! attribute rows — the polylines of [`super::export_geometry`], with the same values. Each
+//! batch is read through the object index by [`Level::objects`], which reads the chunks the
+//! batch's manifests name, in parallel, and copies the objects out of them. Batches are
+//! sized to about [`BATCH_VERTICES`] vertices (from the vertices per object seen so far).
+//! Memory holds the object index, the object attributes, one batch and the chunks it names:
+//! objects stored in spatial or import order name a few chunks per batch, and the level is
+//! read about once; objects scattered over every chunk make each batch read (and hold) the
+//! chunks they touch, up to the whole level's decoded chunks per batch.
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use std::sync::Arc;
+//! use zv_format::document::GeometryDocument;
+//! use zv_format::export::polylines::PolylineStream;
+//! let doc = GeometryDocument::from_json(br#"{"format": "zv-geometry/1",
+//!     "geometry": "streamline", "chunk_shape": [10, 10, 10],
+//!     "polylines": [[[1, 1, 1], [12, 1, 1]], [[2, 2, 2], [3, 3, 3], [4, 4, 4]]]}"#)?;
+//! let store = Arc::new(zv_store_mem::MemoryStore::new());
+//! zv_format::import::write_document(store.clone(), &doc, 1000)?;
+//! let zv = zv_format::ZvStore::open(store)?;
+//! let stream = PolylineStream::open(&zv)?;
+//! let mut lengths = Vec::new();
+//! stream.for_each(&zv_format::progress::NoProgress, |pl| {
+//!     lengths.push(pl.positions.len());
+//!     Ok(())
+//! })?;
+//! assert_eq!(lengths, vec![2, 3]);
+//! # Ok(()) }
+//! ```
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::blob::join;
+use crate::error::{Error, Result};
+use crate::layout::attributes::AttributeRows;
+use crate::names;
+use crate::progress::Progress;
+use crate::reader::{AttributeInfo, DenseAttribute, Level, ObjectIndex, Positions, ZvStore};
+
+/// The vertices a batch of objects aims at.
+pub const BATCH_VERTICES: usize = 1 << 20;
+
+/// The objects of the first batch.
+const FIRST_BATCH: usize = 256;
+
+/// One object's polyline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Polyline {
+    /// The object id.
+    pub id: u64,
+    /// The vertices, in manifest order.
+    pub positions: Positions,
+    /// The rows of each vertex attribute of [`PolylineStream::infos`], row-aligned with
+    /// `positions`, as stored (categorical ones as dictionary codes; `None`: the object's
+    /// chunks hold no rows of it).
+    pub attributes: Vec<Option<AttributeRows>>,
+}
+
+/// Level 0's polylines, read a batch of objects at a time (see the [module docs](self)).
+pub struct PolylineStream {
+    level: Level,
+    index: Arc<ObjectIndex>,
+    infos: Arc<Vec<AttributeInfo>>,
+    object_attributes: Arc<BTreeMap<String, DenseAttribute>>,
+}
+
+impl PolylineStream {
+    /// Opens level 0 of `store`, a polyline, line or streamline store.
+    pub fn open(store: &ZvStore) -> Result<Self> {
+        let level = store.level(0)?;
+        if !level.geometry().is_sequential() {
+            return Err(Error::Unsupported {
+                key: "zarr.json".into(),
+                what: format!(
+                    "streaming the polylines of a {} store (polylines, lines and streamlines only)",
+                    level.geometry().name()
+                ),
+            });
+        }
+        let index = level.shared_object_index()?.ok_or_else(|| Error::Missing {
+            key: join(&[&level.p(&[names::OBJECT_INDEX]), "zarr.json"]),
+            what: "object index of the polylines".into(),
+        })?;
+        let infos = level.shared_vertex_attribute_infos()?;
+        let object_attributes = level.shared_object_attributes()?;
+        Ok(Self {
+            level,
+            index,
+            infos,
+            object_attributes,
+        })
+    }
+
+    /// The number of objects.
+    pub fn num_objects(&self) -> u64 {
+        self.index.num_objects
+    }
+
+    /// How the vertex attributes are stored, in name order (the order of
+    /// [`Polyline::attributes`]).
+    pub fn infos(&self) -> &[AttributeInfo] {
+        &self.infos
+    }
+
+    /// The object attributes (one row per object), by name.
+    pub fn object_attributes(&self) -> &BTreeMap<String, DenseAttribute> {
+        &self.object_attributes
+    }
+
+    /// The vertex type.
+    pub fn vertex_type(&self) -> zv_core::data_type::DataType {
+        self.level.vertex_type()
+    }
+
+    /// Hands every object's polyline to `f`, in id order; `progress` gets the number of
+    /// objects as its total and one unit per object.
+    pub fn for_each(
+        &self,
+        progress: &dyn Progress,
+        mut f: impl FnMut(Polyline) -> Result<()>,
+    ) -> Result<()> {
+        let n = self.index.num_objects;
+        progress.set_total(n, "objects");
+        let (mut next, mut batch) = (0u64, FIRST_BATCH as u64);
+        let (mut seen_objects, mut seen_vertices) = (0u64, 0u64);
+        while next < n {
+            let ids: Vec<u64> = (next..n.min(next + batch)).collect();
+            next += ids.len() as u64;
+            for mut obj in self.level.objects(&ids)? {
+                seen_objects += 1;
+                seen_vertices += obj.vertices.len() as u64;
+                let attributes = self
+                    .infos
+                    .iter()
+                    .map(|i| obj.vertex_attributes.remove(&i.name))
+                    .collect();
+                f(Polyline {
+                    id: obj.id,
+                    positions: obj.vertices,
+                    attributes,
+                })?;
+                progress.advance(1);
+            }
+            let per_object = seen_vertices.div_ceil(seen_objects.max(1)).max(1);
+            batch = (BATCH_VERTICES as u64 / per_object).max(1);
+        }
+        Ok(())
+    }
+}
