@@ -15,6 +15,7 @@ use crate::CliResult;
 
 mod floor;
 mod inputs;
+mod lod;
 mod peers;
 mod stats;
 mod suite;
@@ -28,6 +29,21 @@ pub(crate) enum BenchCommand {
         after_help = "Examples:\n  zv bench suite --dir /tmp/bench --reps 3\n  zv bench suite --dir /tmp/bench --peers zv09 --json bench.json"
     )]
     Suite(suite::SuiteArgs),
+    /// Read requests and bytes one box query costs at each level of a store (level of
+    /// detail: a coarse pyramid level against level 0).
+    #[command(
+        after_help = "Examples:\n  zv bench lod-bytes /tmp/p.zarr --box 0,0,0,500,500,500\n  zv bench lod-bytes /tmp/p.zarr --box 0,0,0,250,250,250 --json"
+    )]
+    LodBytes {
+        /// The store.
+        store: String,
+        /// The box: low corner, then high corner (`x0,y0,z0,x1,y1,z1`).
+        #[arg(long = "box", allow_hyphen_values = true)]
+        region: String,
+        /// Print the figures as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Stream random points (with a float32 attribute) into a new store in batches, then read
     /// the row count back.
     #[command(
@@ -45,6 +61,10 @@ pub(crate) enum BenchCommand {
         /// Edge of the cubic chunks (points lie in [0, 1000)^3).
         #[arg(long, default_value_t = 100.0)]
         chunk: f64,
+        /// Edge of the cubic bins (default: the chunk edge); a pyramid needs bins finer than
+        /// its chunks to coarsen without scaling the chunks.
+        #[arg(long)]
+        bin: Option<f64>,
         /// Codec choice.
         #[arg(long, default_value = "spec-default")]
         codecs: String,
@@ -64,6 +84,7 @@ struct StreamPoints<'a> {
     points: u64,
     batch: u64,
     chunk: f64,
+    bin: Option<f64>,
     codecs: &'a str,
     memory_budget: u64,
     json: bool,
@@ -72,11 +93,17 @@ struct StreamPoints<'a> {
 pub(crate) fn run(command: BenchCommand) -> CliResult {
     match command {
         BenchCommand::Suite(args) => suite::run(&args),
+        BenchCommand::LodBytes {
+            store,
+            region,
+            json,
+        } => lod::run(&store, &region, json),
         BenchCommand::StreamPoints {
             store,
             points,
             batch,
             chunk,
+            bin,
             codecs,
             memory_budget,
             json,
@@ -85,6 +112,7 @@ pub(crate) fn run(command: BenchCommand) -> CliResult {
             points,
             batch,
             chunk,
+            bin,
             codecs: &codecs,
             memory_budget,
             json,
@@ -98,6 +126,7 @@ fn stream_points(args: &StreamPoints<'_>) -> CliResult {
         points,
         batch,
         chunk,
+        bin,
         codecs,
         memory_budget,
         json,
@@ -105,6 +134,7 @@ fn stream_points(args: &StreamPoints<'_>) -> CliResult {
     let store = zv_core::plugin::open_store(url)?;
     let mut opts = WriterOptions::new(Geometry::PointCloud, vec![chunk; 3]);
     opts.codecs = CodecChoice::parse(codecs)?;
+    opts.bin_shape = bin.map(|b| vec![b; 3]);
     opts.bounds = Some([vec![0.0; 3], vec![1000.0; 3]]);
     opts.memory_budget = memory_budget;
     let mut writer = ZvWriter::create(Arc::clone(&store), opts)?;

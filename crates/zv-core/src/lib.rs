@@ -8,6 +8,7 @@
 //! - [`metadata`], [`data_type`]: serde models of `zarr.json`, data types and fill values;
 //! - [`grid`]: the regular chunk grid and regions;
 //! - [`codec`]: the three codec traits and the [`codec::CodecChain`] pipeline;
+//! - [`metered`]: a store wrapper counting requests and bytes;
 //! - [`plugin`]: registries of codecs (by name) and stores (by URL scheme);
 //! - [`array`], [`group`]: creating, opening and reading/writing arrays and groups.
 //!
@@ -31,6 +32,7 @@ pub mod grid;
 pub mod group;
 pub mod key;
 pub mod metadata;
+pub mod metered;
 pub mod node;
 pub mod plugin;
 pub mod store;
