@@ -67,7 +67,9 @@ rules! {
     ARRAY_DOCUMENT = ("array-document", 1, Error, "Every per-array group document parses and its `zv_array` names the array it sits at.");
     UNKNOWN_ARRAY = ("unknown-array", 1, Warning, "A level's children are known ZV arrays.");
     CHUNK_KEY = ("chunk-key", 1, Error, "Blob names in per-chunk arrays are chunk keys of the level's arity.");
-    ZV_VERSION = ("zv-version", 2, Error, "`zv_version` is a version string (`MAJOR.MINOR[.PATCH]`) this build reads: 0.7.x.");
+    CHUNK_GRID = ("chunk-grid", 1, Error, "ZV 0.9: every per-chunk array is a `variable_length_bytes` array of the level's rank, its `chunk_grid_origin` has that rank, and every key in its `nonempty_chunks` is a chunk key of that rank inside the grid.");
+    LINK_SEGMENTS = ("link-segments", 1, Error, "ZV 0.9: the children of a `links/<d>` family are offsets segments of its `link_width` and `sid_ndim` (`+1.-1.0`, joined by `_`; `self` for width 1).");
+    ZV_VERSION = ("zv-version", 2, Error, "`zv_version` is a version string (`MAJOR.MINOR[.PATCH]`) this build reads: 0.7.x or 0.9.x.");
     ROOT_SCHEMA = ("root-schema", 2, Error, "The root metadata parses (axes, `chunk_shape`, `bounds`, typed optional keys).");
     ROOT_SHAPES = ("root-shapes", 2, Error, "`chunk_shape` and both sides of `bounds` have one value per axis, `chunk_shape` > 0 and `bounds` min <= max.");
     BASE_BIN_SHAPE = ("base-bin-shape", 2, Error, "`base_bin_shape` has one positive value per axis and divides `chunk_shape`.");
@@ -82,6 +84,7 @@ rules! {
     OBJECT_SPARSITY = ("object-sparsity", 2, Error, "`object_sparsity` is in (0, 1].");
     INHERITED_OBJECTS = ("inherited-objects", 2, Error, "`preserves_object_ids` comes with `inherited_num_objects`.");
     ARRAY_METADATA = ("array-metadata", 2, Error, "Per-array attributes hold values the spec defines: vertices `dtype` a float type and `encoding` raw or draco, fragment `encoding` fragment_index_v1, links `link_width` >= 1 and `level_delta` equal to the folder.");
+    NONEMPTY_CHUNKS = ("nonempty-chunks", 3, Error, "ZV 0.9: `nonempty_chunks` lists exactly the cells that hold data (0.9.2 reads only the cells it lists).");
     VERTICES_DECODE = ("vertices-decode", 3, Error, "Every `vertices/<key>` blob decodes to whole rows of the vertex type.");
     FRAGMENT_INDEX = ("fragment-index", 3, Error, "Every fragment index decodes (magic, version, flags, popcount, CSR monotone, padding) and its fragments lie within the chunk's rows.");
     BINS_PER_CHUNK = ("bins-per-chunk", 3, Error, "An undifferentiated point cloud has at most one fragment per bin of a chunk.");
