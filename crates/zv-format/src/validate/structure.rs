@@ -5,7 +5,7 @@
 
 use super::finding::{
     Finding, ARRAY_DOCUMENT, CHUNK_KEY, LEVEL_GROUPS, LINK_SEGMENTS, ROOT_DOCUMENT, UNKNOWN_ARRAY,
-    VERTICES_ARRAY,
+    V09_UNREAD, VERTICES_ARRAY,
 };
 use crate::blob::{join, Blobs};
 use crate::layout::offset_links::parse_segment;
@@ -131,6 +131,7 @@ pub(crate) fn check(blobs: &Blobs, out: &mut Vec<Finding>) -> Option<Layout> {
             ));
         }
         if blobs.layout() == StoreLayout::ChunkGrid {
+            check_unread(&groups, out);
             super::grid::check_grids(blobs, &groups, out);
         } else {
             check_chunk_keys(blobs, &groups, out);
@@ -206,7 +207,8 @@ fn level_arrays(blobs: &Blobs, level: &str, out: &mut Vec<Finding>) -> Vec<Array
             }
             names::LINK_ATTRIBUTES | names::CROSS_CHUNK_LINK_ATTRIBUTES => {
                 let (kind, per_chunk) = if name == names::LINK_ATTRIBUTES {
-                    (ZvArray::LinkAttribute, true)
+                    // ZV 0.9: a family of segments, not read (`v09-unread`)
+                    (ZvArray::LinkAttribute, !grid)
                 } else {
                     (ZvArray::CrossChunkLinkAttribute, false)
                 };
@@ -256,6 +258,25 @@ fn level_arrays(blobs: &Blobs, level: &str, out: &mut Vec<Finding>) -> Vec<Array
         });
     }
     groups
+}
+
+/// What the reader does not read in a ZV 0.9 level (cross-level links, link attributes) is a
+/// finding: the rest of the level could not be checked honestly without it.
+fn check_unread(groups: &[ArrayGroup], out: &mut Vec<Finding>) {
+    for g in groups {
+        let what = match (&g.kind, g.delta) {
+            (ZvArray::Other(f), Some(d)) if f == LINKS_FAMILY && d != 0 => {
+                "cross-level links of a ZV 0.9 store"
+            }
+            (ZvArray::LinkAttribute, _) => "link attributes of a ZV 0.9 store",
+            _ => continue,
+        };
+        out.push(Finding::new(
+            &V09_UNREAD,
+            g.key(),
+            format!("this build does not read {what} (`{}`)", g.path),
+        ));
+    }
 }
 
 /// The discriminator of a ZV 0.9 links family group (`links/<d>`).
