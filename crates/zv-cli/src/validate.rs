@@ -1,6 +1,7 @@
 //! `zv validate STORE [--level 1..5] [--json]`: the store checked at a conformance level
 //! (`zv_format::validate`). Exit status 0 valid, 1 invalid, 2 could not run (no store at a
-//! local path, a store that cannot be opened, a ZV 0.9 store, output that cannot be written).
+//! local path, a store that cannot be opened, output that cannot be written). ZV 0.7 and 0.9
+//! stores are both checked.
 
 use std::io::Write;
 use std::process::ExitCode;

@@ -36,6 +36,7 @@ mod blobs;
 mod chunks;
 pub mod finding;
 mod geometry;
+mod grid;
 mod links;
 mod manifests;
 mod metadata;
@@ -50,6 +51,7 @@ use zv_core::store::Store;
 pub use finding::{rule, Finding, Report, Rule, Severity, RULES};
 
 use crate::blob::Blobs;
+use crate::metadata::Layout;
 use crate::progress::{Bounded, NoProgress, Progress};
 use crate::reader::{Level, ZvStore};
 use finding::VERTEX_COUNT;
@@ -65,7 +67,7 @@ pub fn validate(store: Arc<dyn Store>, level: u8) -> Report {
 pub fn validate_with_progress(store: Arc<dyn Store>, level: u8, progress: &dyn Progress) -> Report {
     crate::link_plugins();
     let level = level.clamp(1, 5);
-    let blobs = Blobs::new(store.clone());
+    let blobs = Blobs::with_layout(store.clone(), store_layout(&store));
     let mut out = Vec::new();
     let layout = structure::check(&blobs, &mut out);
     let report = |checked: u8, out: Vec<Finding>| {
@@ -98,6 +100,11 @@ pub fn validate_with_progress(store: Arc<dyn Store>, level: u8, progress: &dyn P
     progress.set_total(total, "steps");
     let mut passes = BTreeMap::new();
     for (l, &n) in levels.iter().zip(&chunk_counts) {
+        if let Some(ll) = layout.levels.iter().find(|ll| ll.id == l.id()) {
+            if blobs.layout() == Layout::ChunkGrid {
+                grid::check_listings(&blobs, &ll.groups, &mut out);
+            }
+        }
         let pass = chunks::check_level(l, level >= 4, &Bounded::new(progress, n), &mut out);
         check_vertex_count(l, &pass, &mut out);
         blobs::check(l, &pass, &mut out);
@@ -130,8 +137,8 @@ pub fn validate_with_progress(store: Arc<dyn Store>, level: u8, progress: &dyn P
     report(level, out)
 }
 
-/// Validates the store at `url` (a path, `file://…` or `memory://…`); a store that cannot
-/// be opened at all is an error, and so is a ZV 0.9 store: the rules checked are ZV 0.7's.
+/// Validates the store at `url` (a path, `file://…` or `memory://…`), in either layout (ZV
+/// 0.7 or 0.9); a store that cannot be opened at all is an error.
 pub fn validate_url(url: &str, level: u8) -> crate::Result<Report> {
     validate_url_with_progress(url, level, &NoProgress)
 }
@@ -144,28 +151,25 @@ pub fn validate_url_with_progress(
 ) -> crate::Result<Report> {
     crate::link_plugins();
     let store = zv_core::plugin::open_store(url)?;
-    refuse_chunk_grid(&store)?;
     Ok(validate_with_progress(store, level, progress))
 }
 
-/// A ZV 0.9 store (chunk-grid layout) is refused with an error naming its root `zarr.json`:
-/// the validator's rules are ZV 0.7's, and would report every 0.9 array as broken.
-fn refuse_chunk_grid(store: &Arc<dyn Store>) -> crate::Result<()> {
-    let Some(attrs) = Blobs::new(store.clone()).group_attributes("")? else {
-        return Ok(());
-    };
-    match crate::metadata::RootMetadata::from_attributes(&attrs, "zarr.json") {
-        Ok(root) if root.layout() == crate::metadata::Layout::ChunkGrid => {
-            Err(crate::Error::Unsupported {
-                key: "zarr.json".into(),
-                what: format!(
-                    "validating a ZV {} store (zv validate checks the ZV 0.7 rules; \
-                     zv info and zv dump read 0.9 stores)",
-                    root.zv_version
-                ),
-            })
-        }
-        _ => Ok(()),
+/// The layout the root `zv_version` announces (ZV 0.9.x: chunk grids); ZV 0.7's when the root
+/// does not say (structure and metadata report what is wrong with it).
+fn store_layout(store: &Arc<dyn Store>) -> Layout {
+    let version = Blobs::new(store.clone())
+        .group_attributes("")
+        .ok()
+        .flatten()
+        .and_then(|a| {
+            a.get(crate::names::ROOT_ATTRIBUTE)?
+                .get("zv_version")?
+                .as_str()
+                .and_then(crate::metadata::parse_version)
+        });
+    match version {
+        Some((0, 9, _)) => Layout::ChunkGrid,
+        _ => Layout::PerChunkNodes,
     }
 }
 

@@ -485,4 +485,62 @@ pub(crate) const DEFECTS: &[Defect] = &[
             })
         },
     ),
+    (
+        "grid-origin-outside",
+        "zv09:graph_09",
+        1,
+        "chunk-grid",
+        "0/vertices/zarr.json",
+        // chunk 0.0.0 now lies before the grid
+        |s| s.attrs("0/vertices", |a| a["chunk_grid_origin"] = json!([1, 0, 0])),
+    ),
+    (
+        "segment-name",
+        "zv09:graph_09",
+        1,
+        "link-segments",
+        "0/links/0/+1.x.0/zarr.json",
+        |s| {
+            std::fs::rename(s.path("0/links/0/+1.0.0"), s.path("0/links/0/+1.x.0")).unwrap();
+        },
+    ),
+    (
+        "listed-cell-deleted",
+        "zv09:graph_09",
+        3,
+        "nonempty-chunks",
+        "0/vertex_fragments/c/1/0/0",
+        |s| s.remove("0/vertex_fragments/c/1/0/0"),
+    ),
+    (
+        "cell-not-listed",
+        "zv09:graph_09",
+        3,
+        "nonempty-chunks",
+        "0/links/0/0.0.0/c/0/0/0",
+        |s| {
+            s.attrs("0/links/0/0.0.0", |a| {
+                let keys = a["nonempty_chunks"].as_array_mut().unwrap();
+                keys.retain(|k| k != "0.0.0");
+            })
+        },
+    ),
+    (
+        "link-attributes-09",
+        "zv09:graph_09",
+        1,
+        "v09-unread",
+        "0/link_attributes/w/0/zarr.json",
+        |s| {
+            std::fs::create_dir_all(s.path("0/link_attributes/w/0")).unwrap();
+            let group = r#"{"zarr_format": 3, "node_type": "group", "attributes": {}}"#;
+            for dir in [
+                "0/link_attributes",
+                "0/link_attributes/w",
+                "0/link_attributes/w/0",
+            ] {
+                std::fs::write(s.path(&format!("{dir}/zarr.json")), group).unwrap();
+            }
+        },
+    ),
 ];

@@ -113,26 +113,42 @@ pub(crate) fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// The zv-written sources of the corpus (`zv:NAME` in a defect), for what no fixture has:
-/// `(name, zv-geometry/1 document)`.
-const ZV_SOURCES: &[(&str, &str)] = &[(
-    // two objects of two chunks each, a fragment attribute, and a link attribute on edges
-    // that cross chunks (so both `fragment_attributes/` and `cross_chunk_link_attributes/`)
-    "graph_attributes",
-    r#"{"format": "zv-geometry/1", "geometry": "graph", "chunk_shape": [10, 10, 10],
+/// The zv-written sources of the corpus (`zv:NAME` in a defect, `zv09:NAME` for the store
+/// written in the ZV 0.9 layout), for what no fixture has: `(name, zv-geometry/1 document)`.
+const ZV_SOURCES: &[(&str, &str)] = &[
+    (
+        // two objects of two chunks each, a fragment attribute, and a link attribute on edges
+        // that cross chunks (so both `fragment_attributes/` and `cross_chunk_link_attributes/`)
+        "graph_attributes",
+        r#"{"format": "zv-geometry/1", "geometry": "graph", "chunk_shape": [10, 10, 10],
         "vertices": [[1, 1, 1], [2, 2, 2], [12, 1, 1], [13, 2, 2], [1, 12, 1], [12, 12, 1]],
         "object_ids": [0, 0, 0, 1, 1, 1],
         "edges": [[0, 1], [1, 2], [3, 4], [4, 5]],
         "link_attributes": {"weight": {"dtype": "float32", "values": [1, 2, 3, 4]}},
         "fragment_attributes": {"tag": {"dtype": "int32", "values": [7, 8]}}}"#,
-)];
+    ),
+    (
+        // the same graph without its link attribute (the 0.9 writer refuses those): chunks
+        // 0.0.0, 1.0.0, 0.1.0 and 1.1.0 of a grid with origin 0.0.0, cross-chunk segments
+        // `+1.0.0` (edges 1-2 and 4-5) and `+1.-1.0` (edge 3-4)
+        "graph_09",
+        r#"{"format": "zv-geometry/1", "geometry": "graph", "chunk_shape": [10, 10, 10],
+        "vertices": [[1, 1, 1], [2, 2, 2], [12, 1, 1], [13, 2, 2], [1, 12, 1], [12, 12, 1]],
+        "object_ids": [0, 0, 0, 1, 1, 1],
+        "edges": [[0, 1], [1, 2], [3, 4], [4, 5]]}"#,
+    ),
+];
 
 /// Makes the source of a defect at `to`: a copy of fixture `source`, or for `zv:NAME` the
 /// store `zv import` writes from [`ZV_SOURCES`].
 pub(crate) fn make_source(fixtures: &Path, source: &str, to: &Path) {
-    let Some(name) = source.strip_prefix("zv:") else {
-        copy_dir(&fixtures.join(format!("{source}.zarr")), to);
-        return;
+    let (name, version) = match (source.strip_prefix("zv:"), source.strip_prefix("zv09:")) {
+        (Some(name), _) => (name, "0.7"),
+        (_, Some(name)) => (name, "0.9"),
+        _ => {
+            copy_dir(&fixtures.join(format!("{source}.zarr")), to);
+            return;
+        }
     };
     let doc = ZV_SOURCES
         .iter()
@@ -143,6 +159,7 @@ pub(crate) fn make_source(fixtures: &Path, source: &str, to: &Path) {
     std::fs::write(&file, doc).unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_zv"))
         .args(["import", file.to_str().unwrap(), to.to_str().unwrap()])
+        .args(["--format-version", version])
         .output()
         .unwrap();
     assert!(

@@ -39,7 +39,7 @@ pub struct GridArray {
     origin: Vec<i64>,
     nonempty: Option<Vec<ChunkKey>>,
     attributes: JsonObject,
-    /// Decoded stored chunks, so the cells of one shard decode it once.
+    /// Decoded stored chunks of more than one cell, so the cells of one shard decode it once.
     decoded: Mutex<HashMap<Vec<u64>, Decoded>>,
 }
 
@@ -93,6 +93,21 @@ impl GridArray {
     /// The absolute chunk coordinates of cell `[0, …, 0]`.
     pub fn origin(&self) -> &[i64] {
         &self.origin
+    }
+
+    /// The grid's shape (cells per dimension).
+    pub fn shape(&self) -> &[u64] {
+        self.array.shape()
+    }
+
+    /// The keys `nonempty_chunks` lists (sorted, deduplicated), `None` without the attribute.
+    pub fn listed(&self) -> Option<&[ChunkKey]> {
+        self.nonempty.as_deref()
+    }
+
+    /// Whether chunk `key` has a cell in the grid (`key − origin` inside the shape).
+    pub fn contains(&self, key: &ChunkKey) -> bool {
+        self.index_of(key).is_some()
     }
 
     /// The store key of the stored chunk holding the cell of `key` (for errors), or the
@@ -182,18 +197,29 @@ impl GridArray {
             .map(|w| data.get(w[0]..w[1]).map(<[u8]>::to_vec).unwrap_or_default())
             .collect();
         let elements = Arc::new(elements);
-        if let Ok(mut m) = self.decoded.lock() {
-            m.insert(chunk.to_vec(), elements.clone());
+        // a stored chunk of one cell is read once per use; a shard's cells share its decoding
+        if elements.len() > 1 {
+            if let Ok(mut m) = self.decoded.lock() {
+                m.insert(chunk.to_vec(), elements.clone());
+            }
         }
         Ok(Some(elements))
     }
 
     /// The absolute keys of the non-empty cells, sorted: `nonempty_chunks` when present, else
-    /// every non-empty element of every stored chunk.
+    /// [`GridArray::stored_keys`].
     pub fn keys(&self) -> Result<Vec<ChunkKey>> {
-        if let Some(keys) = &self.nonempty {
-            return Ok(keys.clone());
+        match &self.nonempty {
+            Some(keys) => Ok(keys.clone()),
+            None => self.stored_keys(),
         }
+    }
+
+    /// The absolute keys of the cells the store holds, sorted, whatever `nonempty_chunks`
+    /// says: with one cell per stored chunk (inner chunk shape `[1, …, 1]`), every stored
+    /// chunk (listed, not read); otherwise every non-empty element of every stored chunk
+    /// (each decoded).
+    pub fn stored_keys(&self) -> Result<Vec<ChunkKey>> {
         let meta_key = self.array.path().metadata_key();
         let stored = self
             .array
@@ -202,6 +228,15 @@ impl GridArray {
         let inner: Vec<u64> = self.array.grid().chunk_shape().to_vec();
         let shape = self.array.shape().to_vec();
         let mut out = Vec::new();
+        if inner.iter().all(|&n| n == 1) {
+            out.extend(
+                stored
+                    .iter()
+                    .filter_map(|c| self.key_of(c, 0, &inner, &shape)),
+            );
+            out.sort();
+            return Ok(out);
+        }
         for chunk in stored {
             let Some(elements) = self.decoded_chunk(&chunk)? else {
                 continue;

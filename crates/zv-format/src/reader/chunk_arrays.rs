@@ -55,6 +55,24 @@ impl Level {
         self.p(&parts)
     }
 
+    /// The store key a finding about chunk `key` of the per-chunk array `array` names: the
+    /// blob's node path (ZV 0.7), or the key of the stored chunk (or shard) holding the cell
+    /// (ZV 0.9; `links/<d>` is its all-zero offsets segment).
+    pub(crate) fn chunk_blob_key(&self, array: &[&str], key: &ChunkKey) -> String {
+        if self.blobs.layout() != Layout::ChunkGrid {
+            return self.chunk_blob(array, key);
+        }
+        let joined = array.join("/");
+        let rel = match joined.strip_prefix("links/").and_then(super::parse_delta) {
+            Some(d) => self.link_rows_array(d).unwrap_or_else(|_| joined.clone()),
+            None => joined.clone(),
+        };
+        match self.blobs.grid(&self.p(&[&rel])) {
+            Ok(Some(grid)) => grid.cell_store_key(key),
+            _ => self.chunk_blob(&[&rel], key),
+        }
+    }
+
     /// The vertices of chunk `key` (`None` if the chunk has no vertices blob). A vertex
     /// outside the chunk's box (the level's `chunk_shape` contradicts the key) is an error.
     pub fn vertices(&self, key: &ChunkKey) -> Result<Option<Vertices>> {

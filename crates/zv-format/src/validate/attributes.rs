@@ -12,6 +12,8 @@ use crate::reader::{Level, ObjectIndex};
 /// Checks the dense attributes and groups of `level`; `index` is its object index.
 pub(crate) fn check(level: &Level, index: Option<&ObjectIndex>, out: &mut Vec<Finding>) {
     let num_objects = index.map(|i| i.num_objects);
+    // ZV 0.9: a dense row per object index row (stored id), whatever the ids are
+    let object_rows = index.map(|i| i.ids.as_ref().map_or(i.num_objects, |ids| ids.len() as u64));
     match level.object_attributes() {
         Err(e) => out.push(Finding::new(
             &OBJECT_ATTRIBUTE,
@@ -21,7 +23,7 @@ pub(crate) fn check(level: &Level, index: Option<&ObjectIndex>, out: &mut Vec<Fi
         Ok(attrs) => {
             for (name, a) in attrs {
                 let rows = a.shape.first().copied().unwrap_or(0);
-                if let Some(n) = num_objects.filter(|&n| n != rows) {
+                if let Some(n) = object_rows.filter(|&n| n != rows) {
                     out.push(Finding::new(
                         &OBJECT_ATTRIBUTE,
                         level.p(&[names::OBJECT_ATTRIBUTES, &name]),
@@ -56,15 +58,20 @@ pub(crate) fn check(level: &Level, index: Option<&ObjectIndex>, out: &mut Vec<Fi
                 ));
             }
         }
-        if let Some(n) = num_objects {
+        if let (Some(n), Some(index)) = (num_objects, index) {
             let bad: Vec<String> = g
                 .members
                 .iter()
                 .enumerate()
                 .flat_map(|(gid, m)| {
                     m.iter()
-                        .filter(move |&&o| o >= n)
-                        .map(move |o| format!("group {gid} names object {o}, the level has {n}"))
+                        .filter(|&&o| !index.contains(o))
+                        .map(move |o| match &index.ids {
+                            None => format!("group {gid} names object {o}, the level has {n}"),
+                            Some(_) => format!(
+                                "group {gid} names object {o}, which the object index does not list"
+                            ),
+                        })
                 })
                 .collect();
             push_capped(&GROUPS, &groups_path, bad, out);

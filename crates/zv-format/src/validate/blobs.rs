@@ -32,15 +32,11 @@ pub(crate) fn check(level: &Level, chunks: &LevelChunks, out: &mut Vec<Finding>)
         let Ok(keys) = level.keys_of(&a) else {
             continue;
         };
-        let orphans: Vec<String> = keys
-            .iter()
-            .filter(|k| !occupied.contains(k))
-            .map(|k| k.to_string())
-            .collect();
+        let orphans: Vec<&ChunkKey> = keys.iter().filter(|k| !occupied.contains(k)).collect();
         for k in orphans.iter().take(20) {
             out.push(Finding::new(
                 &ORPHAN_BLOB,
-                level.p(&[&a, k]),
+                level.chunk_blob_key(&[&a], k),
                 format!("`{a}` has a blob for chunk {k}, which has no vertices"),
             ));
         }

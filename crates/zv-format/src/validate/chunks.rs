@@ -174,7 +174,7 @@ fn check_chunk(
     key: &ChunkKey,
     out: &mut Vec<Finding>,
 ) -> Option<ChunkSummary> {
-    let blob = |array: &[&str]| level.chunk_blob(array, key);
+    let blob = |array: &[&str]| level.chunk_blob_key(array, key);
     // unchecked: check_positions below reports every vertex outside its chunk (rule L4)
     let vertices = match level.vertices_unchecked(key) {
         Ok(Some((v, _))) => v,
@@ -301,7 +301,7 @@ fn check_links(
     rows: u64,
     out: &mut Vec<Finding>,
 ) {
-    let blob = |array: &[&str]| level.chunk_blob(array, key);
+    let blob = |array: &[&str]| level.chunk_blob_key(array, key);
     let links = match level.links(key, width, rows) {
         Ok(l) => l,
         Err(e) => {

@@ -67,7 +67,10 @@ rules! {
     ARRAY_DOCUMENT = ("array-document", 1, Error, "Every per-array group document parses and its `zv_array` names the array it sits at.");
     UNKNOWN_ARRAY = ("unknown-array", 1, Warning, "A level's children are known ZV arrays.");
     CHUNK_KEY = ("chunk-key", 1, Error, "Blob names in per-chunk arrays are chunk keys of the level's arity.");
-    ZV_VERSION = ("zv-version", 2, Error, "`zv_version` is a version string (`MAJOR.MINOR[.PATCH]`) this build reads: 0.7.x.");
+    CHUNK_GRID = ("chunk-grid", 1, Error, "ZV 0.9: every per-chunk array is a `variable_length_bytes` array of the level's rank, its `chunk_grid_origin` has that rank, and every key in its `nonempty_chunks` is a chunk key of that rank inside the grid.");
+    V09_UNREAD = ("v09-unread", 1, Error, "ZV 0.9: the level holds nothing this build does not read (cross-level links `links/<d ≠ 0>`, link attributes), which is reported rather than passed unchecked.");
+    LINK_SEGMENTS = ("link-segments", 1, Error, "ZV 0.9: the children of a `links/<d>` family are offsets segments of its `link_width` and `sid_ndim` (`+1.-1.0`, joined by `_`; `self` for width 1).");
+    ZV_VERSION = ("zv-version", 2, Error, "`zv_version` is a version string (`MAJOR.MINOR[.PATCH]`) this build reads: 0.7.x or 0.9.x.");
     ROOT_SCHEMA = ("root-schema", 2, Error, "The root metadata parses (axes, `chunk_shape`, `bounds`, typed optional keys).");
     ROOT_SHAPES = ("root-shapes", 2, Error, "`chunk_shape` and both sides of `bounds` have one value per axis, `chunk_shape` > 0 and `bounds` min <= max.");
     BASE_BIN_SHAPE = ("base-bin-shape", 2, Error, "`base_bin_shape` has one positive value per axis and divides `chunk_shape`.");
@@ -82,6 +85,7 @@ rules! {
     OBJECT_SPARSITY = ("object-sparsity", 2, Error, "`object_sparsity` is in (0, 1].");
     INHERITED_OBJECTS = ("inherited-objects", 2, Error, "`preserves_object_ids` comes with `inherited_num_objects`.");
     ARRAY_METADATA = ("array-metadata", 2, Error, "Per-array attributes hold values the spec defines: vertices `dtype` a float type and `encoding` raw or draco, fragment `encoding` fragment_index_v1, links `link_width` >= 1 and `level_delta` equal to the folder.");
+    NONEMPTY_CHUNKS = ("nonempty-chunks", 3, Error, "ZV 0.9: `nonempty_chunks` lists exactly the cells that hold data (0.9.2 reads only the cells it lists).");
     VERTICES_DECODE = ("vertices-decode", 3, Error, "Every `vertices/<key>` blob decodes to whole rows of the vertex type.");
     FRAGMENT_INDEX = ("fragment-index", 3, Error, "Every fragment index decodes (magic, version, flags, popcount, CSR monotone, padding) and its fragments lie within the chunk's rows.");
     BINS_PER_CHUNK = ("bins-per-chunk", 3, Error, "An undifferentiated point cloud has at most one fragment per bin of a chunk.");
@@ -98,11 +102,11 @@ rules! {
     OBJECT_INDEX = ("object-index", 3, Error, "The object index decodes: `num_objects` manifests, no truncation or trailing bytes.");
     MANIFEST_REFERENCES = ("manifest-references", 3, Error, "Every manifest block names a chunk with vertices and fragments below its fragment count.");
     SHARED_FRAGMENTS = ("shared-fragments", 3, Error, "Without `shared_fragments`, no (chunk, fragment) is named by two objects.");
-    CROSS_CHUNK_LINKS = ("cross-chunk-links", 3, Error, "`cross_chunk_links/<d>/data` is `num_links × link_width × (sid_ndim + 1) × 8` bytes.");
+    CROSS_CHUNK_LINKS = ("cross-chunk-links", 3, Error, "`cross_chunk_links/<d>/data` is `num_links × link_width × (sid_ndim + 1) × 8` bytes; in ZV 0.9 every cross-chunk segment of `links/<d>` decodes (offsets agreeing with its name, `perm_idx` in range).");
     CROSS_CHUNK_ENDPOINTS = ("cross-chunk-endpoints", 3, Error, "Every cross-chunk endpoint names an existing row of an existing chunk: endpoint 0 at the level, the others at level + delta.");
     CROSS_CHUNK_ATTRIBUTE = ("cross-chunk-attribute", 3, Error, "Every cross-chunk link attribute has `num_links` rows.");
-    OBJECT_ATTRIBUTE = ("object-attribute", 3, Error, "Every object attribute has `num_objects` rows (and a `present_mask` of as many when it says so).");
-    GROUPS = ("groups", 3, Error, "`groups/data` + `offsets` decode, `num_groups` matches and members are object ids of the level.");
+    OBJECT_ATTRIBUTE = ("object-attribute", 3, Error, "Every object attribute has `num_objects` rows (and a `present_mask` of as many when it says so); in ZV 0.9 one row per object index row, absent rows holding the fill value.");
+    GROUPS = ("groups", 3, Error, "`groups/data` + `offsets` (ZV 0.9: the `groups` vlen array) decode, `num_groups` matches and members are object ids of the level.");
     GROUP_ATTRIBUTE = ("group-attribute", 3, Error, "Every group attribute has `num_groups` rows.");
     LINKS_CONVENTION = ("links-convention", 4, Error, "The geometry allows the store's `links_convention` (graph and mesh explicit, polylines implicit_sequential, skeletons explicit or with branches).");
     LINK_WIDTH = ("link-width", 4, Error, "`links/0` has a width its geometry allows: meshes 3 or 4, graphs 2, skeletons 1 or 2, lines, polylines and streamlines 2.");

@@ -8,14 +8,23 @@ use std::collections::BTreeMap;
 use super::chunks::LevelChunks;
 use super::finding::*;
 use super::manifests::push_capped;
-use crate::metadata::ChunkKey;
+use crate::metadata::{ChunkKey, Layout};
 use crate::names;
 use crate::reader::{delta_name, Level};
 
 /// Checks the cross-chunk records of `level` (and its cross-level blobs' targets) against
 /// the chunk passes of every level.
 pub(crate) fn check(level: &Level, all: &BTreeMap<u32, LevelChunks>, out: &mut Vec<Finding>) {
-    let deltas = match level.cross_chunk_deltas() {
+    // ZV 0.9: the cross-chunk records are the segments of the delta-0 links family
+    let v09 = level.layout() == Layout::ChunkGrid;
+    let deltas = if v09 {
+        level
+            .link_deltas()
+            .map(|d| d.into_iter().filter(|&d| d == 0).collect())
+    } else {
+        level.cross_chunk_deltas()
+    };
+    let deltas = match deltas {
         Ok(d) => d,
         Err(e) => {
             let key = level.p(&[names::CROSS_CHUNK_LINKS]);
@@ -28,7 +37,11 @@ pub(crate) fn check(level: &Level, all: &BTreeMap<u32, LevelChunks>, out: &mut V
         u32::try_from(l).ok().and_then(|l| all.get(&l))
     };
     for d in deltas {
-        let key = level.p(&[names::CROSS_CHUNK_LINKS, &delta_name(d), names::DATA]);
+        let key = if v09 {
+            level.p(&[names::LINKS, &delta_name(d)])
+        } else {
+            level.p(&[names::CROSS_CHUNK_LINKS, &delta_name(d), names::DATA])
+        };
         let ccl = match level.cross_chunk_links(d) {
             Ok(Some(c)) => c,
             Ok(None) => continue,
@@ -90,7 +103,7 @@ pub(crate) fn check(level: &Level, all: &BTreeMap<u32, LevelChunks>, out: &mut V
     for c in &own.chunks {
         for &(d, max_row) in &c.cross_level {
             let key = ChunkKey(c.coords.clone());
-            let path = level.chunk_blob(&[names::LINKS, &delta_name(d)], &key);
+            let path = level.chunk_blob_key(&[names::LINKS, &delta_name(d)], &key);
             let target = level.id() as i64 + i64::from(d);
             let msg = match at(d).map(|t| t.get(&c.coords)) {
                 None => Some(format!("targets level {target}, which does not exist")),

@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::finding::*;
-use super::structure::{ArrayGroup, Layout};
+use super::structure::{ArrayGroup, Layout, LINKS_FAMILY};
 use crate::metadata::arrays::{
     CrossChunkLinksArray, DenseAttributeArray, FragmentIndexArray, GroupsArray, LinksArray,
     ObjectIndexArray, RowAttributeArray, VerticesArray, ZvArray, FRAGMENT_INDEX_V1,
@@ -14,7 +14,6 @@ use crate::metadata::arrays::{
 use crate::metadata::json::{as_int, f64_list, positive_extents, whole_multiples};
 use crate::metadata::{parse_version, JsonObject, LevelMetadata, RootMetadata};
 use crate::names;
-use crate::reader::parse_delta;
 
 /// `links_convention` values.
 pub(crate) const LINKS_CONVENTIONS: &[&str] = &[
@@ -106,10 +105,10 @@ fn check_root(root: &JsonObject, zv: &JsonObject, out: &mut Vec<Finding>) {
     let mut push = |rule: &Rule, msg: String| out.push(Finding::new(rule, key, msg));
     match zv.get("zv_version") {
         Some(Value::String(v)) => match parse_version(v) {
-            Some((0, 7, _)) => {}
+            Some((0, 7 | 9, _)) => {}
             Some(_) => push(
                 &ZV_VERSION,
-                format!("`zv_version` is {v}; this build reads 0.7.x"),
+                format!("`zv_version` is {v}; this build reads 0.7.x and 0.9.x"),
             ),
             None => push(
                 &ZV_VERSION,
@@ -351,8 +350,8 @@ fn check_level_bins(m: &LevelMetadata, root: &RootMetadata, key: &str, out: &mut
 fn check_array(g: &ArrayGroup, out: &mut Vec<Finding>) {
     let key = g.key();
     let a = &g.attributes;
-    let folder_delta = g.path.rsplit('/').next().and_then(parse_delta);
-    let problem: Result<Option<String>, crate::Error> = match g.kind {
+    let folder_delta = g.delta;
+    let problem: Result<Option<String>, crate::Error> = match &g.kind {
         ZvArray::Vertices => VerticesArray::from_attributes(a, &key).map(|v| {
             (!VERTEX_ENCODINGS.contains(&v.encoding.as_str()))
                 .then(|| format!("vertices `encoding` {:?} is not raw or draco", v.encoding))
@@ -364,6 +363,14 @@ fn check_array(g: &ArrayGroup, out: &mut Vec<Finding>) {
                     .map(|e| format!("fragment `encoding` {e:?} is not {FRAGMENT_INDEX_V1}"))
             })
         }
+        ZvArray::Other(family) if family == LINKS_FAMILY => LinksArray::from_attributes(a, &key)
+            .map(|l| {
+                if l.link_width == 0 {
+                    Some("`link_width` is 0".to_owned())
+                } else {
+                    delta_mismatch(l.level_delta, folder_delta)
+                }
+            }),
         ZvArray::Links => LinksArray::from_attributes(a, &key).map(|l| {
             if l.link_width == 0 {
                 Some("`link_width` is 0".to_owned())

@@ -1,12 +1,16 @@
 //! Level 1, structure: the root document, the level groups, the per-array groups and their
-//! discriminators, and the chunk keys of per-chunk arrays.
+//! discriminators, and the chunk keys of per-chunk arrays. In a ZV 0.9 store (`blobs` opened
+//! with [`StoreLayout::ChunkGrid`]) the per-chunk arrays are chunk-grid arrays (their grid, origin
+//! and `nonempty_chunks` checked here) and `links/<d>` is a family of offsets segments.
 
 use super::finding::{
-    Finding, ARRAY_DOCUMENT, CHUNK_KEY, LEVEL_GROUPS, ROOT_DOCUMENT, UNKNOWN_ARRAY, VERTICES_ARRAY,
+    Finding, ARRAY_DOCUMENT, CHUNK_KEY, LEVEL_GROUPS, LINK_SEGMENTS, ROOT_DOCUMENT, UNKNOWN_ARRAY,
+    V09_UNREAD, VERTICES_ARRAY,
 };
 use crate::blob::{join, Blobs};
+use crate::layout::offset_links::parse_segment;
 use crate::metadata::arrays::ZvArray;
-use crate::metadata::{ChunkKey, JsonObject};
+use crate::metadata::{ChunkKey, JsonObject, Layout as StoreLayout};
 use crate::names;
 use crate::reader::{is_level_name, parse_delta};
 
@@ -21,6 +25,8 @@ pub(crate) struct ArrayGroup {
     pub(crate) per_chunk: bool,
     /// The group's attributes (empty without a `zarr.json`).
     pub(crate) attributes: JsonObject,
+    /// The level delta of a links or link attribute array (its `<d>` folder).
+    pub(crate) delta: Option<i32>,
 }
 
 impl ArrayGroup {
@@ -124,7 +130,12 @@ pub(crate) fn check(blobs: &Blobs, out: &mut Vec<Finding>) -> Option<Layout> {
                 format!("level {id} has no `vertices` array"),
             ));
         }
-        check_chunk_keys(blobs, &groups, out);
+        if blobs.layout() == StoreLayout::ChunkGrid {
+            check_unread(&groups, out);
+            super::grid::check_grids(blobs, &groups, out);
+        } else {
+            check_chunk_keys(blobs, &groups, out);
+        }
         layout.levels.push(LevelLayout {
             id,
             attributes,
@@ -136,7 +147,8 @@ pub(crate) fn check(blobs: &Blobs, out: &mut Vec<Finding>) -> Option<Layout> {
 
 /// The array groups of the level at `level`, each with its document checked.
 fn level_arrays(blobs: &Blobs, level: &str, out: &mut Vec<Finding>) -> Vec<ArrayGroup> {
-    let mut found: Vec<(String, ZvArray, bool)> = Vec::new();
+    let mut found: Vec<(String, ZvArray, bool, Option<i32>)> = Vec::new();
+    let grid = blobs.layout() == StoreLayout::ChunkGrid;
     let children = |path: &str, out: &mut Vec<Finding>| -> Vec<String> {
         blobs.children(path).unwrap_or_else(|e| {
             out.push(Finding::new(&ARRAY_DOCUMENT, path, e.to_string()));
@@ -146,11 +158,25 @@ fn level_arrays(blobs: &Blobs, level: &str, out: &mut Vec<Finding>) -> Vec<Array
     for name in children(level, out) {
         let p = join(&[level, &name]);
         match name.as_str() {
-            names::VERTICES => found.push((p, ZvArray::Vertices, true)),
-            names::VERTEX_FRAGMENTS => found.push((p, ZvArray::VertexFragments, true)),
-            names::LINK_FRAGMENTS => found.push((p, ZvArray::LinkFragments, true)),
-            names::OBJECT_INDEX => found.push((p, ZvArray::ObjectIndex, false)),
-            names::GROUPS => found.push((p, ZvArray::Groups, false)),
+            names::VERTICES => found.push((p, ZvArray::Vertices, true, None)),
+            names::VERTEX_FRAGMENTS => found.push((p, ZvArray::VertexFragments, true, None)),
+            names::LINK_FRAGMENTS => found.push((p, ZvArray::LinkFragments, true, None)),
+            names::OBJECT_INDEX => found.push((p, ZvArray::ObjectIndex, false, None)),
+            names::GROUPS => found.push((p, ZvArray::Groups, false, None)),
+            names::LINKS if grid => {
+                for d in children(&p, out) {
+                    let fp = join(&[&p, &d]);
+                    match parse_delta(&d) {
+                        Some(delta) => {
+                            found.push((fp.clone(), links_family(), false, Some(delta)));
+                            for seg in link_segments(blobs, &fp, level, out) {
+                                found.push((seg, ZvArray::Links, true, Some(delta)));
+                            }
+                        }
+                        None => out.push(unknown(&fp, "not a level delta")),
+                    }
+                }
+            }
             names::LINKS | names::CROSS_CHUNK_LINKS => {
                 let (kind, per_chunk) = if name == names::LINKS {
                     (ZvArray::Links, true)
@@ -158,8 +184,8 @@ fn level_arrays(blobs: &Blobs, level: &str, out: &mut Vec<Finding>) -> Vec<Array
                     (ZvArray::CrossChunkLinks, false)
                 };
                 for d in children(&p, out) {
-                    if parse_delta(&d).is_some() {
-                        found.push((join(&[&p, &d]), kind.clone(), per_chunk));
+                    if let Some(delta) = parse_delta(&d) {
+                        found.push((join(&[&p, &d]), kind.clone(), per_chunk, Some(delta)));
                     } else {
                         out.push(unknown(&join(&[&p, &d]), "not a level delta"));
                     }
@@ -176,20 +202,21 @@ fn level_arrays(blobs: &Blobs, level: &str, out: &mut Vec<Finding>) -> Vec<Array
                     _ => (ZvArray::GroupAttribute, false),
                 };
                 for n in children(&p, out) {
-                    found.push((join(&[&p, &n]), kind.clone(), per_chunk));
+                    found.push((join(&[&p, &n]), kind.clone(), per_chunk, None));
                 }
             }
             names::LINK_ATTRIBUTES | names::CROSS_CHUNK_LINK_ATTRIBUTES => {
                 let (kind, per_chunk) = if name == names::LINK_ATTRIBUTES {
-                    (ZvArray::LinkAttribute, true)
+                    // ZV 0.9: a family of segments, not read (`v09-unread`)
+                    (ZvArray::LinkAttribute, !grid)
                 } else {
                     (ZvArray::CrossChunkLinkAttribute, false)
                 };
                 for n in children(&p, out) {
                     let np = join(&[&p, &n]);
                     for d in children(&np, out) {
-                        if parse_delta(&d).is_some() {
-                            found.push((join(&[&np, &d]), kind.clone(), per_chunk));
+                        if let Some(delta) = parse_delta(&d) {
+                            found.push((join(&[&np, &d]), kind.clone(), per_chunk, Some(delta)));
                         } else {
                             out.push(unknown(&join(&[&np, &d]), "not a level delta"));
                         }
@@ -200,7 +227,7 @@ fn level_arrays(blobs: &Blobs, level: &str, out: &mut Vec<Finding>) -> Vec<Array
         }
     }
     let mut groups = Vec::new();
-    for (path, kind, per_chunk) in found {
+    for (path, kind, per_chunk, delta) in found {
         let key = join(&[&path, "zarr.json"]);
         let attributes = match blobs.group_attributes(&path) {
             Ok(a) => a.unwrap_or_default(),
@@ -227,9 +254,87 @@ fn level_arrays(blobs: &Blobs, level: &str, out: &mut Vec<Finding>) -> Vec<Array
             kind,
             per_chunk,
             attributes,
+            delta,
         });
     }
     groups
+}
+
+/// What the reader does not read in a ZV 0.9 level (cross-level links, link attributes) is a
+/// finding: the rest of the level could not be checked honestly without it.
+fn check_unread(groups: &[ArrayGroup], out: &mut Vec<Finding>) {
+    for g in groups {
+        let what = match (&g.kind, g.delta) {
+            (ZvArray::Other(f), Some(d)) if f == LINKS_FAMILY && d != 0 => {
+                "cross-level links of a ZV 0.9 store"
+            }
+            (ZvArray::LinkAttribute, _) => "link attributes of a ZV 0.9 store",
+            _ => continue,
+        };
+        out.push(Finding::new(
+            &V09_UNREAD,
+            g.key(),
+            format!("this build does not read {what} (`{}`)", g.path),
+        ));
+    }
+}
+
+/// The discriminator of a ZV 0.9 links family group (`links/<d>`).
+pub(crate) const LINKS_FAMILY: &str = "links_family";
+
+/// The kind of a ZV 0.9 links family group.
+pub(crate) fn links_family() -> ZvArray {
+    ZvArray::Other(LINKS_FAMILY.to_owned())
+}
+
+/// The offsets segments of the ZV 0.9 links family at `family` (their paths); a child whose
+/// name is not a segment of the family's width and the level's arity is a finding.
+fn link_segments(blobs: &Blobs, family: &str, level: &str, out: &mut Vec<Finding>) -> Vec<String> {
+    let key = join(&[family, "zarr.json"]);
+    let attrs = blobs
+        .group_attributes(family)
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    let width = attrs
+        .get("link_width")
+        .and_then(serde_json::Value::as_u64)
+        .unwrap_or(2) as usize;
+    let sid = attrs
+        .get("sid_ndim")
+        .and_then(serde_json::Value::as_u64)
+        .map(|s| s as usize)
+        .or_else(|| level_arity(blobs, level));
+    let names = blobs.children(family).unwrap_or_else(|e| {
+        out.push(Finding::new(&LINK_SEGMENTS, &key, e.to_string()));
+        Vec::new()
+    });
+    let mut segments = Vec::new();
+    for seg in names {
+        let path = join(&[family, &seg]);
+        match sid.map(|sid| parse_segment(&seg, sid, width)) {
+            Some(Ok(_)) => segments.push(path),
+            Some(Err(why)) => out.push(Finding::new(
+                &LINK_SEGMENTS,
+                join(&[&path, "zarr.json"]),
+                format!("`{seg}` is not an offsets segment of `{family}`: {why}"),
+            )),
+            None => out.push(Finding::new(
+                &LINK_SEGMENTS,
+                &key,
+                "the family has no `sid_ndim` and the level's chunk arity is unknown",
+            )),
+        }
+    }
+    segments
+}
+
+/// The chunk-key arity of a ZV 0.9 level: the rank of its `vertices` grid array.
+fn level_arity(blobs: &Blobs, level: &str) -> Option<usize> {
+    match blobs.node(&join(&[level, names::VERTICES])) {
+        Ok(Some(zv_core::metadata::NodeMetadata::Array(a))) => Some(a.shape.len()),
+        _ => None,
+    }
 }
 
 fn unknown(path: &str, why: &str) -> Finding {
