@@ -24,9 +24,8 @@ from ._zv import (
     StoreIOError,
     UnsupportedError,
     ZvError,
-    validate,
 )
-from ._read import Graph, Level, Mesh, Object, Points, Polylines, Store, open
+from ._read import Graph, Level, Mesh, Object, Points, Polylines, Store, open, validate
 from ._write import (
     write_graph,
     write_mesh,

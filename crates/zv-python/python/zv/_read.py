@@ -226,3 +226,10 @@ class Store:
 def open(path: Union[str, "os.PathLike[str]"]) -> Store:
     """Opens the ZV store (0.7 or 0.9 layout) at ``path`` (a path or ``file://`` URL)."""
     return Store(_zv.open(os.fspath(path)))
+
+
+def validate(path: Union[str, "os.PathLike[str]"], level: int = 3) -> Dict[str, Any]:
+    """Validates the store at ``path`` up to conformance level ``level`` (1-5): the report
+    as a dict (``valid``, ``errors``, ``warnings``, ``findings``: each with ``rule``,
+    ``severity``, ``key`` and ``message``)."""
+    return _zv.validate(os.fspath(path), int(level))
