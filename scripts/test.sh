@@ -4,7 +4,7 @@
 # the reference implementation (zarr-vectors 0.7.0, from ../shared/reference/) and .venv-bcolz
 # with bcolz and blosc (for the legacy formats), .venv-io with plyfile, trimesh, pandas and
 # nibabel, laspy[lazrs] (for the file-format converters) and .venv-zv09 with zarr-vectors 0.9.2 (the ZV 0.9
-# layout), then runs
+# layout) and .venv-py with maturin, pytest and numpy (the Python package zv), then runs
 # formatting and lint checks, dependency checks, every test of the workspace, and the
 # minimal-feature build.
 set -euo pipefail
@@ -80,6 +80,16 @@ fi
 export ZV09_PYTHON="$PWD/.venv-zv09/bin/python"
 "$ZV09_PYTHON" -c 'from importlib.metadata import version; print("zarr-vectors", version("zarr-vectors"), "(0.9 layout)")'
 
+# The Python package (crates/zv-python, outside the workspace): .venv-py with maturin, pytest
+# and numpy from PyPI; the package is built from the checkout (debug build, the workspace's
+# target directory) and installed editable, then its pytest suite runs after the Rust tests.
+if ! .venv-py/bin/python -c 'import maturin, pytest, numpy' 2>/dev/null; then
+  step "creating .venv-py with maturin, pytest and numpy from PyPI"
+  rm -rf .venv-py
+  python3 -m venv .venv-py
+  .venv-py/bin/pip install --quiet --disable-pip-version-check 'maturin>=1.9,<2' 'pytest>=8' 'numpy>=2'
+fi
+
 # The shared fixtures must be beside the checkout.
 if [ ! -d ../shared/fixtures/zv-0.7 ] && [ -z "${ZV_FIXTURES:-}" ]; then
   echo "error: ../shared/fixtures/zv-0.7 not found (set ZV_FIXTURES)" >&2
@@ -115,6 +125,13 @@ done
 
 step "cargo test (workspace)"
 cargo test --workspace --locked
+
+step "Python package: maturin develop into .venv-py, then pytest (crates/zv-python/tests)"
+VIRTUAL_ENV="$PWD/.venv-py" CARGO_TARGET_DIR="$PWD/target" \
+  .venv-py/bin/maturin develop --quiet -m crates/zv-python/Cargo.toml --locked
+(cd crates/zv-python && cargo fmt -- --check)
+ZV_FIXTURES="${ZV_FIXTURES:-$PWD/../shared/fixtures/zv-0.7}" \
+  .venv-py/bin/python -m pytest -q crates/zv-python/tests
 
 step "minimal build: zv-format with only the memory store and zstd (no blosc)"
 minimal=(-p zv-format --no-default-features --features mem,zstd --locked)
