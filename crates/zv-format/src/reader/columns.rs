@@ -5,7 +5,8 @@
 //! Unlike [`Level::points`] (positions converted to `f64`, every chunk decoded before the
 //! result is assembled), chunks are read a window at a time, in parallel, and each window is
 //! appended to the columns before the next one is read: memory is the result plus the chunks
-//! of one window, and a decoded chunk's rows are copied once, into the result.
+//! of one window, and a decoded chunk's rows are copied once, into the result. A whole-level
+//! read reserves the columns for the level's recorded vertex count first.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -103,7 +104,21 @@ impl Level {
             object_ids: index.as_ref().map(|_| Vec::new()),
             attributes: BTreeMap::new(),
         };
-        let mut columns: Vec<Column> = infos.iter().map(|_| Column::new()).collect();
+        // a whole level has the recorded vertex count: room for it is reserved up front, so
+        // the columns never grow by reallocating (a copy, and old and new buffers at once);
+        // a count the allocator refuses (a wrong one) leaves them growing as they go
+        let expected = match bbox {
+            None => usize::try_from(self.metadata.vertex_count).unwrap_or(0),
+            Some(_) => 0,
+        };
+        let row = out.ndim * self.vertex_type.size().unwrap_or(4);
+        let _ = out
+            .positions
+            .try_reserve_exact(expected.saturating_mul(row));
+        if let Some(ids) = out.object_ids.as_mut() {
+            let _ = ids.try_reserve_exact(expected);
+        }
+        let mut columns: Vec<Column> = infos.iter().map(|_| Column::expecting(expected)).collect();
         let window = rayon::current_num_threads().max(1) * WINDOW_PER_THREAD;
         for keys in keys.chunks(window) {
             let parts: Vec<Option<(ChunkPart, Option<Vec<i64>>)>> = keys
