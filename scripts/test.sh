@@ -4,7 +4,8 @@
 # the reference implementation (zarr-vectors 0.7.0, from ../shared/reference/) and .venv-bcolz
 # with bcolz and blosc (for the legacy formats), .venv-io with plyfile, trimesh, pandas and
 # nibabel, laspy[lazrs] (for the file-format converters), .venv-zv09 with zarr-vectors 0.9.2 (the ZV 0.9
-# layout) and .venv-s3 with moto[server] and s3fs (a local S3 server for the object stores), then runs
+# layout), .venv-s3 with moto[server] and s3fs (a local S3 server for the object stores) and
+# .venv-py with maturin, pytest and numpy (the Python package zv), then runs
 # formatting and lint checks, dependency checks, every test of the workspace, and the
 # minimal-feature build.
 set -euo pipefail
@@ -94,6 +95,16 @@ fi
 export ZV_S3_PYTHON="$PWD/.venv-s3/bin/python"
 "$ZV_S3_PYTHON" -c 'import moto, s3fs; print("moto", moto.__version__, "and s3fs", s3fs.__version__, "(object store tests)")'
 
+# The Python package (crates/zv-python, outside the workspace): .venv-py with maturin, pytest
+# and numpy from PyPI; the package is built from the checkout (debug build, the workspace's
+# target directory) and installed editable, then its pytest suite runs after the Rust tests.
+if ! .venv-py/bin/python -c 'import maturin, pytest, numpy' 2>/dev/null; then
+  step "creating .venv-py with maturin, pytest and numpy from PyPI"
+  rm -rf .venv-py
+  python3 -m venv .venv-py
+  .venv-py/bin/pip install --quiet --disable-pip-version-check 'maturin>=1.9,<2' 'pytest>=8' 'numpy>=2'
+fi
+
 # The shared fixtures must be beside the checkout.
 if [ ! -d ../shared/fixtures/zv-0.7 ] && [ -z "${ZV_FIXTURES:-}" ]; then
   echo "error: ../shared/fixtures/zv-0.7 not found (set ZV_FIXTURES)" >&2
@@ -129,6 +140,15 @@ done
 
 step "cargo test (workspace)"
 cargo test --workspace --locked
+
+step "Python package: maturin develop into .venv-py, then pytest (crates/zv-python/tests)"
+VIRTUAL_ENV="$PWD/.venv-py" CARGO_TARGET_DIR="$PWD/target" \
+  .venv-py/bin/maturin develop --quiet -m crates/zv-python/Cargo.toml --locked
+(cd crates/zv-python && cargo fmt -- --check)
+(cd crates/zv-python && PYO3_PYTHON="$PWD/../../.venv-py/bin/python" CARGO_TARGET_DIR="$PWD/../../target" \
+  cargo clippy --all-targets --locked -- -D warnings)
+ZV_FIXTURES="${ZV_FIXTURES:-$PWD/../shared/fixtures/zv-0.7}" \
+  .venv-py/bin/python -m pytest -q crates/zv-python/tests
 
 step "minimal build: zv-format with only the memory store and zstd (no blosc)"
 minimal=(-p zv-format --no-default-features --features mem,zstd --locked)

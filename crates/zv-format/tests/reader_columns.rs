@@ -415,3 +415,84 @@ fn level_wide_arrays_are_read_once_per_level() {
         );
     }
 }
+
+/// `columns` as `Points` minus the rows: positions back to `f64`, attributes as they are.
+fn columns_as_points(
+    c: &zv_format::reader::PointColumns,
+) -> (Vec<f64>, BTreeMap<String, AttributeRows>) {
+    let rows = AttributeRows::from_le(c.vertex_type, c.ndim, c.positions.clone()).unwrap();
+    let n = c.len();
+    let flat = (0..n)
+        .flat_map(|r| (0..c.ndim).map(move |d| (r, d)))
+        .map(|(r, d)| rows.get_f64(r, d).unwrap())
+        .collect();
+    (flat, c.attributes.clone())
+}
+
+#[test]
+fn point_columns_equal_points_and_box_queries() {
+    let level = sparse_cloud(30);
+    let names = ["a", "b"];
+    let whole = level.point_columns(None, &names, true).unwrap();
+    let points = level.points(&names).unwrap();
+    assert_eq!(whole.vertex_type, level.vertex_type());
+    assert_eq!(
+        columns_as_points(&whole),
+        (
+            points.positions.as_flat().to_vec(),
+            points.vertex_attributes.clone()
+        )
+    );
+    // each point's object is the object whose manifest names it
+    let ids = whole.object_ids.as_ref().unwrap();
+    assert_eq!(ids.len(), points.len());
+    for id in 0..30u64 {
+        let object = level.object(id).unwrap();
+        let mut mine: Vec<_> = points
+            .rows
+            .to_vec()
+            .into_iter()
+            .zip(ids)
+            .filter(|(_, &o)| o == id as i64)
+            .map(|(r, _)| r)
+            .collect();
+        let mut theirs = object.rows.to_vec();
+        mine.sort();
+        theirs.sort();
+        assert_eq!(mine, theirs, "object {id}");
+    }
+    for (lo, hi) in [
+        ([-30.0, -20.0, -40.0], [20.0, 25.0, 15.0]),
+        ([300.0; 3], [330.0; 3]),
+    ] {
+        let c = level
+            .point_columns(Some((&lo, &hi)), &names, false)
+            .unwrap();
+        let q = level.query_box_with(&lo, &hi, &names).unwrap();
+        assert!(c.object_ids.is_none());
+        assert_eq!(
+            columns_as_points(&c),
+            (q.positions.as_flat().to_vec(), q.vertex_attributes.clone())
+        );
+    }
+}
+
+#[test]
+fn point_columns_of_fixtures_keep_the_stored_bytes() {
+    for (name, store) in fixtures() {
+        for &id in store.level_ids() {
+            let level = store.level(id).unwrap();
+            let c = level.point_columns(None, &[], true).unwrap();
+            let mut want = Vec::new();
+            for k in level.chunk_keys().unwrap() {
+                want.extend_from_slice(level.vertices(&k).unwrap().unwrap().as_le_bytes());
+            }
+            assert_eq!(c.positions, want, "{name} level {id}");
+            assert_eq!(
+                c.object_ids.is_some(),
+                level.object_index().unwrap().is_some(),
+                "{name}"
+            );
+        }
+    }
+}

@@ -239,6 +239,11 @@ impl AttributeRows {
         &self.bytes
     }
 
+    /// The rows as little-endian bytes, taken (no copy).
+    pub fn into_le_bytes(self) -> Vec<u8> {
+        self.bytes
+    }
+
     /// The encoding (the little-endian bytes).
     pub fn encode(&self) -> Vec<u8> {
         self.bytes.clone()

@@ -28,36 +28,7 @@ impl Level {
     /// scanned. Points are in chunk key order, and within a chunk in row order (in bin order
     /// for binned point clouds).
     pub fn query_box_with(&self, lo: &[f64], hi: &[f64], attributes: &[&str]) -> Result<BoxHits> {
-        let ndim = self.root.ndim();
-        if lo.len() != ndim
-            || hi.len() != ndim
-            || lo.iter().zip(hi).any(|(a, b)| {
-                !matches!(
-                    a.partial_cmp(b),
-                    Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)
-                )
-            })
-        {
-            return Err(Error::InvalidInput(format!(
-                "box {lo:?}..{hi:?} must have {ndim} ordered bounds"
-            )));
-        }
-        let cs = self.chunk_shape();
-        let clo = chunk_of(lo, &cs);
-        let chi = chunk_of(hi, &cs);
-        let keys = match self.candidate_keys(&clo, &chi) {
-            Some(keys) => keys,
-            None => self
-                .chunk_keys()?
-                .into_iter()
-                .filter(|k| {
-                    let c = &k.coords()[k.arity() - ndim..];
-                    c.iter()
-                        .zip(clo.iter().zip(&chi))
-                        .all(|(x, (a, b))| a <= x && x <= b)
-                })
-                .collect(),
-        };
+        let keys = self.box_keys(lo, hi)?;
         let infos = self.attribute_infos_of(attributes)?;
         let bins = self.binned_fragments()?.map(|bpc| (bpc, self.bin_shape()));
         let parts = keys
@@ -74,7 +45,7 @@ impl Level {
     /// The rows of chunk `key` (vertices `v`) inside `[lo, hi]`, ascending within each bin;
     /// with `bins` (bins per chunk and bin shape), only the fragments of bins that meet the box
     /// are tested.
-    fn rows_in_box(
+    pub(crate) fn rows_in_box(
         &self,
         key: &ChunkKey,
         v: &Vertices,
@@ -118,6 +89,41 @@ impl Level {
             }
         }
         Ok(kept)
+    }
+
+    /// The chunks a box query over `[lo, hi]` reads, in key order (the bounds are checked:
+    /// `ndim` values each, `lo ≤ hi`).
+    pub(crate) fn box_keys(&self, lo: &[f64], hi: &[f64]) -> Result<Vec<ChunkKey>> {
+        let ndim = self.root.ndim();
+        if lo.len() != ndim
+            || hi.len() != ndim
+            || lo.iter().zip(hi).any(|(a, b)| {
+                !matches!(
+                    a.partial_cmp(b),
+                    Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)
+                )
+            })
+        {
+            return Err(Error::InvalidInput(format!(
+                "box {lo:?}..{hi:?} must have {ndim} ordered bounds"
+            )));
+        }
+        let cs = self.chunk_shape();
+        let clo = chunk_of(lo, &cs);
+        let chi = chunk_of(hi, &cs);
+        Ok(match self.candidate_keys(&clo, &chi) {
+            Some(keys) => keys,
+            None => self
+                .chunk_keys()?
+                .into_iter()
+                .filter(|k| {
+                    let c = &k.coords()[k.arity() - ndim..];
+                    c.iter()
+                        .zip(clo.iter().zip(&chi))
+                        .all(|(x, (a, b))| a <= x && x <= b)
+                })
+                .collect(),
+        })
     }
 
     /// The keys of the chunks from `clo` to `chi` (chunk coordinates, inclusive) when fetching
@@ -169,7 +175,7 @@ impl Level {
     /// undifferentiated point cloud with more than one bin per chunk (and a bin count that
     /// fits a fragment index); else `None`. The query still checks, per chunk, that there is
     /// exactly one fragment per bin (stores may omit empty bins) before pruning by bin.
-    fn binned_fragments(&self) -> Result<Option<Vec<u64>>> {
+    pub(crate) fn binned_fragments(&self) -> Result<Option<Vec<u64>>> {
         if self.id != 0 || self.geometry != Geometry::PointCloud {
             return Ok(None);
         }

@@ -62,13 +62,22 @@ impl ChunkPart {
 pub(crate) struct Column {
     rows: Option<AttributeRows>,
     bytes: Vec<u8>,
+    /// Rows expected in all (room is reserved for them when the first rows give the width).
+    expected: usize,
 }
 
 impl Column {
     pub(crate) fn new() -> Self {
+        Self::expecting(0)
+    }
+
+    /// A column expecting about `rows` rows: room for them is reserved once the first rows
+    /// give the row width (if the allocation fails, the column grows as it goes).
+    pub(crate) fn expecting(rows: usize) -> Self {
         Self {
             rows: None,
             bytes: Vec::new(),
+            expected: rows,
         }
     }
 
@@ -76,7 +85,13 @@ impl Column {
     /// `path` if not).
     fn check(&mut self, rows: &AttributeRows, path: &impl Fn() -> String) -> Result<()> {
         match &self.rows {
-            None => self.rows = Some(AttributeRows::empty(rows.data_type(), rows.channels())),
+            None => {
+                let width = rows.data_type().size().unwrap_or(0) * rows.channels();
+                let _ = self
+                    .bytes
+                    .try_reserve_exact(self.expected.saturating_mul(width));
+                self.rows = Some(AttributeRows::empty(rows.data_type(), rows.channels()));
+            }
             Some(first)
                 if first.data_type() != rows.data_type() || first.channels() != rows.channels() =>
             {

@@ -71,6 +71,11 @@ impl Vertices {
         self.bytes.len()
     }
 
+    /// The rows as stored: little-endian values of [`Vertices::data_type`], row-major.
+    pub fn as_le_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
     /// The byte width of one value.
     fn value_width(&self) -> usize {
         self.data_type.size().unwrap_or(4)

@@ -1,0 +1,250 @@
+//! Points as typed columns for array libraries ([`PointColumns`], [`Level::point_columns`]):
+//! positions in the stored vertex type, each point's object, and vertex attributes, each one
+//! buffer that a caller can hand over without converting (numpy, in the Python package).
+//!
+//! Unlike [`Level::points`] (positions converted to `f64`, every chunk decoded before the
+//! result is assembled), chunks are read a window at a time, in parallel, and each window is
+//! appended to the columns before the next one is read: memory is the result plus the chunks
+//! of one window, and a decoded chunk's rows are copied once, into the result. A whole-level
+//! read reserves the columns for the level's recorded vertex count first.
+
+use std::collections::{BTreeMap, HashMap};
+
+use rayon::prelude::*;
+use zv_core::data_type::DataType;
+
+use super::points::{ChunkPart, Column};
+use super::{AttributeInfo, Level};
+use crate::error::{Error, Result};
+use crate::layout::attributes::AttributeRows;
+use crate::layout::fragment_index::FragmentIndex;
+use crate::layout::manifest::BlockFragments;
+use crate::metadata::ChunkKey;
+use crate::names;
+
+/// Chunks read at once (in parallel) per thread before they are appended.
+const WINDOW_PER_THREAD: usize = 2;
+
+/// Points as columns: positions as stored, each point's object, vertex attributes as stored.
+/// Points are in chunk key order, rows in row order within a chunk (in bin order for a box
+/// query over a binned point cloud), as [`Level::points`] and [`Level::query_box_with`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct PointColumns {
+    /// Values per point.
+    pub ndim: usize,
+    /// The stored vertex type (float16, float32 or float64).
+    pub vertex_type: DataType,
+    /// The positions: little-endian values of `vertex_type`, `ndim` per point, row-major.
+    pub positions: Vec<u8>,
+    /// Each point's object (the lowest id whose manifest names its fragment; −1 for a point
+    /// no manifest names), when asked for and the level has an object index.
+    pub object_ids: Option<Vec<i64>>,
+    /// The requested vertex attributes, row-aligned with the positions (an attribute no chunk
+    /// read has a blob for is absent).
+    pub attributes: BTreeMap<String, AttributeRows>,
+}
+
+impl PointColumns {
+    /// The number of points.
+    pub fn len(&self) -> usize {
+        let row = self.ndim * self.vertex_type.size().unwrap_or(4);
+        self.positions.len().checked_div(row).unwrap_or(0)
+    }
+
+    /// Whether there are no points.
+    pub fn is_empty(&self) -> bool {
+        self.positions.is_empty()
+    }
+}
+
+/// The manifest blocks that name each chunk: `(object, fragments)`, by chunk coordinates.
+type Owners<'a> = HashMap<&'a [i64], Vec<(u64, &'a BlockFragments)>>;
+
+impl Level {
+    /// The points of the level, or of the axis-aligned box `[lo, hi]` (inclusive; only the
+    /// chunks, and for binned point clouds the bins, that meet it are read), with the vertex
+    /// attributes named in `attributes` and, with `object_ids`, each point's object when the
+    /// level has an object index. Chunks are read a window at a time (see the
+    /// [module docs](self)); every manifest block naming a chunk read is checked against the
+    /// chunk's fragment count before it is expanded.
+    pub fn point_columns(
+        &self,
+        bbox: Option<(&[f64], &[f64])>,
+        attributes: &[&str],
+        object_ids: bool,
+    ) -> Result<PointColumns> {
+        let keys = match bbox {
+            Some((lo, hi)) => self.box_keys(lo, hi)?,
+            None => self.chunk_keys()?,
+        };
+        let infos = self.attribute_infos_of(attributes)?;
+        let bins = match bbox {
+            Some(_) => self.binned_fragments()?.map(|bpc| (bpc, self.bin_shape())),
+            None => None,
+        };
+        let index = match object_ids {
+            true => self.shared_object_index()?,
+            false => None,
+        };
+        let mut owners: Owners<'_> = HashMap::new();
+        if let Some(index) = &index {
+            for (oid, m) in index.manifests.iter().enumerate() {
+                for b in &m.blocks {
+                    owners
+                        .entry(b.chunk.as_slice())
+                        .or_default()
+                        .push((oid as u64, &b.fragments));
+                }
+            }
+        }
+        let mut out = PointColumns {
+            ndim: self.root.ndim(),
+            vertex_type: self.vertex_type,
+            positions: Vec::new(),
+            object_ids: index.as_ref().map(|_| Vec::new()),
+            attributes: BTreeMap::new(),
+        };
+        // a whole level has the recorded vertex count: room for it is reserved up front, so
+        // the columns never grow by reallocating (a copy, and old and new buffers at once);
+        // a count the allocator refuses (a wrong one) leaves them growing as they go
+        let expected = match bbox {
+            None => usize::try_from(self.metadata.vertex_count).unwrap_or(0),
+            Some(_) => 0,
+        };
+        let row = out.ndim * self.vertex_type.size().unwrap_or(4);
+        let _ = out
+            .positions
+            .try_reserve_exact(expected.saturating_mul(row));
+        if let Some(ids) = out.object_ids.as_mut() {
+            let _ = ids.try_reserve_exact(expected);
+        }
+        let mut columns: Vec<Column> = infos.iter().map(|_| Column::expecting(expected)).collect();
+        let window = rayon::current_num_threads().max(1) * WINDOW_PER_THREAD;
+        for keys in keys.chunks(window) {
+            let parts: Vec<Option<(ChunkPart, Option<Vec<i64>>)>> = keys
+                .par_iter()
+                .map(|k| {
+                    let part = self.chunk_part(k, &infos, |v| match bbox {
+                        Some((lo, hi)) => self.rows_in_box(k, v, lo, hi, bins.as_ref()).map(Some),
+                        None => Ok(None),
+                    })?;
+                    let Some(part) = part else { return Ok(None) };
+                    let ids = match index {
+                        Some(_) => Some(self.row_objects(k, &part, &owners)?),
+                        None => None,
+                    };
+                    Ok(Some((part, ids)))
+                })
+                .collect::<Result<_>>()?;
+            for (key, p) in keys.iter().zip(parts) {
+                let Some((part, ids)) = p else { continue };
+                self.append(key, &part, ids, &infos, &mut columns, &mut out)?;
+            }
+        }
+        for (info, column) in infos.iter().zip(columns) {
+            let path = || self.p(&[names::VERTEX_ATTRIBUTES, &info.name]);
+            if let Some((name, rows)) = column.finish(&info.name, path)? {
+                out.attributes.insert(name, rows);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Appends the rows `part` keeps of chunk `key` to `out` and `columns`.
+    fn append(
+        &self,
+        key: &ChunkKey,
+        part: &ChunkPart,
+        ids: Option<Vec<i64>>,
+        infos: &[AttributeInfo],
+        columns: &mut [Column],
+        out: &mut PointColumns,
+    ) -> Result<()> {
+        let v = &part.vertices;
+        match &part.rows {
+            None => out.positions.extend_from_slice(v.as_le_bytes()),
+            Some(kept) => {
+                for &r in kept {
+                    let row = usize::try_from(r).ok().and_then(|r| v.row_bytes(r));
+                    let row = row.ok_or_else(|| {
+                        Error::inconsistent(
+                            self.chunk_blob(&[names::VERTICES], key),
+                            format!("row {r} is outside the {} rows", v.len()),
+                        )
+                    })?;
+                    out.positions.extend_from_slice(row);
+                }
+            }
+        }
+        if let (Some(all), Some(ids)) = (out.object_ids.as_mut(), ids) {
+            match &part.rows {
+                None => all.extend_from_slice(&ids),
+                // rows were checked above
+                Some(kept) => all.extend(kept.iter().map(|&r| ids[r as usize])),
+            }
+        }
+        for ((info, column), a) in infos.iter().zip(columns.iter_mut()).zip(&part.attributes) {
+            let Some(a) = a else { continue };
+            let path = || self.chunk_blob(&[names::VERTEX_ATTRIBUTES, &info.name], key);
+            match &part.rows {
+                None => column.push_all(a, path)?,
+                Some(kept) => column.push_rows(a, kept.iter().copied(), path)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// The object of every row of chunk `key` (−1: none), from the manifest blocks naming
+    /// it; a block naming a fragment the chunk does not have is an error naming the object
+    /// index.
+    fn row_objects(
+        &self,
+        key: &ChunkKey,
+        part: &ChunkPart,
+        owners: &Owners<'_>,
+    ) -> Result<Vec<i64>> {
+        let rows = part.vertices.len();
+        let mut ids = vec![-1i64; rows];
+        let Some(blocks) = owners.get(key.coords()) else {
+            return Ok(ids);
+        };
+        let fragments: FragmentIndex = self.fragments(key, rows as u64)?;
+        let n = fragments.len() as u64;
+        let mut owner: Vec<Option<u64>> = vec![None; fragments.len()];
+        for &(oid, block) in blocks {
+            let fits = match block {
+                BlockFragments::Single(x) => *x < n,
+                BlockFragments::Range { start, count } => {
+                    start.checked_add(*count).is_some_and(|e| e <= n)
+                }
+                BlockFragments::Explicit(v) => v.iter().all(|x| *x < n),
+            };
+            if !fits {
+                return Err(Error::inconsistent(
+                    self.p(&[names::OBJECT_INDEX]),
+                    format!("object {oid} names fragments {block:?} of chunk {key}, which has {n}"),
+                ));
+            }
+            for f in block.iter() {
+                let slot = &mut owner[f as usize];
+                *slot = Some(slot.map_or(oid, |s| s.min(oid)));
+            }
+        }
+        for (frag, o) in fragments.iter().zip(owner) {
+            // ids index the manifests (a `Vec`), so they fit an `i64`
+            let Some(o) = o.map(|o| o as i64) else {
+                continue;
+            };
+            for r in frag.iter() {
+                let slot = ids.get_mut(r as usize).ok_or_else(|| {
+                    Error::inconsistent(
+                        self.chunk_blob(&[names::VERTEX_FRAGMENTS], key),
+                        format!("a fragment names row {r} of {rows}"),
+                    )
+                })?;
+                *slot = if *slot < 0 { o } else { (*slot).min(o) };
+            }
+        }
+        Ok(ids)
+    }
+}

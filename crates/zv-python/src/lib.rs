@@ -1,0 +1,28 @@
+//! `zv._zv`: the native module of the Python package `zv` (PyO3). The Python layer
+//! (`python/zv/`) wraps what this returns — dicts of numpy arrays — in result classes; see
+//! `docs/python.md`.
+//!
+//! - [`errors`]: the `zv.ZvError` hierarchy, each exception carrying the store key (or input
+//!   item) at fault;
+//! - [`arrays`]: numpy arrays from zv's buffers (taken, not copied) and to zv's attribute rows;
+//! - [`read`]: `open`, the store and level classes, points, objects, polylines, graphs,
+//!   meshes, groups, validation;
+//! - [`write`]: one writer entry point for every geometry.
+//!
+//! Every call that reads or writes releases the GIL (`Python::detach`) around zv's work.
+
+use pyo3::prelude::*;
+
+mod arrays;
+mod errors;
+mod read;
+mod write;
+
+/// The native module.
+#[pymodule]
+fn _zv(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    errors::register(m)?;
+    read::register(m)?;
+    write::register(m)?;
+    Ok(())
+}
