@@ -5,11 +5,13 @@
 //! - polylines and streamlines ([`polylines`]): endpoints kept, interior vertices merged per
 //!   coarse bin in path order, each object one connected polyline;
 //! - skeletons ([`skeletons`]): roots, branch points and leaves kept, chains between them merged
-//!   per coarse bin, each object a forest with the same roots.
+//!   per coarse bin, each object a forest with the same roots;
+//! - graphs and meshes ([`linked`]): vertices contracted per coarse bin per object, links
+//!   remapped, degenerate and duplicate links dropped.
 //!
-//! Other geometries (lines, graphs, meshes) are not coarsened yet
-//! ([`crate::pyramid::build_pyramid`] refuses them).
+//! Lines are not coarsened yet ([`crate::pyramid::build_pyramid`] refuses them).
 
+pub mod linked;
 pub mod points;
 pub mod polylines;
 pub mod skeletons;
