@@ -1,10 +1,11 @@
-//! Graph and mesh pyramids built by `zv pyramid` from the command line, validated by
+//! Graph, mesh and line pyramids built by `zv pyramid` from the command line, validated by
 //! `zv validate --level 5` and read by the 0.7.0 reference implementation: its `read_graph`
 //! (graphs) and `read_mesh` (triangle and quad meshes) read every level with the positions zv
 //! reads and the same links (each link compared as the positions of its corners, in order),
 //! the counts shrink level to level, and its `validate(path, level=5)` reports no errors (for
 //! meshes with its documented defect on records of more than two endpoints stepped around as
 //! `reference_reads_zv.rs` does: docs/format-decisions.md, "The reference's validator").
+//! Lines are kept whole: its `read_lines` reads every level's kept lines as zv reads them.
 //!
 //! The reference must be installed (`zv_testkit::env::reference_python`): without it the test
 //! fails, it does not skip.
@@ -264,4 +265,99 @@ fn the_reference_reads_every_level_of_zv_graph_and_mesh_pyramids() {
             previous = (positions.len(), links.len());
         }
     }
+}
+
+/// The reference's side for lines: per level, the endpoints `read_lines` returns (its
+/// non-empty objects, in id order), then `validate(level=5)`.
+const LINE_DRIVER: &str = r#"
+import json, sys
+from zarr_vectors.types.lines import read_lines
+from zarr_vectors.validate import validate
+out = {}
+for job in json.load(open(sys.argv[1])):
+    levels = [read_lines(job["store"], level=l)["endpoints"].astype(float).tolist()
+              for l in range(job["levels"])]
+    v = validate(job["store"], level=5)
+    out[job["store"]] = {"levels": levels, "errors": v.errors}
+json.dump(out, open(sys.argv[2], "w"))
+"#;
+
+/// Lines are kept whole and thinned by object sparsity: the reference's `read_lines` reads
+/// every level's kept lines (the dropped ones are empty objects it skips) as zv reads them.
+#[test]
+fn the_reference_reads_every_level_of_zv_line_pyramids() {
+    let python = reference_python();
+    let dir = tempfile::tempdir().unwrap();
+    let n = 40usize;
+    let mut state = 5u64;
+    let mut next = || {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let lines: Vec<Vec<Vec<f64>>> = (0..n)
+        .map(|_| {
+            let a: Vec<f64> = (0..3).map(|_| 10.0 + next() * 80.0).collect();
+            let b: Vec<f64> = a.iter().map(|x| x + (next() - 0.5) * 30.0).collect();
+            vec![a, b]
+        })
+        .collect();
+    let score: Vec<f64> = (0..n).map(|_| next()).collect();
+    let doc = json!({
+        "format": "zv-geometry/1", "geometry": "line",
+        "chunk_shape": [25, 25, 25], "bin_shape": [12.5, 12.5, 12.5],
+        "polylines": lines,
+        "object_attributes": {"score": {"dtype": "float32", "values": score}},
+    });
+    let doc_path = dir.path().join("lines.json");
+    std::fs::write(&doc_path, doc.to_string()).unwrap();
+    let store = dir.path().join("lines.zarr");
+    let store_s = store.to_str().unwrap();
+    zv(&["import", doc_path.to_str().unwrap(), store_s]);
+    zv(&[
+        "pyramid",
+        store_s,
+        "--levels",
+        "2,2;2,2",
+        "--chunk-scale",
+        "1,2",
+        "--sparsity",
+        "attribute:score",
+    ]);
+    zv(&["validate", store_s, "--level", "5"]);
+    let jobs = json!([{"store": store_s, "levels": 3}]);
+    let jobs_path = dir.path().join("jobs.json");
+    let out_path = dir.path().join("out.json");
+    std::fs::write(&jobs_path, jobs.to_string()).unwrap();
+    let out = Command::new(&python)
+        .args([
+            "-c",
+            LINE_DRIVER,
+            jobs_path.to_str().unwrap(),
+            out_path.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let results: Value = serde_json::from_slice(&std::fs::read(&out_path).unwrap()).unwrap();
+    let r = &results[store_s];
+    assert_eq!(r["errors"], json!([]), "validate(level=5)");
+    let zv_store = ZvStore::open_url(store_s).unwrap();
+    let mut counts = Vec::new();
+    for l in 0..3u32 {
+        let level = zv_store.level(l).unwrap();
+        let ours: Vec<Vec<Vec<f64>>> = (0..n as u64)
+            .map(|o| level.object(o).unwrap().vertices.to_rows())
+            .filter(|v| !v.is_empty())
+            .collect();
+        assert_eq!(r["levels"][l as usize], json!(ours), "level {l}");
+        counts.push(ours.len());
+    }
+    // ⌈40/2⌉ then ⌈20/2⌉ lines kept
+    assert_eq!(counts, vec![40, 20, 10]);
 }

@@ -88,17 +88,14 @@ pub fn build_pyramid_with_progress(
         )));
     }
     match zv.geometry() {
-        Geometry::PointCloud | Geometry::Polyline | Geometry::Streamline | Geometry::Skeleton => {}
         Geometry::Graph | Geometry::Mesh => linked::check_no_link_attributes(&zv.level(0)?)?,
-        g => {
+        Geometry::Other(name) => {
             return Err(Error::Unsupported {
                 key: "zarr.json".into(),
-                what: format!(
-                    "pyramids of {} geometry (every geometry but lines is coarsened so far)",
-                    g.name()
-                ),
+                what: format!("pyramids of `{name}` geometry (not a geometry of the spec)"),
             })
         }
+        _ => {}
     }
     let root = zv.root().clone();
     // every level's grid is checked before anything is written
@@ -364,7 +361,15 @@ fn build_level(
         Geometry::Graph | Geometry::Mesh => {
             linked::coarsen_level(source, &keep, &grid.bin, &mut writer)?
         }
-        _ => polylines::coarsen_level(source, &keep, &grid.bin, &mut writer)?,
+        Geometry::Line | Geometry::Polyline | Geometry::Streamline => {
+            polylines::coarsen_level(source, &keep, &grid.bin, &mut writer)?
+        }
+        Geometry::Other(name) => {
+            return Err(Error::Unsupported {
+                key: "zarr.json".into(),
+                what: format!("pyramids of `{name}` geometry"),
+            })
+        }
     };
     let (summary, places) = writer.finish_level()?;
     let links = if opts.writes_links() {
