@@ -7,7 +7,9 @@
 //! geometry would be. Then the cross-level links `links/±1` and `cross_chunk_links/±1` are
 //! written ([`links`]), and after the last level the root document is updated (NGFF datasets,
 //! capabilities, `cross_level_storage`, `cross_level_depth`). Levels are built one after the
-//! other; a level is read one coarse chunk (the fine chunks nested in it) at a time.
+//! other; a point-cloud level is read one coarse chunk (the fine chunks nested in it) at a time,
+//! polylines and skeletons a batch of objects at a time, graphs and meshes whole for their links
+//! ([`coarsen`]).
 //!
 //! Every level's grid is checked before anything is written, but the levels are written in
 //! place: a failure or a crash midway leaves level groups that readers list (levels are found

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::{json, Map, Value};
 use zv_core::store::Store;
 
-use super::coarsen::{bin_of, points, polylines, skeletons};
+use super::coarsen::{bin_of, linked, points, polylines, skeletons};
 use super::links::write_cross_level;
 use super::source::SourceLevel;
 use super::sparsity::{select, ObjectStats, SparsityStrategy};
@@ -87,17 +87,15 @@ pub fn build_pyramid_with_progress(
             zv.level_ids()
         )));
     }
-    if !matches!(
-        zv.geometry(),
-        Geometry::PointCloud | Geometry::Polyline | Geometry::Streamline | Geometry::Skeleton
-    ) {
-        return Err(Error::Unsupported {
-            key: "zarr.json".into(),
-            what: format!(
-                "pyramids of {} geometry (point clouds, polylines, streamlines and skeletons are coarsened so far)",
-                zv.geometry().name()
-            ),
-        });
+    match zv.geometry() {
+        Geometry::Graph | Geometry::Mesh => linked::check_no_link_attributes(&zv.level(0)?)?,
+        Geometry::Other(name) => {
+            return Err(Error::Unsupported {
+                key: "zarr.json".into(),
+                what: format!("pyramids of `{name}` geometry (not a geometry of the spec)"),
+            })
+        }
+        _ => {}
     }
     let root = zv.root().clone();
     // every level's grid is checked before anything is written
@@ -360,7 +358,18 @@ fn build_level(
             &mut writer,
         )?,
         Geometry::Skeleton => skeletons::coarsen_level(source, &keep, &grid.bin, &mut writer)?,
-        _ => polylines::coarsen_level(source, &keep, &grid.bin, &mut writer)?,
+        Geometry::Graph | Geometry::Mesh => {
+            linked::coarsen_level(source, &keep, &grid.bin, &mut writer)?
+        }
+        Geometry::Line | Geometry::Polyline | Geometry::Streamline => {
+            polylines::coarsen_level(source, &keep, &grid.bin, &mut writer)?
+        }
+        Geometry::Other(name) => {
+            return Err(Error::Unsupported {
+                key: "zarr.json".into(),
+                what: format!("pyramids of `{name}` geometry"),
+            })
+        }
     };
     let (summary, places) = writer.finish_level()?;
     let links = if opts.writes_links() {

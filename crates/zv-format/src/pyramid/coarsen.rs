@@ -3,13 +3,14 @@
 //!
 //! - point clouds ([`points`]): one metavertex per occupied coarse bin per object;
 //! - polylines and streamlines ([`polylines`]): endpoints kept, interior vertices merged per
-//!   coarse bin in path order, each object one connected polyline;
+//!   coarse bin in path order, each object one connected polyline; lines likewise, which keeps
+//!   them whole (both vertices are endpoints);
 //! - skeletons ([`skeletons`]): roots, branch points and leaves kept, chains between them merged
-//!   per coarse bin, each object a forest with the same roots.
-//!
-//! Other geometries (lines, graphs, meshes) are not coarsened yet
-//! ([`crate::pyramid::build_pyramid`] refuses them).
+//!   per coarse bin, each object a forest with the same roots;
+//! - graphs and meshes ([`linked`]): vertices contracted per coarse bin per object, links
+//!   remapped, degenerate and duplicate links dropped.
 
+pub mod linked;
 pub mod points;
 pub mod polylines;
 pub mod skeletons;

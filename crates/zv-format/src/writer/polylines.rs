@@ -101,10 +101,12 @@ impl ZvWriter {
     pub(super) fn check_polylines(&mut self, coords: &[f64], offsets: &[usize]) -> Result<Placed> {
         let first = self.polylines.count();
         if self.opts.geometry == Geometry::Line {
+            // a pyramid level's line of a dropped object has no vertices (an empty manifest)
+            let empty_ok = matches!(self.target, super::Target::Level(_));
             if let Some((pi, w)) = offsets
                 .windows(2)
                 .enumerate()
-                .find(|(_, w)| w[1] - w[0] != 2)
+                .find(|(_, w)| w[1] - w[0] != 2 && !(empty_ok && w[1] == w[0]))
             {
                 return Err(Error::input(
                     InputItem::Polyline(first + pi as u64),

@@ -1,5 +1,5 @@
-//! Polylines and streamlines: each kept object's polyline is coarsened in path order into
-//! runs, one metavertex per run. What it keeps:
+//! Polylines, streamlines and lines: each kept object's polyline is coarsened in path order
+//! into runs, one metavertex per run. What it keeps:
 //!
 //! - the endpoints: the first and the last vertex of a polyline are runs of their own, so
 //!   their positions and attribute values are kept exactly;
@@ -13,7 +13,9 @@
 //!   (inside the bin), numeric vertex attributes the mean, categorical ones the mode;
 //! - object ids: dropped objects (and objects without vertices) are empty polylines.
 //!
-//! A polyline of `n` vertices becomes at most `n` metavertices (at least `min(n, 2)`).
+//! A polyline of `n` vertices becomes at most `n` metavertices (at least `min(n, 2)`): a line
+//! (two vertices, both endpoints) is kept whole, so a line pyramid thins lines by object
+//! sparsity only; a dropped line is an empty line (the writer allows them at pyramid levels).
 //! Objects are read through their manifests ([`crate::Level::objects`]), a batch of objects at
 //! a time; a chunk that objects of several batches cross is read once per batch.
 

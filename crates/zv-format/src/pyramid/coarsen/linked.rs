@@ -1,0 +1,187 @@
+//! Graphs and meshes: vertices contracted per coarse bin per object, links remapped. What it
+//! keeps:
+//!
+//! - one metavertex per occupied coarse bin per kept object (per bin when the level has no
+//!   objects), as for points ([`super::points`]): mean position (inside the bin), mean numeric
+//!   vertex attributes, mode of categorical ones, the object id; metavertices are numbered in
+//!   (object, bin) order over the whole level;
+//! - every fine link (graph edge, mesh face) becomes the link of its corners' metavertices, in
+//!   the fine level's link order (chunk by chunk in key order, then the cross-chunk records),
+//!   except:
+//!   - a link with a corner whose object was dropped (it has no metavertex);
+//!   - a **degenerate** link, two of whose corners fall on one metavertex: a graph self-loop,
+//!     a face with two corners in one cluster (a quad too: one arity per store, so it does
+//!     not become a triangle);
+//!   - a **duplicate**: a link with the same set of metavertices as a link kept before. Graph
+//!     edges are thus undirected for duplicates (`[a, b]` and `[b, a]` are one edge; ZV 0.7
+//!     stores no direction flag, and 0.9.2 files graph links as an undirected family), faces
+//!     are duplicates whatever their winding; the first link keeps its direction or winding;
+//! - links between objects (the writer allows them) are kept like any other.
+//!
+//! Link attributes (graph edge and face attributes) are refused before anything is written
+//! ([`check_no_link_attributes`]): merged links would need a rule per attribute.
+//!
+//! The fine level's links are numbered over the whole level (as [`crate::export`] reads
+//! them), so the level's chunks are read whole once for its links, then once more chunk by
+//! chunk for the vertices; memory grows with the level (the writer holds the coarse links in
+//! memory anyway).
+
+use std::collections::HashSet;
+
+use super::points::{column_kinds, PointCoarsener};
+use crate::error::{Error, Result};
+use crate::metadata::ChunkKey;
+use crate::pyramid::links::{ParentMap, NO_PARENT};
+use crate::pyramid::source::SourceLevel;
+use crate::reader::links::Endpoints;
+use crate::writer::ZvWriter;
+use crate::Level;
+
+/// Refuses a level with link attributes (on its chunks' links or its cross-chunk records).
+pub(crate) fn check_no_link_attributes(level: &Level) -> Result<()> {
+    let mut names = level.link_attribute_names()?;
+    names.extend(level.cross_chunk_link_attribute_names()?);
+    if let Some(name) = names.first() {
+        return Err(Error::Unsupported {
+            key: format!("{}/link_attributes/{name}", level.id()),
+            what: format!(
+                "pyramids of {} geometry with link attributes (merged links would need a rule per attribute; remove `{name}` or store it on the vertices)",
+                level.geometry().name()
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// The coarse link of a fine link whose corners have metavertices `corners`: `None` when it
+/// is degenerate (a metavertex twice) or a duplicate of a link in `seen` (same set of
+/// metavertices); else the corners, in their order, and the set is remembered.
+pub(crate) fn remap(corners: Vec<u64>, seen: &mut HashSet<Vec<u64>>) -> Option<Vec<u64>> {
+    let mut set = corners.clone();
+    set.sort_unstable();
+    if set.windows(2).any(|w| w[0] == w[1]) {
+        return None;
+    }
+    seen.insert(set).then_some(corners)
+}
+
+/// Writes the coarse graph or mesh of the objects `keep` keeps into `writer`, and returns
+/// each fine vertex's metavertex.
+pub(crate) fn coarsen_level(
+    source: &SourceLevel,
+    keep: &[bool],
+    bin_shape: &[f64],
+    writer: &mut ZvWriter,
+) -> Result<ParentMap> {
+    let level = &source.level;
+    check_no_link_attributes(level)?;
+    let ndim = bin_shape.len();
+    // the fine links over level-global vertex numbers; then each chunk's first number
+    let (links, chunks) = {
+        let scan = level.scan(true)?;
+        let links =
+            level
+                .link_source()?
+                .number(&scan.chunks, |k, r| scan.global(k, r), Endpoints::All)?;
+        let chunks: Vec<(ChunkKey, u64)> = scan
+            .chunks
+            .iter()
+            .map(|c| (c.key().clone(), c.offset))
+            .collect();
+        (links, chunks)
+    };
+    let objects = source.has_objects();
+    let names: Vec<String> = source.attributes.iter().map(|a| a.name.clone()).collect();
+    let mut coarsener: Option<PointCoarsener> = None;
+    // the accumulator of every fine vertex (level-global order), usize::MAX for none
+    let mut slot: Vec<usize> = Vec::new();
+    let mut rows_of: Vec<(ChunkKey, usize)> = Vec::with_capacity(chunks.len());
+    for (key, offset) in &chunks {
+        let Some(chunk) = source.chunk(key)? else {
+            continue;
+        };
+        if slot.len() as u64 != *offset {
+            return Err(Error::inconsistent(
+                level.p(&[crate::names::VERTICES, &key.to_string()]),
+                "the chunk changed while the pyramid was built",
+            ));
+        }
+        let c = coarsener.get_or_insert_with(|| {
+            PointCoarsener::new(bin_shape.to_vec(), names.clone(), column_kinds(&chunk))
+        });
+        let rows = chunk.rows(ndim);
+        for r in 0..rows {
+            let object = if objects {
+                match chunk.objects[r] {
+                    Some(o) if keep.get(o as usize) == Some(&true) => Some(o),
+                    _ => {
+                        slot.push(usize::MAX);
+                        continue;
+                    }
+                }
+            } else {
+                None
+            };
+            slot.push(c.add(&chunk, r, object));
+        }
+        rows_of.push((key.clone(), rows));
+    }
+    let mut parents = ParentMap::default();
+    let Some(c) = coarsener.filter(|c| !c.is_empty()) else {
+        parents.chunks = rows_of
+            .into_iter()
+            .map(|(k, rows)| (k, vec![NO_PARENT; rows]))
+            .collect();
+        return Ok(parents);
+    };
+    let m = c.finish(objects)?;
+    let metavertex =
+        |v: u64| -> Option<u64> { slot.get(v as usize).and_then(|&s| m.rank.get(s)).copied() };
+    let mut start = 0usize;
+    for (key, rows) in rows_of {
+        let p = (start..start + rows)
+            .map(|v| metavertex(v as u64).unwrap_or(NO_PARENT))
+            .collect();
+        parents.chunks.push((key, p));
+        start += rows;
+    }
+    let ids = objects.then_some(m.objects.as_slice());
+    let first = writer.add_vertices_flat(&m.positions, ids, &m.attributes)?;
+    let width = level.link_width()?;
+    let mut seen = HashSet::new();
+    // a cross-chunk record that ends at a placeholder endpoint is not a whole link
+    let coarse = links
+        .into_iter()
+        .filter(|l| l.ends.len() == width)
+        .filter_map(|l| {
+            let corners: Option<Vec<u64>> = l.ends.iter().map(|&v| metavertex(v)).collect();
+            remap(corners?, &mut seen).map(|c| c.into_iter().map(|v| first + v).collect::<Vec<_>>())
+        });
+    if *level.geometry() == crate::Geometry::Mesh {
+        let faces: Vec<Vec<u64>> = coarse.collect();
+        writer.add_faces(&faces, &Default::default())?;
+    } else {
+        let edges: Vec<[u64; 2]> = coarse.filter_map(|c| c.try_into().ok()).collect();
+        writer.add_edges(&edges, &Default::default())?;
+    }
+    Ok(parents)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn degenerate_and_duplicate_links_are_dropped() {
+        let mut seen = HashSet::new();
+        assert_eq!(remap(vec![1, 0], &mut seen), Some(vec![1, 0]));
+        // the reverse edge is a duplicate; a self-loop is degenerate
+        assert_eq!(remap(vec![0, 1], &mut seen), None);
+        assert_eq!(remap(vec![2, 2], &mut seen), None);
+        // faces: two corners in one cluster, then another winding of a kept face
+        assert_eq!(remap(vec![3, 4, 3], &mut seen), None);
+        assert_eq!(remap(vec![3, 4, 5], &mut seen), Some(vec![3, 4, 5]));
+        assert_eq!(remap(vec![5, 4, 3], &mut seen), None);
+        assert_eq!(remap(vec![0, 1, 2, 0], &mut seen), None);
+    }
+}
