@@ -12,6 +12,8 @@
 #   --time S      stop a target after S seconds (default 3600)
 #   --runs N      stop a target after N executions (default 10000000; 0 = no limit)
 #   --jobs N      run N targets at once (default 1)
+#   --timeout S   libFuzzer's per-input timeout (default 10; raise it on a loaded machine,
+#                 where a starved process can take seconds for an input that takes 0.1 s)
 #   TARGET...     the targets to run (default: all; `cargo +nightly fuzz list`)
 #
 # Each run prints one line: executions, libFuzzer's final cov:/ft:, peak RSS and the verdict;
@@ -22,6 +24,7 @@ cd "$(dirname "$0")/.."
 time_limit=3600
 runs=10000000
 jobs=1
+timeout=10
 targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -29,7 +32,8 @@ while [ $# -gt 0 ]; do
     --time) time_limit="$2"; shift ;;
     --runs) runs="$2"; shift ;;
     --jobs) jobs="$2"; shift ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    --timeout) timeout="$2"; shift ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     -*) echo "error: unknown option $1" >&2; exit 2 ;;
     *) targets+=("$1") ;;
   esac
@@ -78,7 +82,7 @@ fi
 run_one() {
   local t=$1 log="fuzz/logs/$1.log"
   mkdir -p "fuzz/artifacts/$t" "fuzz/corpus/$t"
-  local args=(-rss_limit_mb=512 -timeout=10 -max_total_time="$time_limit" -print_final_stats=1
+  local args=(-rss_limit_mb=512 -timeout="$timeout" -max_total_time="$time_limit" -print_final_stats=1
     -artifact_prefix="fuzz/artifacts/$t/")
   [ "$runs" != 0 ] && args+=(-runs="$runs")
   local status=0
