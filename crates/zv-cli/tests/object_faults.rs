@@ -62,3 +62,59 @@ fn a_connection_dropped_mid_put_leaves_no_store_that_opens() {
     );
     assert!(zv(&options, &["info", url]).status.success());
 }
+
+/// Through a proxy that delays every request, a write and a read of a store of 64 chunks
+/// keep many requests in flight (the store's `concurrency`, default 32), not one per core.
+#[test]
+fn reads_and_writes_keep_many_requests_in_flight() {
+    use std::sync::Arc;
+    use zv_format::writer::{WriterOptions, ZvWriter};
+    use zv_format::{Geometry, ZvStore};
+
+    let server = S3Server::start();
+    server.create_bucket("inflight");
+    let proxy = FaultProxy::start(server.endpoint(), 20);
+    zv_format::link_plugins();
+    let options: zv_store_object::Options = proxy.options(&server).into_iter().collect();
+    let store: Arc<dyn zv_core::store::Store> =
+        Arc::new(zv_store_object::ObjectStore::open("s3://inflight/p.zv", &options).unwrap());
+    assert_eq!(store.concurrency(), zv_core::store::DEFAULT_CONCURRENCY);
+    // 4 x 4 x 4 chunks of 250, 8 points in each
+    let mut coords = Vec::new();
+    for i in 0..4 {
+        for j in 0..4 {
+            for k in 0..4 {
+                for p in 0..8 {
+                    let c = [i, j, k].map(|x| f64::from(x) * 250.0 + 10.0 + f64::from(p));
+                    coords.extend(c);
+                }
+            }
+        }
+    }
+    let mut opts = WriterOptions::new(Geometry::PointCloud, vec![250.0; 3]);
+    opts.bounds = Some([vec![0.0; 3], vec![1000.0; 3]]);
+    let mut w = ZvWriter::create(Arc::clone(&store), opts).unwrap();
+    w.add_vertices_flat(&coords, None, &std::collections::BTreeMap::new())
+        .unwrap();
+    w.finish().unwrap();
+    let wrote = proxy.stats();
+    assert!(wrote.peak_in_flight >= 16, "write: {wrote:?}");
+
+    proxy.reset();
+    let level = ZvStore::open(Arc::clone(&store)).unwrap().level(0).unwrap();
+    assert_eq!(level.points(&[]).unwrap().positions.len(), 64 * 8);
+    let read = proxy.stats();
+    assert!(read.peak_in_flight >= 16, "read: {read:?}");
+
+    // concurrency=1: the caller's threads only
+    let mut one = options.clone();
+    one.insert("concurrency".into(), "1".into());
+    let store = zv_store_object::ObjectStore::open("s3://inflight/p.zv", &one).unwrap();
+    assert_eq!(zv_core::store::ReadableStore::concurrency(&store), 1);
+    let bad = zv_store_object::ObjectStore::open("s3://inflight/p.zv", &{
+        let mut o = options.clone();
+        o.insert("concurrency".into(), "0".into());
+        o
+    });
+    assert!(bad.unwrap_err().to_string().contains("concurrency=0"));
+}

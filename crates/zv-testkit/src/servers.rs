@@ -123,6 +123,12 @@ impl S3Server {
         s3_tool(&[&self.endpoint, "upload", bucket, prefix, &dir]);
     }
 
+    /// Downloads every key under `prefix/` of `bucket` to `dir` (with boto3), `dir/rest/of/key`.
+    pub fn download_dir(&self, bucket: &str, prefix: &str, dir: &Path) {
+        let dir = dir.to_string_lossy();
+        s3_tool(&[&self.endpoint, "download", bucket, prefix, &dir]);
+    }
+
     /// The keys under `prefix/` of `bucket` (listed with boto3), sorted.
     pub fn keys(&self, bucket: &str, prefix: &str) -> Vec<String> {
         let text = s3_tool(&[&self.endpoint, "keys", bucket, prefix]);
