@@ -4,8 +4,9 @@
 # the reference implementation (zarr-vectors 0.7.0, from ../shared/reference/) and .venv-bcolz
 # with bcolz and blosc (for the legacy formats), .venv-io with plyfile, trimesh, pandas and
 # nibabel, laspy[lazrs] (for the file-format converters), .venv-zv09 with zarr-vectors 0.9.2 (the ZV 0.9
-# layout), .venv-s3 with moto[server] and s3fs (a local S3 server for the object stores) and
-# .venv-py with maturin, pytest and numpy (the Python package zv), then runs
+# layout), .venv-s3 with moto[server] and s3fs (a local S3 server for the object stores),
+# .venv-zv09-s3 (zarr-vectors 0.9.2 with obstore, reading from the bucket) and .venv-py with
+# maturin, pytest and numpy (the Python package zv), then runs
 # formatting and lint checks, dependency checks, every test of the workspace, and the
 # minimal-feature build.
 set -euo pipefail
@@ -104,6 +105,19 @@ if ! .venv-py/bin/python -c 'import maturin, pytest, numpy' 2>/dev/null; then
   python3 -m venv .venv-py
   .venv-py/bin/pip install --quiet --disable-pip-version-check 'maturin>=1.9,<2' 'pytest>=8' 'numpy>=2'
 fi
+
+# zarr-vectors 0.9.2 with obstore, its object-store backend: it reads the 0.9 stores zv writes
+# to s3:// from the bucket (and is the peer of scripts/bench-object.sh).
+zv09_s3_check='import sys, obstore
+from importlib.metadata import version
+sys.exit(0 if version("zarr-vectors") == "0.9.2" else 1)'
+if ! .venv-zv09-s3/bin/python -c "$zv09_s3_check" 2>/dev/null; then
+  step "creating .venv-zv09-s3 with zarr-vectors 0.9.2 and obstore from PyPI"
+  rm -rf .venv-zv09-s3
+  python3 -m venv .venv-zv09-s3
+  .venv-zv09-s3/bin/pip install --quiet --disable-pip-version-check 'zarr-vectors==0.9.2' 'zarr==3.1.6' 'numcodecs==0.16.6' 'obstore>=0.8'
+fi
+export ZV09_S3_PYTHON="$PWD/.venv-zv09-s3/bin/python"
 
 # The shared fixtures must be beside the checkout.
 if [ ! -d ../shared/fixtures/zv-0.7 ] && [ -z "${ZV_FIXTURES:-}" ]; then

@@ -12,6 +12,9 @@ Usage:
 
 PHASE is one of write_points, read_points, box, read_objects, write_polylines.
 Inputs (DIR) are the files the Rust bench harness writes (see make_inputs.py).
+STORE may be an object-store URL (s3://bucket/prefix, `zv bench object`): the
+library opens it through its own backend (obstore, configured by the AWS_*
+environment variables); the harness deletes it before a write.
 params.json may also carry an optional "bin_shape" (not written by the
 harness): it is passed to the writers as bin_shape=. Both readers answer a
 box query wrongly on stores written with bin_shape < chunk_shape AND object
@@ -152,6 +155,12 @@ _DATA_FAMILIES = ("vertices", "vertex_fragments", "vertex_attributes", "links",
 _SERIALIZERS = {"bytes", "vlen-bytes", "vlen-utf8", "transpose", "crc32c"}
 
 
+def is_url(store: str) -> bool:
+    """An object-store URL (s3://...): the harness wipes it before a write, and the
+    on-disk reports below are skipped."""
+    return "://" in store
+
+
 def codecs_on_disk(store: str) -> tuple[str, dict]:
     """What the store's array zarr.json files declare, by array family.
 
@@ -159,6 +168,8 @@ def codecs_on_disk(store: str) -> tuple[str, dict]:
     no array holding geometry declares a compressor, else the compressor
     names found there.
     """
+    if is_url(store):
+        return "n/a (object store)", {}
     fams: dict[str, set] = {}
     for root, _dirs, files in os.walk(store):
         if "zarr.json" not in files:
@@ -198,6 +209,8 @@ def codecs_on_disk(store: str) -> tuple[str, dict]:
 
 
 def store_bytes(store: str) -> int:
+    if is_url(store):
+        return -1
     total = 0
     for root, _dirs, files in os.walk(store):
         for f in files:
@@ -209,6 +222,8 @@ def store_bytes(store: str) -> int:
 
 
 def remove_store(path: str) -> None:
+    if is_url(path):
+        return
     if os.path.isdir(path) and not os.path.islink(path):
         shutil.rmtree(path)
     elif os.path.lexists(path):
@@ -290,6 +305,8 @@ def phase_write_points(a, out: dict, is_ref: bool) -> None:
 
 
 def _check_store(a) -> None:
+    if is_url(a.store):
+        return
     if not os.path.isdir(a.store):
         raise FileNotFoundError(
             f"no store at {a.store}: run --phase write_points with this "

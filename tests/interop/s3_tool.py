@@ -3,6 +3,7 @@
     python s3_tool.py ENDPOINT mkbucket BUCKET
     python s3_tool.py ENDPOINT upload BUCKET PREFIX DIR     every file under DIR, keys PREFIX/relative/path
     python s3_tool.py ENDPOINT keys BUCKET PREFIX           the keys under PREFIX/ as a JSON list
+    python s3_tool.py ENDPOINT download BUCKET PREFIX DIR   every key under PREFIX/ to DIR/rest/of/key
 
 The test server (moto) accepts any credentials.
 """
@@ -36,6 +37,13 @@ def main():
                 path = os.path.join(root, name)
                 rel = os.path.relpath(path, directory).replace(os.sep, "/")
                 s3.upload_file(path, bucket, f"{prefix}/{rel}")
+    elif command == "download":
+        prefix, directory = sys.argv[4], sys.argv[5]
+        for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix + "/"):
+            for o in page.get("Contents", []):
+                path = os.path.join(directory, *o["Key"][len(prefix) + 1:].split("/"))
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                s3.download_file(bucket, o["Key"], path)
     elif command == "keys":
         prefix = sys.argv[4]
         keys = []

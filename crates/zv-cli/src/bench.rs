@@ -16,6 +16,7 @@ use crate::CliResult;
 mod floor;
 mod inputs;
 mod lod;
+mod object;
 mod peers;
 mod stats;
 mod suite;
@@ -44,6 +45,13 @@ pub(crate) enum BenchCommand {
         #[arg(long)]
         json: bool,
     },
+    /// The point workloads of the suite on an object store behind a counting, delaying
+    /// proxy (scripts/bench-object.sh starts them): times, request counts and ratios to the
+    /// floor requests x delay / concurrency, for zv and (with --peers zv09) zarr-vectors 0.9.2.
+    #[command(
+        after_help = "Examples:\n  scripts/bench-object.sh\n  zv bench object --url s3://bench/run --proxy http://127.0.0.1:9001 --delay-ms 20 --peers zv09"
+    )]
+    Object(object::ObjectArgs),
     /// Stream random points (with a float32 attribute) into a new store in batches, then read
     /// the row count back.
     #[command(
@@ -98,6 +106,7 @@ pub(crate) fn run(command: BenchCommand) -> CliResult {
             region,
             json,
         } => lod::run(&store, &region, json),
+        BenchCommand::Object(args) => object::run(&args),
         BenchCommand::StreamPoints {
             store,
             points,

@@ -4,7 +4,7 @@
 //!
 //! | trait | required | provided |
 //! |---|---|---|
-//! | [`ReadableStore`] | `get` | `get_range`, `get_capped`, `size`, `exists` |
+//! | [`ReadableStore`] | `get` | `get_range`, `get_capped`, `size`, `exists`, `concurrency` |
 //! | [`WritableStore`] | `set`, `delete` | `sync` |
 //! | [`ListableStore`] | `list_prefix` | `list`, `list_dir` |
 //! | [`Store`] | (all three) | `delete_prefix`, `set_new` |
@@ -194,6 +194,11 @@ pub struct StoreKeysPrefixes {
     pub prefixes: Vec<StorePrefix>,
 }
 
+/// The requests in flight a store whose requests wait on a network keeps by default (an object
+/// store's `concurrency` option): enough that a 20–100 ms round trip does not dominate reads
+/// of many small values, few enough not to be throttled by the service.
+pub const DEFAULT_CONCURRENCY: usize = 32;
+
 /// Reading values.
 pub trait ReadableStore: Send + Sync {
     /// The value of `key`, or `None` if it does not exist.
@@ -230,6 +235,15 @@ pub trait ReadableStore: Send + Sync {
     /// Whether `key` exists.
     fn exists(&self, key: &StoreKey) -> StoreResult<bool> {
         Ok(self.size(key)?.is_some())
+    }
+
+    /// How many requests to this store are worth having in flight at once. Readers and
+    /// writers that touch many keys run that many of them concurrently when it is more than
+    /// their CPU parallelism. 1 (this default): the store's requests cost CPU, not waiting
+    /// (memory, local files), so the CPU's parallelism is enough; stores whose requests wait
+    /// on a network (object stores) answer more, e.g. [`DEFAULT_CONCURRENCY`].
+    fn concurrency(&self) -> usize {
+        1
     }
 }
 

@@ -70,6 +70,7 @@ pub mod error;
 pub mod export;
 pub mod geometry;
 pub mod import;
+mod io_pool;
 pub mod layout;
 pub mod metadata;
 pub mod migrate;

@@ -234,6 +234,18 @@ pub struct Level {
 }
 
 impl Level {
+    /// Runs `f`, whose parallel loops read this level's chunks, with as many requests in
+    /// flight as the store wants (module `io_pool`).
+    pub(crate) fn with_store_pool<T: Send>(&self, f: impl FnOnce() -> T + Send) -> T {
+        crate::io_pool::with_store(self.blobs.store().as_ref(), f)
+    }
+
+    /// How many requests the store wants in flight
+    /// ([`zv_core::store::ReadableStore::concurrency`]).
+    pub(crate) fn store_concurrency(&self) -> usize {
+        self.blobs.store().concurrency()
+    }
+
     fn open(
         blobs: Arc<Blobs>,
         root: Arc<RootMetadata>,

@@ -419,6 +419,12 @@ impl ZvWriter {
     /// [`ZvWriter::finish`], with where every vertex went when the writer tracks it (linked
     /// geometries and pyramid levels; empty otherwise).
     fn finish_with_places(self) -> Result<(WriteSummary, Vec<(ChunkKey, u64)>)> {
+        let store = Arc::clone(self.blobs.store());
+        crate::io_pool::with_store(store.as_ref(), move || self.commit())
+    }
+
+    /// [`ZvWriter::finish_with_places`], on the pool the store wants.
+    fn commit(self) -> Result<(WriteSummary, Vec<(ChunkKey, u64)>)> {
         let counts = self.validate()?;
         // Another writer may have committed a store here since `create` (a shared bucket):
         // stop before writing over its blobs. Writers finishing at the same time are parted

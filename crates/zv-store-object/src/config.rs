@@ -5,8 +5,8 @@
 //! variables (`AWS_*`, `GOOGLE_*`, `AZURE_*`, read by `object_store`'s `from_env` builders),
 //! then from the options map. Option keys are `object_store`'s configuration keys of the
 //! service (`aws_endpoint`, `region`, `allow_http`, `google_service_account`,
-//! `azure_storage_account_name`, `timeout`, …), plus zv's own [`MAX_RETRIES`] and
-//! [`RETRY_TIMEOUT`].
+//! `azure_storage_account_name`, `timeout`, …), plus zv's own [`MAX_RETRIES`],
+//! [`RETRY_TIMEOUT`] and [`CONCURRENCY`].
 
 use std::collections::BTreeMap;
 use std::str::FromStr;
@@ -31,6 +31,10 @@ pub const MAX_RETRIES: &str = "max_retries";
 /// Option: seconds after the first attempt of a request past which it is not retried any more
 /// (default 180).
 pub const RETRY_TIMEOUT: &str = "retry_timeout";
+
+/// Option: how many requests readers and writers keep in flight on the store (default
+/// [`zv_core::store::DEFAULT_CONCURRENCY`]); see [`zv_core::store::ReadableStore::concurrency`].
+pub const CONCURRENCY: &str = "concurrency";
 
 /// The URL schemes this crate registers.
 pub const SCHEMES: [&str; 7] = ["s3", "gs", "az", "abfs", "abfss", "http", "https"];
@@ -66,6 +70,8 @@ pub(crate) struct Target {
     /// The key prefix of the store in the bucket (empty: the bucket's root).
     pub(crate) prefix: String,
     pub(crate) service: Service,
+    /// Requests to keep in flight (option [`CONCURRENCY`]).
+    pub(crate) concurrency: usize,
 }
 
 static DEFAULTS: RwLock<Options> = RwLock::new(BTreeMap::new());
@@ -138,6 +144,15 @@ pub(crate) fn build(url: &str, options: &Options) -> StoreResult<Target> {
     })?;
     let mut options = options.clone();
     let retry = retry_config(url, &mut options)?;
+    let concurrency = match options.remove(CONCURRENCY) {
+        None => zv_core::store::DEFAULT_CONCURRENCY,
+        Some(v) => v.parse().ok().filter(|n: &usize| *n >= 1).ok_or_else(|| {
+            open_error(
+                url,
+                format!("option {CONCURRENCY}={v} is not a whole number from 1"),
+            )
+        })?,
+    };
     let fail = |e: object_store::Error| open_error(url, e);
     let client: Arc<dyn object_store::ObjectStore> = match service {
         Service::S3 => {
@@ -189,5 +204,6 @@ pub(crate) fn build(url: &str, options: &Options) -> StoreResult<Target> {
         client,
         prefix,
         service,
+        concurrency,
     })
 }

@@ -16,6 +16,9 @@
 //! - **Sync over async**: the store traits are synchronous; each call runs its request on a
 //!   tokio runtime of the process (module `runtime`) and waits for it, so that calls from many
 //!   threads are many requests in flight.
+//! - **Requests in flight**: the store answers [`ReadableStore::concurrency`] with its
+//!   [`CONCURRENCY`] option (default [`zv_core::store::DEFAULT_CONCURRENCY`]), so zv's readers
+//!   and writers keep that many requests in flight.
 //! - **Retries**: transient failures (5xx, timeouts, connection resets) are retried with
 //!   exponential backoff and jitter by `object_store` (options [`MAX_RETRIES`],
 //!   [`RETRY_TIMEOUT`]); a final failure is an error naming the key, whose message carries
@@ -55,7 +58,9 @@ use zv_core::store::{
     WritableStore,
 };
 
-pub use config::{set_default_options, Options, Service, MAX_RETRIES, RETRY_TIMEOUT, SCHEMES};
+pub use config::{
+    set_default_options, Options, Service, CONCURRENCY, MAX_RETRIES, RETRY_TIMEOUT, SCHEMES,
+};
 
 /// A zv store in an object store bucket (or under an HTTP URL).
 pub struct ObjectStore {
@@ -65,6 +70,7 @@ pub struct ObjectStore {
     service: Service,
     url: String,
     runtime: &'static Runtime,
+    concurrency: usize,
 }
 
 impl std::fmt::Debug for ObjectStore {
@@ -102,6 +108,7 @@ impl ObjectStore {
             service: target.service,
             url: url.to_owned(),
             runtime,
+            concurrency: target.concurrency,
         })
     }
 
@@ -295,6 +302,12 @@ impl ReadableStore for ObjectStore {
                 Err(e) => Err(request_error(&k, e)),
             }
         })
+    }
+
+    /// The `concurrency` option ([`CONCURRENCY`]; default
+    /// [`zv_core::store::DEFAULT_CONCURRENCY`]).
+    fn concurrency(&self) -> usize {
+        self.concurrency
     }
 }
 

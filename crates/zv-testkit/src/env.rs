@@ -183,3 +183,25 @@ pub fn s3_python() -> PathBuf {
          or set ZV_S3_PYTHON to a Python that has them.",
     )
 }
+
+/// A Python interpreter with `zarr-vectors` 0.9.2 and `obstore` (its object-store backend, so
+/// that it opens `s3://` URLs): `ZV09_S3_PYTHON`, else the workspace's `.venv-zv09-s3`. Panics
+/// with instructions if there is none: those tests are part of the suite and do not skip
+/// silently.
+pub fn zv09_s3_python() -> PathBuf {
+    find_python(
+        "ZV09_S3_PYTHON",
+        ".venv-zv09-s3",
+        &format!(
+            "import sys, obstore; from importlib.metadata import version; \
+             sys.exit(0 if version('zarr-vectors') == '{ZV09_VERSION}' else 1)"
+        ),
+        &format!(
+            "no Python with zarr-vectors {ZV09_VERSION} and obstore found. Run scripts/test.sh, \
+             which creates .venv-zv09-s3, or by hand:\n  \
+             python3 -m venv .venv-zv09-s3 && .venv-zv09-s3/bin/pip install \
+             \"zarr-vectors=={ZV09_VERSION}\" obstore\n\
+             or set ZV09_S3_PYTHON to a Python that has them."
+        ),
+    )
+}

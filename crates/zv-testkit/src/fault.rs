@@ -103,6 +103,10 @@ impl ReadableStore for FaultyStore {
         self.check(Operation::Get, key.as_str())?;
         self.inner.size(key)
     }
+
+    fn concurrency(&self) -> usize {
+        self.inner.concurrency()
+    }
 }
 
 impl WritableStore for FaultyStore {

@@ -439,6 +439,10 @@ impl zv_core::store::ReadableStore for CountingStore {
         self.note(key);
         self.inner.size(key)
     }
+
+    fn concurrency(&self) -> usize {
+        self.inner.concurrency()
+    }
 }
 
 impl zv_core::store::WritableStore for CountingStore {

@@ -63,6 +63,8 @@ pub(crate) struct Peer {
     pub(crate) short: String,
     python: PathBuf,
     script: PathBuf,
+    /// More arguments of every run (`--objects all`).
+    extra: Vec<String>,
 }
 
 /// What one phase run reported.
@@ -92,7 +94,14 @@ impl Peer {
             short: name.to_owned(),
             python: python.to_path_buf(),
             script: script.to_path_buf(),
+            extra: Vec::new(),
         })
+    }
+
+    /// The same peer with `args` added to every run.
+    pub(crate) fn with_args(mut self, args: &[&str]) -> Self {
+        self.extra.extend(args.iter().map(|a| (*a).to_owned()));
+        self
     }
 
     /// Runs one phase; `None` if the peer has no such operation.
@@ -100,15 +109,16 @@ impl Peer {
         &self,
         phase: PeerPhase,
         inputs: &Path,
-        store: &Path,
+        store: &str,
         codecs: &str,
     ) -> CliResult<Option<Outcome>> {
         let codecs = if codecs == "none" { "none" } else { "default" };
         let out = Command::new(&self.python)
             .arg(&self.script)
             .args(["--inputs", &inputs.to_string_lossy()])
-            .args(["--store", &store.to_string_lossy()])
+            .args(["--store", store])
             .args(["--phase", phase.arg(), "--codecs", codecs])
+            .args(&self.extra)
             .output()?;
         let text = String::from_utf8_lossy(&out.stdout);
         let doc: serde_json::Value = serde_json::from_str(text.trim()).map_err(|e| {

@@ -88,9 +88,9 @@ impl SuiteArgs {
     }
 }
 
-const CHUNK: f64 = 100.0;
-const BOX_LO: [f64; 3] = [400.0, 400.0, 400.0];
-const BOX_HI: [f64; 3] = [615.44, 615.44, 615.44];
+pub(super) const CHUNK: f64 = 100.0;
+pub(super) const BOX_LO: [f64; 3] = [400.0, 400.0, 400.0];
+pub(super) const BOX_HI: [f64; 3] = [615.44, 615.44, 615.44];
 
 /// The figures of a run, by name, in the order measured.
 #[derive(Default)]
@@ -127,7 +127,7 @@ fn open_store(path: &Path) -> CliResult<Arc<dyn zv_core::store::Store>> {
     Ok(zv_core::plugin::open_store(&path.to_string_lossy())?)
 }
 
-fn intensity(inputs: &Inputs) -> CliResult<BTreeMap<String, Attribute>> {
+pub(super) fn intensity(inputs: &Inputs) -> CliResult<BTreeMap<String, Attribute>> {
     let rows =
         AttributeRows::from_f64s(zv_core::data_type::DataType::Float32, 1, &inputs.intensity)?;
     let mut attrs = BTreeMap::new();
@@ -144,7 +144,7 @@ fn intensity(inputs: &Inputs) -> CliResult<BTreeMap<String, Attribute>> {
     Ok(attrs)
 }
 
-fn options(geometry: Geometry, codecs: &str) -> CliResult<WriterOptions> {
+pub(super) fn options(geometry: Geometry, codecs: &str) -> CliResult<WriterOptions> {
     let mut opts = WriterOptions::new(geometry, vec![CHUNK; 3]);
     opts.codecs = CodecChoice::parse(codecs)?;
     opts.bounds = Some([vec![0.0; 3], vec![EXTENT; 3]]);
@@ -323,7 +323,7 @@ fn peer_round(a: &SuiteArgs, peer: &Peer, inputs_dir: &Path, figures: &mut Figur
         let store = a
             .dir
             .join(format!("{}-{}.zarr", peer.short, phase.store_name()));
-        match peer.run(phase, inputs_dir, &store, &a.codecs)? {
+        match peer.run(phase, inputs_dir, &store.to_string_lossy(), &a.codecs)? {
             Some(outcome) => {
                 figures
                     .get(&format!("{}: {}", peer.short, phase.figure()))

@@ -139,26 +139,28 @@ impl PointStream {
             return Ok((stream, Vec::new()));
         }
         // the survey: rows, fragments (and link rows) of every chunk
-        let survey: Vec<Surveyed> = stream
-            .keys
-            .par_iter()
-            .map(|k| {
-                let c = stream.chunk(k)?;
-                let rows = c.vertices.len() as u64;
-                let links = match link_width {
-                    Some(w) => stream
-                        .level
-                        .links(k, w, rows)?
-                        .map_or(0, |l| l.len() as u64),
-                    None => 0,
-                };
-                Ok(Surveyed {
-                    rows,
-                    fragments: c.fragments.len() as u64,
-                    links,
+        let survey: Vec<Surveyed> = stream.level.with_store_pool(|| {
+            stream
+                .keys
+                .par_iter()
+                .map(|k| {
+                    let c = stream.chunk(k)?;
+                    let rows = c.vertices.len() as u64;
+                    let links = match link_width {
+                        Some(w) => stream
+                            .level
+                            .links(k, w, rows)?
+                            .map_or(0, |l| l.len() as u64),
+                        None => 0,
+                    };
+                    Ok(Surveyed {
+                        rows,
+                        fragments: c.fragments.len() as u64,
+                        links,
+                    })
                 })
-            })
-            .collect::<Result<_>>()?;
+                .collect::<Result<_>>()
+        })?;
         let mut offsets = Vec::with_capacity(survey.len());
         let mut total = 0u64;
         for s in &survey {
@@ -252,8 +254,12 @@ impl PointStream {
         mut f: impl FnMut(T) -> Result<()>,
     ) -> Result<()> {
         progress.set_total(self.keys.len() as u64, "chunks");
-        for window in self.keys.chunks(WINDOW) {
-            let read: Vec<T> = window.par_iter().map(&read).collect::<Result<_>>()?;
+        // a store that wants more requests in flight gets wider windows
+        let width = WINDOW.max(self.level.store_concurrency());
+        for window in self.keys.chunks(width) {
+            let read: Vec<T> = self
+                .level
+                .with_store_pool(|| window.par_iter().map(&read).collect::<Result<_>>())?;
             for c in read {
                 f(c)?;
                 progress.advance(1);

@@ -31,14 +31,15 @@ impl Level {
         let keys = self.box_keys(lo, hi)?;
         let infos = self.attribute_infos_of(attributes)?;
         let bins = self.binned_fragments()?.map(|bpc| (bpc, self.bin_shape()));
-        let parts = keys
-            .par_iter()
-            .map(|k| {
-                self.chunk_part(k, &infos, |v| {
-                    self.rows_in_box(k, v, lo, hi, bins.as_ref()).map(Some)
+        let parts = self.with_store_pool(|| {
+            keys.par_iter()
+                .map(|k| {
+                    self.chunk_part(k, &infos, |v| {
+                        self.rows_in_box(k, v, lo, hi, bins.as_ref()).map(Some)
+                    })
                 })
-            })
-            .collect::<Result<Vec<_>>>()?;
+                .collect::<Result<Vec<_>>>()
+        })?;
         self.assemble(keys, parts, &infos)
     }
 

@@ -274,35 +274,36 @@ impl Level {
         let infos = self.shared_vertex_attribute_infos()?;
         let width = if links { self.link_width()? } else { 2 };
         let skeleton = self.geometry == Geometry::Skeleton;
-        let chunks: Vec<Option<ScannedChunk>> = keys
-            .par_iter()
-            .map(|k| -> Result<Option<ScannedChunk>> {
-                let Some(chunk) = self.chunk(k)? else {
-                    return missing(k).map_or(Ok(None), Err);
-                };
-                let rows = chunk.vertices.len() as u64;
-                let attributes = infos
-                    .iter()
-                    .map(|i| self.vertex_attribute(i, k, rows))
-                    .collect::<Result<Vec<_>>>()?;
-                let links = if links {
-                    self.links(k, width, rows)?
-                } else {
-                    None
-                };
-                let parents = match &links {
-                    Some(l) if skeleton => self.skeleton_parents(k, &chunk.fragments, l)?,
-                    _ => Vec::new(),
-                };
-                Ok(Some(ScannedChunk {
-                    chunk,
-                    attributes,
-                    links,
-                    parents,
-                    offset: 0,
-                }))
-            })
-            .collect::<Result<_>>()?;
+        let chunks: Vec<Option<ScannedChunk>> = self.with_store_pool(|| {
+            keys.par_iter()
+                .map(|k| -> Result<Option<ScannedChunk>> {
+                    let Some(chunk) = self.chunk(k)? else {
+                        return missing(k).map_or(Ok(None), Err);
+                    };
+                    let rows = chunk.vertices.len() as u64;
+                    let attributes = infos
+                        .iter()
+                        .map(|i| self.vertex_attribute(i, k, rows))
+                        .collect::<Result<Vec<_>>>()?;
+                    let links = if links {
+                        self.links(k, width, rows)?
+                    } else {
+                        None
+                    };
+                    let parents = match &links {
+                        Some(l) if skeleton => self.skeleton_parents(k, &chunk.fragments, l)?,
+                        _ => Vec::new(),
+                    };
+                    Ok(Some(ScannedChunk {
+                        chunk,
+                        attributes,
+                        links,
+                        parents,
+                        offset: 0,
+                    }))
+                })
+                .collect::<Result<_>>()
+        })?;
         let mut chunks: Vec<ScannedChunk> = chunks.into_iter().flatten().collect();
         let keys: Vec<ChunkKey> = chunks.iter().map(|c| c.key().clone()).collect();
         let mut total = 0;

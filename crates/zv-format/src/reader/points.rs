@@ -162,10 +162,11 @@ impl Level {
     pub fn points(&self, attributes: &[&str]) -> Result<Points> {
         let keys = self.chunk_keys()?;
         let infos = self.attribute_infos_of(attributes)?;
-        let parts: Vec<Option<ChunkPart>> = keys
-            .par_iter()
-            .map(|k| self.chunk_part(k, &infos, |_| Ok(None)))
-            .collect::<Result<_>>()?;
+        let parts: Vec<Option<ChunkPart>> = self.with_store_pool(|| {
+            keys.par_iter()
+                .map(|k| self.chunk_part(k, &infos, |_| Ok(None)))
+                .collect::<Result<_>>()
+        })?;
         self.assemble(keys, parts, &infos)
     }
 

@@ -1,0 +1,46 @@
+//! Parallel loops sized by the store: a store whose requests wait on a network
+//! ([`zv_core::store::ReadableStore::concurrency`] above 1, an object store) gets that many requests in
+//! flight by running the loops that read or write its keys in a rayon pool of that many
+//! threads. A thread waiting on a response costs little; the CPU work of the loop is
+//! time-sliced over the cores as before. Stores whose requests cost CPU (memory, local
+//! files) answer 1 and run on the caller's pool, unchanged.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use rayon::ThreadPool;
+use zv_core::store::Store;
+
+/// The pools made so far, by size (a process uses one or two sizes; they live as long as it).
+static POOLS: OnceLock<Mutex<HashMap<usize, Arc<ThreadPool>>>> = OnceLock::new();
+
+/// A pool of `threads` threads, made on first use (`None` if the system refuses threads).
+fn pool(threads: usize) -> Option<Arc<ThreadPool>> {
+    let pools = POOLS.get_or_init(|| Mutex::new(HashMap::new()));
+    let mut pools = pools.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(p) = pools.get(&threads) {
+        return Some(Arc::clone(p));
+    }
+    let p = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(move |i| format!("zv-io-{threads}-{i}"))
+        .build()
+        .ok()?;
+    let p = Arc::new(p);
+    pools.insert(threads, Arc::clone(&p));
+    Some(p)
+}
+
+/// Runs `f`, whose parallel loops issue requests to `store`, with as many threads as the
+/// store wants requests in flight when that is more than the current pool has (and on the
+/// current pool otherwise, or when no pool can be made).
+pub(crate) fn with_store<T: Send>(store: &dyn Store, f: impl FnOnce() -> T + Send) -> T {
+    let wanted = store.concurrency();
+    if wanted <= rayon::current_num_threads() {
+        return f();
+    }
+    match pool(wanted) {
+        Some(p) => p.install(f),
+        None => f(),
+    }
+}
