@@ -60,9 +60,9 @@ for t in "${targets[@]}"; do
   fi
 done
 
-echo "==> building the fuzz targets (cargo +nightly fuzz build; debug assertions from fuzz/Cargo.toml)"
+echo "==> building the fuzz targets (cargo +nightly fuzz build -O; debug assertions from fuzz/Cargo.toml)"
 mkdir -p fuzz/logs
-if ! (cd fuzz && nice -n 10 cargo +nightly fuzz build --sanitizer none) \
+if ! (cd fuzz && nice -n 10 cargo +nightly fuzz build -O --sanitizer none) \
   >fuzz/logs/build.log 2>&1; then
   cat fuzz/logs/build.log >&2
   echo "error: building the fuzz targets failed" >&2
