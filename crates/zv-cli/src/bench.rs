@@ -49,7 +49,7 @@ pub(crate) enum BenchCommand {
     /// proxy (scripts/bench-object.sh starts them): times, request counts and ratios to the
     /// floor requests x delay / concurrency, for zv and (with --peers zv09) zarr-vectors 0.9.2.
     #[command(
-        after_help = "Examples:\n  scripts/bench-object.sh\n  zv bench object --url s3://bench/run --proxy http://127.0.0.1:9001 --delay-ms 20 --peers zv09"
+        after_help = "Examples:\n  zv bench object --url s3://bench/run --proxy http://127.0.0.1:9001 --delay-ms 20 --peers zv09\n  scripts/bench-object.sh   # starts the S3 server and the proxy, then runs the line above"
     )]
     Object(object::ObjectArgs),
     /// Stream random points (with a float32 attribute) into a new store in batches, then read
