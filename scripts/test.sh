@@ -153,7 +153,7 @@ for pkg in zv-core zv-codecs zv-store-fs zv-store-mem zv-store-object zv-testkit
 done
 
 step "cargo test (workspace)"
-cargo test --workspace --locked
+cargo test --workspace --locked --no-fail-fast
 
 step "Python package: maturin develop into .venv-py, then pytest (crates/zv-python/tests)"
 VIRTUAL_ENV="$PWD/.venv-py" CARGO_TARGET_DIR="$PWD/target" \
