@@ -140,6 +140,81 @@ impl Level {
         super::v09::object_ids::row_ids(&table, rows, &path).map(Some)
     }
 
+    /// The number of objects (`None`: the level has no object index), without decoding the
+    /// manifests where the index's attributes give it (every container but ZV 0.9's
+    /// `vlen_manifests_v2`, whose count is that of its listed ids, and the identity
+    /// convention).
+    pub fn num_objects(&self) -> Result<Option<u64>> {
+        let group = self.p(&[names::OBJECT_INDEX]);
+        if let Some(attributes) = self.blobs.group_attributes(&group)? {
+            let model = ObjectIndexArray::from_attributes(&attributes, &join(&[&group, "zarr.json"]))?;
+            if model.layout.as_deref() != Some(VLEN_MANIFESTS_V2) {
+                return Ok(Some(model.num_objects));
+            }
+        }
+        Ok(self.shared_object_index()?.map(|i| i.num_objects))
+    }
+
+    /// The manifests of the object index, by id, handed to `convert` a part at a time (the
+    /// first id of the part and its manifests), so that they are never all decoded at once:
+    /// zv's container (stream + offsets) is decoded in parts of about `part` objects, in
+    /// parallel; the other containers, and an index this level has already decoded, are
+    /// converted as one part. Returns the number of objects and the converted parts, in id
+    /// order (`None`: the level has no object index). Errors are those of
+    /// [`Level::object_index`].
+    pub(crate) fn object_index_parts<T: Send>(
+        &self,
+        part: usize,
+        convert: impl Fn(u64, Vec<Manifest>) -> T + Sync,
+    ) -> Result<Option<(u64, Vec<T>)>> {
+        if let Some(parts) = self.decode_index_parts(part, &convert)? {
+            return Ok(Some(parts));
+        }
+        let index = match self.cache.object_index.get() {
+            Some(shared) => shared.as_deref().cloned(),
+            None => self.read_object_index()?,
+        };
+        Ok(index.map(|i| (i.num_objects, vec![convert(0, i.manifests)])))
+    }
+
+    /// [`Level::object_index_parts`] for zv's container when the level has not decoded the
+    /// index (`None`: another container, a decoded index, or a fault, which the whole read
+    /// names).
+    fn decode_index_parts<T: Send>(
+        &self,
+        part: usize,
+        convert: &(impl Fn(u64, Vec<Manifest>) -> T + Sync),
+    ) -> Result<Option<(u64, Vec<T>)>> {
+        let group = self.p(&[names::OBJECT_INDEX]);
+        if self.cache.object_index.get().is_some() {
+            return Ok(None);
+        }
+        let Some(attributes) = self.blobs.group_attributes(&group)? else {
+            return Ok(None);
+        };
+        let model = ObjectIndexArray::from_attributes(&attributes, &join(&[&group, "zarr.json"]))?;
+        if model.layout.as_deref() == Some(VLEN_MANIFESTS_V2)
+            || self.blobs.exists(&join(&[&group, names::MANIFESTS]))?
+        {
+            return Ok(None);
+        }
+        let sid_ndim = model.sid_ndim.unwrap_or(self.key_arity);
+        let (Some(data), Some(offsets)) = (
+            self.blobs.read_bytes(&join(&[&group, names::DATA]))?,
+            self.blobs.read_bytes(&join(&[&group, names::OFFSETS]))?,
+        ) else {
+            return Ok(None);
+        };
+        let n = offsets.len() / 8;
+        if n as u64 != model.num_objects {
+            return Ok(None);
+        }
+        let parts = n.div_ceil(part.max(1)).max(1);
+        Ok(decode_parts(&data, &offsets, sid_ndim, parts, convert)
+            .ok()
+            .map(|parts| (n as u64, parts)))
+    }
+
     /// The `n` manifests of the object index group `group`, from whichever container it has.
     fn read_manifests(&self, group: &str, n: usize, sid_ndim: usize) -> Result<Vec<Manifest>> {
         let manifests_path = join(&[group, names::MANIFESTS]);
@@ -215,14 +290,34 @@ fn decode_in_parts(
     offsets: &[u8],
     sid_ndim: usize,
 ) -> std::result::Result<Vec<Manifest>, LayoutError> {
+    let parts = rayon::current_num_threads().min(offsets.len() / 8 / 256);
+    match decode_parts(data, offsets, sid_ndim, parts, &|_, ms| ms) {
+        Ok(parts) => Ok(parts.into_iter().flatten().collect()),
+        Err(_) => decode_with_offsets(data, offsets, sid_ndim),
+    }
+}
+
+/// The container cut between objects into `parts` parts (at least 2, else an error), each
+/// decoded with its offsets made relative to its first byte (in parallel) and handed to
+/// `convert` with the id of its first object. An error when the cut points are out of order
+/// or outside `data`, or a part does not decode: [`decode_with_offsets`] of the whole names
+/// the fault exactly.
+fn decode_parts<T: Send>(
+    data: &[u8],
+    offsets: &[u8],
+    sid_ndim: usize,
+    parts: usize,
+    convert: &(impl Fn(u64, Vec<Manifest>) -> T + Sync),
+) -> std::result::Result<Vec<T>, LayoutError> {
     let n = offsets.len() / 8;
-    let parts = rayon::current_num_threads().min(n / 256);
+    let whole = || crate::layout::invalid("object index offsets", "not cut into parts");
     let offset = |i: usize| -> Option<i64> {
         let b = offsets.get(i * 8..i * 8 + 8)?;
         Some(i64::from_le_bytes([
             b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
         ]))
     };
+    let parts = parts.min(n);
     let bounds: Vec<usize> = (0..=parts).map(|k| k * n / parts.max(1)).collect();
     let cuts: Option<Vec<usize>> = bounds
         .iter()
@@ -235,24 +330,17 @@ fn decode_in_parts(
         .collect();
     let cuts = cuts.filter(|c| c.first() == Some(&0) && c.windows(2).all(|w| w[0] <= w[1]));
     let (Some(cuts), true) = (cuts, parts > 1 && offsets.len() % 8 == 0) else {
-        return decode_with_offsets(data, offsets, sid_ndim);
+        return Err(whole());
     };
-    let decoded: Vec<std::result::Result<Vec<Manifest>, LayoutError>> = (0..parts)
+    (0..parts)
         .into_par_iter()
         .map(|k| {
             let base = cuts[k] as i64;
             let relative: Vec<u8> = (bounds[k]..bounds[k + 1])
                 .flat_map(|i| offset(i).unwrap_or(0).wrapping_sub(base).to_le_bytes())
                 .collect();
-            decode_with_offsets(&data[cuts[k]..cuts[k + 1]], &relative, sid_ndim)
+            let ms = decode_with_offsets(&data[cuts[k]..cuts[k + 1]], &relative, sid_ndim)?;
+            Ok(convert(bounds[k] as u64, ms))
         })
-        .collect();
-    let mut out = Vec::with_capacity(n);
-    for part in decoded {
-        match part {
-            Ok(ms) => out.extend(ms),
-            Err(_) => return decode_with_offsets(data, offsets, sid_ndim),
-        }
-    }
-    Ok(out)
+        .collect()
 }
