@@ -5,11 +5,12 @@
 //! Objects come in id order, each with its vertices in manifest order and its vertex
 //! attribute rows — the polylines of [`super::export_geometry`], with the same values. The
 //! object index is read once into a compact table of fragment blocks (module `refs`, decoded
-//! a part at a time: about 20 bytes per block). Each batch of objects, sized to about
-//! [`BATCH_VERTICES`] vertices (from the vertices per object seen so far), is gathered
-//! through a window of [`WINDOW`] chunks at a time (module `gather`): the chunks its blocks
-//! name are read a window at a time, in parallel, the batch's rows copied out of them and the
-//! window dropped. Memory holds the table, the object attributes, one batch's rows and one
+//! a part at a time: 12 bytes per block of fragments). Each batch of objects, sized to about
+//! [`BATCH_BYTES`] of stored rows (from the bytes per object seen so far), is gathered
+//! through a window of chunks (module `gather`): the chunks its blocks name are read as many
+//! at a time as there are threads (2 to [`MAX_WINDOW`]), in parallel, the batch's rows copied
+//! out of them as stored and the window dropped; each object's positions are decoded as it is
+//! handed over. Memory holds the table, the object attributes, one batch's rows and one
 //! window of decoded chunks, however the objects lie. Objects stored in spatial or import
 //! order name a few chunks per batch, and the level is read about once; objects scattered
 //! over every chunk make every batch read every chunk (the level is read once per batch:
@@ -49,14 +50,15 @@ use crate::names;
 use crate::progress::Progress;
 use crate::reader::{AttributeInfo, DenseAttribute, Level, Positions, ZvStore};
 
-use gather::Batch;
+use gather::{Batch, Columns};
 use refs::RefTable;
 
-/// The vertices a batch of objects aims at.
-pub const BATCH_VERTICES: usize = 1 << 20;
+/// The bytes of stored rows (positions and vertex attributes) a batch of objects aims at.
+pub const BATCH_BYTES: usize = 32 << 20;
 
-/// The chunks a batch reads at a time.
-pub const WINDOW: usize = 8;
+/// The most chunks a batch reads at a time (the window is as many chunks as threads, at
+/// least 2).
+pub const MAX_WINDOW: usize = 8;
 
 /// The objects of the first batch.
 const FIRST_BATCH: usize = 256;
@@ -81,7 +83,7 @@ pub struct PolylineStream {
     infos: Arc<Vec<AttributeInfo>>,
     names: Vec<String>,
     object_attributes: Arc<BTreeMap<String, DenseAttribute>>,
-    batch_vertices: usize,
+    batch_bytes: usize,
     window: usize,
 }
 
@@ -111,15 +113,16 @@ impl PolylineStream {
             infos,
             names,
             object_attributes,
-            batch_vertices: BATCH_VERTICES,
-            window: WINDOW,
+            batch_bytes: BATCH_BYTES,
+            window: rayon::current_num_threads().clamp(2, MAX_WINDOW),
         })
     }
 
-    /// The stream with batches of about `vertices` vertices read `window` chunks at a time
-    /// (the defaults: [`BATCH_VERTICES`], [`WINDOW`]); the objects are the same.
-    pub fn with_sizes(mut self, vertices: usize, window: usize) -> Self {
-        self.batch_vertices = vertices.max(1);
+    /// The stream with batches of about `bytes` bytes of stored rows read `window` chunks at
+    /// a time (the defaults: [`BATCH_BYTES`]; as many chunks as threads, 2 to
+    /// [`MAX_WINDOW`]); the objects are the same.
+    pub fn with_sizes(mut self, bytes: usize, window: usize) -> Self {
+        self.batch_bytes = bytes.max(1);
         self.window = window.max(1);
         self
     }
@@ -154,21 +157,29 @@ impl PolylineStream {
     ) -> Result<()> {
         let n = self.num_objects();
         progress.set_total(n, "objects");
-        let (mut next, mut batch) = (0u64, FIRST_BATCH.min(self.batch_vertices) as u64);
-        let (mut seen_objects, mut seen_vertices) = (0u64, 0u64);
+        let (mut next, mut batch) = (0u64, FIRST_BATCH.min(self.batch_bytes) as u64);
+        let (mut seen_objects, mut seen_bytes) = (0u64, 0u64);
+        let mut cols = Columns::default();
         while next < n {
             let ids = next..n.min(next + batch);
             next = ids.end;
-            let gathered = Batch::gather(&self.level, &self.table, &self.names, ids, self.window)?;
-            gathered.emit(|pl| {
-                seen_objects += 1;
-                seen_vertices += pl.positions.len() as u64;
+            let gathered = Batch::gather(
+                &self.level,
+                &self.table,
+                &self.names,
+                ids,
+                self.window,
+                cols,
+            )?;
+            seen_objects += gathered.len();
+            seen_bytes += gathered.bytes();
+            cols = gathered.emit(|pl| {
                 f(pl)?;
                 progress.advance(1);
                 Ok(())
             })?;
-            let per_object = seen_vertices.div_ceil(seen_objects.max(1)).max(1);
-            batch = (self.batch_vertices as u64 / per_object).max(1);
+            let per_object = seen_bytes.div_ceil(seen_objects.max(1)).max(1);
+            batch = (self.batch_bytes as u64 / per_object).max(1);
         }
         Ok(())
     }

@@ -15,7 +15,24 @@ use crate::layout::attributes::AttributeRows;
 use crate::layout::fragment_index::FragmentRows;
 use crate::names;
 use crate::reader::level_scan::ScannedChunk;
-use crate::reader::{blob_err, Level, Positions};
+use crate::reader::{blob_err, Level, Vertices};
+
+/// The type and channels of an attribute's rows.
+type Layout = (DataType, usize);
+
+/// The flat columns of a batch's rows, kept from batch to batch (their memory is reused).
+#[derive(Default)]
+pub(super) struct Columns {
+    /// Per block of the batch: its first row and its number of rows.
+    pieces: Vec<(u64, u64)>,
+    /// The positions, as stored (`ndim` values of the vertex type per row).
+    values: Vec<u8>,
+    /// Per vertex attribute: its layout (type, channels) once a chunk has it, and its rows'
+    /// bytes (zero bytes for rows of chunks without it).
+    attributes: Vec<(Option<Layout>, Vec<u8>)>,
+    /// The blocks of the batch, sorted by chunk.
+    order: Vec<u64>,
+}
 
 /// The rows of a batch's blocks, as flat columns.
 pub(super) struct Batch<'a> {
@@ -27,43 +44,50 @@ pub(super) struct Batch<'a> {
     ids: Range<u64>,
     /// The batch's first block.
     base: u64,
-    /// Per block of the batch: its first row in the columns and its number of rows.
-    pieces: Vec<(u64, u64)>,
-    /// The positions, `ndim` values per row.
-    values: Vec<f64>,
-    /// Per vertex attribute: its layout (type, channels) once a chunk has it, and its rows'
-    /// bytes (zero bytes for rows of chunks without it).
-    attributes: Vec<(Option<(DataType, usize)>, Vec<u8>)>,
+    cols: Columns,
     /// Per chunk of the table and vertex attribute: whether the chunk has the attribute.
     has: Vec<bool>,
     rows: u64,
 }
 
 impl<'a> Batch<'a> {
-    /// Gathers objects `ids` of `table` from `level`, reading `window` chunks at a time.
+    /// Gathers objects `ids` of `table` from `level` into `cols` (emptied first), reading
+    /// `window` chunks at a time.
     pub(super) fn gather(
         level: &'a Level,
         table: &'a RefTable,
         names: &'a [String],
         ids: Range<u64>,
         window: usize,
+        mut cols: Columns,
     ) -> Result<Self> {
-        let (base, end) = (table.starts[ids.start as usize], table.starts[ids.end as usize]);
+        let (base, end) = (
+            table.starts[ids.start as usize],
+            table.starts[ids.end as usize],
+        );
+        cols.pieces.clear();
+        cols.pieces.resize((end - base) as usize, (0, 0));
+        cols.values.clear();
+        cols.attributes.resize(names.len(), (None, Vec::new()));
+        for (layout, bytes) in &mut cols.attributes {
+            *layout = None;
+            bytes.clear();
+        }
+        // the blocks by chunk (manifest order within a chunk)
+        let mut order = std::mem::take(&mut cols.order);
+        order.clear();
+        order.extend(base..end);
+        order.sort_by_key(|&b| table.chunk[b as usize]);
         let mut batch = Batch {
             level,
             table,
             names,
             ids,
             base,
-            pieces: vec![(0, 0); (end - base) as usize],
-            values: Vec::new(),
-            attributes: vec![(None, Vec::new()); names.len()],
+            cols,
             has: vec![false; table.keys.len() * names.len()],
             rows: 0,
         };
-        // the blocks by chunk (manifest order within a chunk)
-        let mut order: Vec<u64> = (base..end).collect();
-        order.sort_by_key(|&b| table.chunk[b as usize]);
         let mut i = 0;
         while i < order.len() {
             let mut keys = Vec::new();
@@ -89,8 +113,9 @@ impl<'a> Batch<'a> {
             }
             i = j;
         }
+        batch.cols.order = order;
         let rows = batch.rows as usize;
-        for (layout, bytes) in &mut batch.attributes {
+        for (layout, bytes) in &mut batch.cols.attributes {
             if let Some((t, c)) = *layout {
                 bytes.resize(rows * width(t, c), 0);
             }
@@ -114,19 +139,20 @@ impl<'a> Batch<'a> {
 
     /// Copies the rows of block `b` out of `chunk` (chunk `c` of the table) into the columns.
     fn copy_block(&mut self, b: u64, c: usize, chunk: &ScannedChunk) -> Result<()> {
-        let (first, count) = (self.table.first[b as usize], self.table.count[b as usize]);
+        let first = u64::from(self.table.first[b as usize]);
+        let count = u64::from(self.table.count[b as usize]);
         let have = chunk.chunk.fragments.len() as u64;
-        if first.checked_add(count).is_none_or(|e| e > have) {
+        if first + count > have {
             return Err(self.manifest_error(
                 b,
                 format!(
                     "names fragments {first}..{} of chunk {{k}}, which has {have}",
-                    first.saturating_add(count)
+                    first + count
                 ),
             ));
         }
         let start = self.rows;
-        let ndim = self.level.root().ndim();
+        let row = self.row_width();
         let bad = |what: String| {
             Error::inconsistent(self.level.p(&[names::OBJECT_INDEX, "zarr.json"]), what)
         };
@@ -139,7 +165,7 @@ impl<'a> Batch<'a> {
                 continue;
             };
             let layout = (rows.data_type(), rows.channels());
-            let (known, bytes) = &mut self.attributes[a];
+            let (known, bytes) = &mut self.cols.attributes[a];
             match *known {
                 None => {
                     *known = Some(layout);
@@ -164,18 +190,25 @@ impl<'a> Batch<'a> {
                 .get(f as usize)
                 .ok_or_else(|| bad(format!("fragment {f} of chunk {}", chunk.key())))?;
             let vertices = &chunk.chunk.vertices;
+            let values = &mut self.cols.values;
             let ok = match &rows {
-                FragmentRows::Range(r) => vertices.push_rows(r.clone(), &mut self.values),
-                FragmentRows::Explicit(list) => list
-                    .iter()
-                    .all(|&x| vertices.push_rows(x..x + 1, &mut self.values)),
+                FragmentRows::Range(r) => vertices
+                    .rows_bytes(r.clone())
+                    .map(|b| values.extend_from_slice(b))
+                    .is_some(),
+                FragmentRows::Explicit(list) => list.iter().all(|&x| {
+                    vertices
+                        .rows_bytes(x..x + 1)
+                        .map(|b| values.extend_from_slice(b))
+                        .is_some()
+                }),
             };
-            if !ok || self.values.len() as u64 != (self.rows + rows.len() as u64) * ndim as u64 {
+            if !ok || values.len() as u64 != (self.rows + rows.len() as u64) * row as u64 {
                 return Err(bad(format!("rows {rows:?} of chunk {}", chunk.key())));
             }
             for (a, src) in sources.iter().enumerate() {
                 let Some((bytes, w)) = *src else { continue };
-                let dest = &mut self.attributes[a].1;
+                let dest = &mut self.cols.attributes[a].1;
                 dest.resize(self.rows as usize * w, 0);
                 let outside = |x: u64| {
                     let path = self
@@ -204,24 +237,52 @@ impl<'a> Batch<'a> {
             }
             self.rows += rows.len() as u64;
         }
-        self.pieces[(b - self.base) as usize] = (start, self.rows - start);
+        self.cols.pieces[(b - self.base) as usize] = (start, self.rows - start);
         Ok(())
     }
 
-    /// Hands each object of the batch to `f`, in id order, its rows in manifest order.
-    pub(super) fn emit(self, mut f: impl FnMut(Polyline) -> Result<()>) -> Result<()> {
+    /// The bytes of a stored position.
+    fn row_width(&self) -> usize {
+        width(self.level.vertex_type(), self.level.root().ndim())
+    }
+
+    /// The number of objects.
+    pub(super) fn len(&self) -> u64 {
+        self.ids.end - self.ids.start
+    }
+
+    /// The bytes of the batch's rows.
+    pub(super) fn bytes(&self) -> u64 {
+        self.cols.values.len() as u64
+            + self
+                .cols
+                .attributes
+                .iter()
+                .map(|a| a.1.len() as u64)
+                .sum::<u64>()
+    }
+
+    /// Hands each object of the batch to `f`, in id order, its rows in manifest order;
+    /// returns the columns, for the next batch.
+    pub(super) fn emit(self, mut f: impl FnMut(Polyline) -> Result<()>) -> Result<Columns> {
         let ndim = self.level.root().ndim();
+        let row = self.row_width();
         let na = self.names.len();
+        let key = self.level.p(&[names::VERTICES]);
         for id in self.ids.clone() {
             let blocks = self.table.starts[id as usize]..self.table.starts[id as usize + 1];
-            let pieces = &self.pieces[(blocks.start - self.base) as usize..][..(blocks.end - blocks.start) as usize];
+            let pieces = &self.cols.pieces[(blocks.start - self.base) as usize..]
+                [..(blocks.end - blocks.start) as usize];
             let n: u64 = pieces.iter().map(|p| p.1).sum();
-            let mut values = Vec::with_capacity(n as usize * ndim);
+            let mut values = Vec::with_capacity(n as usize * row);
             for &(s, len) in pieces {
-                values.extend_from_slice(&self.values[s as usize * ndim..(s + len) as usize * ndim]);
+                values.extend_from_slice(
+                    &self.cols.values[s as usize * row..(s + len) as usize * row],
+                );
             }
+            let values = Vertices::decode(values, ndim, self.level.vertex_type(), &key)?;
             let mut attributes = Vec::with_capacity(na);
-            for (a, (layout, bytes)) in self.attributes.iter().enumerate() {
+            for (a, (layout, bytes)) in self.cols.attributes.iter().enumerate() {
                 let present = blocks
                     .clone()
                     .any(|b| self.has[self.table.chunk[b as usize] as usize * na + a]);
@@ -235,15 +296,17 @@ impl<'a> Batch<'a> {
                     out.extend_from_slice(&bytes[s as usize * w..(s + len) as usize * w]);
                 }
                 let key = self.level.p(&[names::VERTEX_ATTRIBUTES, &self.names[a]]);
-                attributes.push(Some(AttributeRows::from_le(t, c, out).map_err(blob_err(key))?));
+                attributes.push(Some(
+                    AttributeRows::from_le(t, c, out).map_err(blob_err(key))?,
+                ));
             }
             f(Polyline {
                 id,
-                positions: Positions::from_flat(ndim, values)?,
+                positions: values.positions(),
                 attributes,
             })?;
         }
-        Ok(())
+        Ok(self.cols)
     }
 }
 
