@@ -281,8 +281,8 @@ pub fn export(
     let (units, unit) = if store.geometry().is_sequential() {
         let objects = store
             .level(0)
-            .and_then(|l| l.shared_object_index())
-            .map_or(0, |i| i.map_or(0, |i| i.num_objects));
+            .and_then(|l| l.num_objects())
+            .map_or(0, |n| n.unwrap_or(0));
         (objects, "objects")
     } else {
         let chunks = store.level(0).and_then(|l| l.chunk_keys());

@@ -3,14 +3,18 @@
 //! export` to TRK, TCK or OBJ).
 //!
 //! Objects come in id order, each with its vertices in manifest order and its vertex
-//! attribute rows — the polylines of [`super::export_geometry`], with the same values. Each
-//! batch is read through the object index by [`Level::objects`], which reads the chunks the
-//! batch's manifests name, in parallel, and copies the objects out of them. Batches are
-//! sized to about [`BATCH_VERTICES`] vertices (from the vertices per object seen so far).
-//! Memory holds the object index, the object attributes, one batch and the chunks it names:
-//! objects stored in spatial or import order name a few chunks per batch, and the level is
-//! read about once; objects scattered over every chunk make each batch read (and hold) the
-//! chunks they touch, up to the whole level's decoded chunks per batch.
+//! attribute rows — the polylines of [`super::export_geometry`], with the same values. The
+//! object index is read once into a compact table of fragment blocks (module `refs`, decoded
+//! a part at a time: 12 bytes per block of fragments). Each batch of objects, sized to about
+//! [`BATCH_BYTES`] of stored rows (from the bytes per object seen so far), is gathered
+//! through a window of chunks (module `gather`): the chunks its blocks name are read as many
+//! at a time as there are threads (2 to [`MAX_WINDOW`]), in parallel, the batch's rows copied
+//! out of them as stored and the window dropped; each object's positions are decoded as it is
+//! handed over. Memory holds the table, the object attributes, one batch's rows and one
+//! window of decoded chunks, however the objects lie. Objects stored in spatial or import
+//! order name a few chunks per batch, and the level is read about once; objects scattered
+//! over every chunk make every batch read every chunk (the level is read once per batch:
+//! bounded memory in id order costs time).
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -33,6 +37,9 @@
 //! # Ok(()) }
 //! ```
 
+mod gather;
+mod refs;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -41,10 +48,17 @@ use crate::error::{Error, Result};
 use crate::layout::attributes::AttributeRows;
 use crate::names;
 use crate::progress::Progress;
-use crate::reader::{AttributeInfo, DenseAttribute, Level, ObjectIndex, Positions, ZvStore};
+use crate::reader::{AttributeInfo, DenseAttribute, Level, Positions, ZvStore};
 
-/// The vertices a batch of objects aims at.
-pub const BATCH_VERTICES: usize = 1 << 20;
+use gather::{Batch, Columns};
+use refs::RefTable;
+
+/// The bytes of stored rows (positions and vertex attributes) a batch of objects aims at.
+pub const BATCH_BYTES: usize = 32 << 20;
+
+/// The most chunks a batch reads at a time (the window is as many chunks as threads, at
+/// least 2).
+pub const MAX_WINDOW: usize = 8;
 
 /// The objects of the first batch.
 const FIRST_BATCH: usize = 256;
@@ -65,9 +79,12 @@ pub struct Polyline {
 /// Level 0's polylines, read a batch of objects at a time (see the [module docs](self)).
 pub struct PolylineStream {
     level: Level,
-    index: Arc<ObjectIndex>,
+    table: RefTable,
     infos: Arc<Vec<AttributeInfo>>,
+    names: Vec<String>,
     object_attributes: Arc<BTreeMap<String, DenseAttribute>>,
+    batch_bytes: usize,
+    window: usize,
 }
 
 impl PolylineStream {
@@ -83,23 +100,36 @@ impl PolylineStream {
                 ),
             });
         }
-        let index = level.shared_object_index()?.ok_or_else(|| Error::Missing {
+        let table = RefTable::read(&level)?.ok_or_else(|| Error::Missing {
             key: join(&[&level.p(&[names::OBJECT_INDEX]), "zarr.json"]),
             what: "object index of the polylines".into(),
         })?;
         let infos = level.shared_vertex_attribute_infos()?;
+        let names = infos.iter().map(|i| i.name.clone()).collect();
         let object_attributes = level.shared_object_attributes()?;
         Ok(Self {
             level,
-            index,
+            table,
             infos,
+            names,
             object_attributes,
+            batch_bytes: BATCH_BYTES,
+            window: rayon::current_num_threads().clamp(2, MAX_WINDOW),
         })
+    }
+
+    /// The stream with batches of about `bytes` bytes of stored rows read `window` chunks at
+    /// a time (the defaults: [`BATCH_BYTES`]; as many chunks as threads, 2 to
+    /// [`MAX_WINDOW`]); the objects are the same.
+    pub fn with_sizes(mut self, bytes: usize, window: usize) -> Self {
+        self.batch_bytes = bytes.max(1);
+        self.window = window.max(1);
+        self
     }
 
     /// The number of objects.
     pub fn num_objects(&self) -> u64 {
-        self.index.num_objects
+        self.table.num_objects()
     }
 
     /// How the vertex attributes are stored, in name order (the order of
@@ -125,30 +155,31 @@ impl PolylineStream {
         progress: &dyn Progress,
         mut f: impl FnMut(Polyline) -> Result<()>,
     ) -> Result<()> {
-        let n = self.index.num_objects;
+        let n = self.num_objects();
         progress.set_total(n, "objects");
-        let (mut next, mut batch) = (0u64, FIRST_BATCH as u64);
-        let (mut seen_objects, mut seen_vertices) = (0u64, 0u64);
+        let (mut next, mut batch) = (0u64, FIRST_BATCH.min(self.batch_bytes) as u64);
+        let (mut seen_objects, mut seen_bytes) = (0u64, 0u64);
+        let mut cols = Columns::default();
         while next < n {
-            let ids: Vec<u64> = (next..n.min(next + batch)).collect();
-            next += ids.len() as u64;
-            for mut obj in self.level.objects(&ids)? {
-                seen_objects += 1;
-                seen_vertices += obj.vertices.len() as u64;
-                let attributes = self
-                    .infos
-                    .iter()
-                    .map(|i| obj.vertex_attributes.remove(&i.name))
-                    .collect();
-                f(Polyline {
-                    id: obj.id,
-                    positions: obj.vertices,
-                    attributes,
-                })?;
+            let ids = next..n.min(next + batch);
+            next = ids.end;
+            let gathered = Batch::gather(
+                &self.level,
+                &self.table,
+                &self.names,
+                ids,
+                self.window,
+                cols,
+            )?;
+            seen_objects += gathered.len();
+            seen_bytes += gathered.bytes();
+            cols = gathered.emit(|pl| {
+                f(pl)?;
                 progress.advance(1);
-            }
-            let per_object = seen_vertices.div_ceil(seen_objects.max(1)).max(1);
-            batch = (BATCH_VERTICES as u64 / per_object).max(1);
+                Ok(())
+            })?;
+            let per_object = seen_bytes.div_ceil(seen_objects.max(1)).max(1);
+            batch = (self.batch_bytes as u64 / per_object).max(1);
         }
         Ok(())
     }

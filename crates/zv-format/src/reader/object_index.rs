@@ -140,6 +140,86 @@ impl Level {
         super::v09::object_ids::row_ids(&table, rows, &path).map(Some)
     }
 
+    /// The number of objects (`None`: the level has no object index), without decoding the
+    /// manifests where the index's attributes give it (every container but ZV 0.9's
+    /// `vlen_manifests_v2`, whose count is that of its listed ids, and the identity
+    /// convention).
+    pub fn num_objects(&self) -> Result<Option<u64>> {
+        let group = self.p(&[names::OBJECT_INDEX]);
+        if let Some(attributes) = self.blobs.group_attributes(&group)? {
+            let model =
+                ObjectIndexArray::from_attributes(&attributes, &join(&[&group, "zarr.json"]))?;
+            if model.layout.as_deref() != Some(VLEN_MANIFESTS_V2) {
+                return Ok(Some(model.num_objects));
+            }
+        }
+        Ok(self.shared_object_index()?.map(|i| i.num_objects))
+    }
+
+    /// The manifests of the object index, by id, handed to `each` a part at a time (the
+    /// first id of the part and its manifests, in id order), so that they are never all
+    /// decoded at once: zv's container (stream + offsets) is decoded in parts of about `part`
+    /// objects, as many parts at a time as there are threads; the other containers, and an
+    /// index this level has already decoded, are handed over as one part. A part starting at
+    /// id 0 starts over (a fault found in the parts is named by reading the index whole).
+    /// Returns the number of objects (`None`: the level has no object index); errors are
+    /// those of [`Level::object_index`].
+    pub(crate) fn object_index_parts(
+        &self,
+        part: usize,
+        mut each: impl FnMut(u64, Vec<Manifest>),
+    ) -> Result<Option<u64>> {
+        if let Some(n) = self.decode_index_parts(part, &mut each)? {
+            return Ok(Some(n));
+        }
+        let index = match self.cache.object_index.get() {
+            Some(shared) => shared.as_deref().cloned(),
+            None => self.read_object_index()?,
+        };
+        Ok(index.map(|i| {
+            each(0, i.manifests);
+            i.num_objects
+        }))
+    }
+
+    /// [`Level::object_index_parts`] for zv's container when the level has not decoded the
+    /// index (`None`: another container, a decoded index, or a fault, which the whole read
+    /// names).
+    fn decode_index_parts(
+        &self,
+        part: usize,
+        each: &mut impl FnMut(u64, Vec<Manifest>),
+    ) -> Result<Option<u64>> {
+        let group = self.p(&[names::OBJECT_INDEX]);
+        if self.cache.object_index.get().is_some() {
+            return Ok(None);
+        }
+        let Some(attributes) = self.blobs.group_attributes(&group)? else {
+            return Ok(None);
+        };
+        let model = ObjectIndexArray::from_attributes(&attributes, &join(&[&group, "zarr.json"]))?;
+        if model.layout.as_deref() == Some(VLEN_MANIFESTS_V2)
+            || self.blobs.exists(&join(&[&group, names::MANIFESTS]))?
+        {
+            return Ok(None);
+        }
+        let sid_ndim = model.sid_ndim.unwrap_or(self.key_arity);
+        let (Some(data), Some(offsets)) = (
+            self.blobs.read_bytes(&join(&[&group, names::DATA]))?,
+            self.blobs.read_bytes(&join(&[&group, names::OFFSETS]))?,
+        ) else {
+            return Ok(None);
+        };
+        let n = offsets.len() / 8;
+        if n as u64 != model.num_objects {
+            return Ok(None);
+        }
+        let parts = n.div_ceil(part.max(1)).max(1);
+        Ok(decode_parts(&data, &offsets, sid_ndim, parts, each)
+            .ok()
+            .map(|()| n as u64))
+    }
+
     /// The `n` manifests of the object index group `group`, from whichever container it has.
     fn read_manifests(&self, group: &str, n: usize, sid_ndim: usize) -> Result<Vec<Manifest>> {
         let manifests_path = join(&[group, names::MANIFESTS]);
@@ -217,12 +297,34 @@ fn decode_in_parts(
 ) -> std::result::Result<Vec<Manifest>, LayoutError> {
     let n = offsets.len() / 8;
     let parts = rayon::current_num_threads().min(n / 256);
+    let mut out = Vec::with_capacity(n);
+    match decode_parts(data, offsets, sid_ndim, parts, &mut |_, ms| out.extend(ms)) {
+        Ok(()) => Ok(out),
+        Err(_) => decode_with_offsets(data, offsets, sid_ndim),
+    }
+}
+
+/// The container cut between objects into `parts` parts (at least 2, else an error), each
+/// decoded with its offsets made relative to its first byte, as many parts at a time as there
+/// are threads, and handed to `each` in order with the id of its first object. An error when
+/// the cut points are out of order or outside `data` (before any part is handed over), or a
+/// part does not decode: [`decode_with_offsets`] of the whole names the fault exactly.
+fn decode_parts(
+    data: &[u8],
+    offsets: &[u8],
+    sid_ndim: usize,
+    parts: usize,
+    each: &mut impl FnMut(u64, Vec<Manifest>),
+) -> std::result::Result<(), LayoutError> {
+    let n = offsets.len() / 8;
+    let whole = || crate::layout::invalid("object index offsets", "not cut into parts");
     let offset = |i: usize| -> Option<i64> {
         let b = offsets.get(i * 8..i * 8 + 8)?;
         Some(i64::from_le_bytes([
             b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
         ]))
     };
+    let parts = parts.min(n);
     let bounds: Vec<usize> = (0..=parts).map(|k| k * n / parts.max(1)).collect();
     let cuts: Option<Vec<usize>> = bounds
         .iter()
@@ -235,24 +337,21 @@ fn decode_in_parts(
         .collect();
     let cuts = cuts.filter(|c| c.first() == Some(&0) && c.windows(2).all(|w| w[0] <= w[1]));
     let (Some(cuts), true) = (cuts, parts > 1 && offsets.len() % 8 == 0) else {
-        return decode_with_offsets(data, offsets, sid_ndim);
+        return Err(whole());
     };
-    let decoded: Vec<std::result::Result<Vec<Manifest>, LayoutError>> = (0..parts)
-        .into_par_iter()
-        .map(|k| {
-            let base = cuts[k] as i64;
-            let relative: Vec<u8> = (bounds[k]..bounds[k + 1])
-                .flat_map(|i| offset(i).unwrap_or(0).wrapping_sub(base).to_le_bytes())
-                .collect();
-            decode_with_offsets(&data[cuts[k]..cuts[k + 1]], &relative, sid_ndim)
-        })
-        .collect();
-    let mut out = Vec::with_capacity(n);
-    for part in decoded {
-        match part {
-            Ok(ms) => out.extend(ms),
-            Err(_) => return decode_with_offsets(data, offsets, sid_ndim),
+    let decode = |k: usize| {
+        let base = cuts[k] as i64;
+        let relative: Vec<u8> = (bounds[k]..bounds[k + 1])
+            .flat_map(|i| offset(i).unwrap_or(0).wrapping_sub(base).to_le_bytes())
+            .collect();
+        decode_with_offsets(&data[cuts[k]..cuts[k + 1]], &relative, sid_ndim)
+    };
+    let at_once = rayon::current_num_threads().max(1);
+    for group in (0..parts).collect::<Vec<_>>().chunks(at_once) {
+        let decoded: Vec<_> = group.par_iter().map(|&k| decode(k)).collect();
+        for (&k, ms) in group.iter().zip(decoded) {
+            each(bounds[k] as u64, ms?);
         }
     }
-    Ok(out)
+    Ok(())
 }

@@ -169,7 +169,7 @@ impl Vertices {
     }
 
     /// The bytes of rows `rows`, if they are all rows of the blob.
-    fn rows_bytes(&self, rows: Range<u64>) -> Option<&[u8]> {
+    pub(crate) fn rows_bytes(&self, rows: Range<u64>) -> Option<&[u8]> {
         let w = self.row_width() as u64;
         let a = usize::try_from(rows.start.checked_mul(w)?).ok()?;
         let b = usize::try_from(rows.end.checked_mul(w)?).ok()?;
