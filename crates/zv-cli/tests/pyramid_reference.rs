@@ -19,19 +19,9 @@ use serde_json::{json, Value};
 use zv_format::ZvStore;
 use zv_testkit::env::reference_python;
 
-fn zv(args: &[&str]) -> std::process::Output {
-    let out = Command::new(env!("CARGO_BIN_EXE_zv"))
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "zv {args:?}: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
+mod common;
+
+use common::zv_success as zv;
 
 /// A deterministic pseudo-random point cloud document (`objects`: with object ids, a numeric
 /// object attribute; always a numeric and a categorical vertex attribute).

@@ -18,19 +18,9 @@ use zv_format::metadata::ChunkKey;
 use zv_format::ZvStore;
 use zv_testkit::env::reference_python;
 
-fn zv(args: &[&str]) -> std::process::Output {
-    let out = Command::new(env!("CARGO_BIN_EXE_zv"))
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "zv {args:?}: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
+mod common;
+
+use common::zv_success as zv;
 
 /// A deterministic pseudo-random graph (`width` 2) or mesh (`width` 3 or 4) document: `n`
 /// objects of vertices around a centre, links among an object's vertices (every seventh

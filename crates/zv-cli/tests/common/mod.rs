@@ -1,4 +1,4 @@
-//! Helpers shared by the crash-consistency tests: running `zv`, killing it with SIGKILL at
+//! Helpers shared by the crash-consistency and pyramid tests: running `zv`, killing it with SIGKILL at
 //! moments spread over an uninterrupted run, reading a store's files, dumping a store.
 #![allow(dead_code, unreachable_pub, clippy::unwrap_used, clippy::panic)]
 
@@ -32,6 +32,19 @@ pub fn zv(args: &[&str]) -> Output {
         .args(args)
         .output()
         .unwrap()
+}
+
+/// Runs `zv` with `args`, which must succeed (stdout and stderr in the message if not); its
+/// output.
+pub fn zv_success(args: &[&str]) -> Output {
+    let out = zv(args);
+    assert!(
+        out.status.success(),
+        "zv {args:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
 }
 
 /// Runs `zv` with `args`, which must succeed; how long it took.
