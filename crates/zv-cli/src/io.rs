@@ -149,11 +149,13 @@ pub(crate) fn export(
     let graph_csv = format == Format::Csv && zv.geometry() == zv_format::Geometry::Graph;
     match output {
         Some(path) => {
-            write_atomically(path, |f| zv_io::export(&zv, format, f, path, &opts))?;
+            write_atomically(path, |f| zv_io::export_file(&zv, format, f, path, &opts))?;
             if graph_csv {
                 let edges = zv_io::csv::edges::edges_path(Path::new(path));
                 let name = edges.display().to_string();
-                write_atomically(&name, |f| zv_io::csv::edges::export_edges(&zv, f, &name))?;
+                write_atomically(&name, |mut f| {
+                    zv_io::csv::edges::export_edges(&zv, &mut f, &name)
+                })?;
             }
         }
         None if graph_csv => {
@@ -175,13 +177,13 @@ pub(crate) fn export(
 /// partial file is removed if anything fails.
 fn write_atomically(
     path: &str,
-    write: impl FnOnce(&mut dyn std::io::Write) -> zv_io::Result<()>,
+    write: impl FnOnce(&std::fs::File) -> zv_io::Result<()>,
 ) -> CliResult {
     let tmp = format!("{path}.zv-partial");
     let result = std::fs::File::create(&tmp)
         .map_err(|e| format!("{tmp}: {e}").into())
-        .and_then(|mut f| -> CliResult {
-            write(&mut f)?;
+        .and_then(|f| -> CliResult {
+            write(&f)?;
             f.sync_all().map_err(|e| format!("{path}: {e}"))?;
             Ok(())
         })

@@ -23,8 +23,9 @@
 //! skeletons chunk by chunk ([`zv_format::export::points`], [`zv_format::export::links`];
 //! vertices get level-global numbers from a survey of the chunks, links between chunks are
 //! numbered through them), polylines and streamlines a batch of objects at a time
-//! ([`zv_format::export::polylines`]). LAS export still reads level 0 whole through
-//! [`zv_format::export::export_geometry`].
+//! ([`zv_format::export::polylines`]), LAS and LAZ chunk by chunk into a seekable output
+//! ([`export_file`]; the `las` writer seeks back to its header when it closes; [`export`]
+//! to a plain writer assembles a LAS or LAZ file in memory first).
 //!
 //! Crates used: `csv` (BurntSushi's, for CSV quoting and records); `las` (with `laz`, the
 //! pure-Rust LAZ codec) for LAS and LAZ records and headers. PLY, SWC, OBJ, STL, TRK
@@ -267,7 +268,9 @@ pub fn import_file(
     }
 }
 
-/// Writes level 0 of `store` in `format` to `out` (`file` names it in errors).
+/// Writes level 0 of `store` in `format` to `out` (`file` names it in errors). LAS and LAZ
+/// need a seekable output to stream: here they are assembled in memory first, so prefer
+/// [`export_file`] for them.
 pub fn export(
     store: &ZvStore,
     format: Format,
@@ -275,25 +278,7 @@ pub fn export(
     file: &str,
     opts: &ExportOptions,
 ) -> Result<()> {
-    use zv_format::progress::{Bounded, Progress, Reporter};
-    // the chunks of level 0 (the objects of polylines), advanced as they are read; an
-    // exporter that reads a level twice advances its first pass only
-    let (units, unit) = if store.geometry().is_sequential() {
-        let objects = store
-            .level(0)
-            .and_then(|l| l.num_objects())
-            .map_or(0, |n| n.unwrap_or(0));
-        (objects, "objects")
-    } else {
-        let chunks = store.level(0).and_then(|l| l.chunk_keys());
-        (chunks.map_or(0, |k| k.len() as u64), "chunks")
-    };
-    opts.progress.set_total(units, unit);
-    let share = Reporter::new(Arc::new(Bounded::new(opts.progress.clone(), units)));
-    let opts = &ExportOptions {
-        progress: share,
-        ..opts.clone()
-    };
+    let opts = &bounded_progress(store, opts);
     let _ = (&store, &out, opts);
     match format {
         #[cfg(feature = "ply")]
@@ -311,11 +296,63 @@ pub fn export(
         #[cfg(feature = "tck")]
         Format::Tck => tck::export(store, out, file, &opts.progress),
         #[cfg(feature = "las")]
-        Format::Las => las::export(store, out, file, false),
-        #[cfg(feature = "las")]
-        Format::Laz => las::export(store, out, file, true),
+        Format::Las | Format::Laz => {
+            las::export(store, out, file, format == Format::Laz, &opts.progress)
+        }
         #[allow(unreachable_patterns)]
         other => Err(not_built(file, other)),
+    }
+}
+
+/// Writes level 0 of `store` in `format` into the file `out` (from its current position;
+/// `file` names it in errors). Every format streams in bounded memory, LAS and LAZ too (their
+/// writer seeks back to the header when it closes).
+pub fn export_file(
+    store: &ZvStore,
+    format: Format,
+    out: &std::fs::File,
+    file: &str,
+    opts: &ExportOptions,
+) -> Result<()> {
+    #[cfg(feature = "las")]
+    if matches!(format, Format::Las | Format::Laz) {
+        let name = error::FileName(file.to_owned());
+        let opts = bounded_progress(store, opts);
+        let own = out.try_clone().map_err(|e| name.io(e))?;
+        let compressed = format == Format::Laz;
+        let written = las::export_seekable(
+            store,
+            std::io::BufWriter::new(own),
+            file,
+            compressed,
+            &opts.progress,
+        )?;
+        written.into_inner().map_err(|e| name.io(e.into_error()))?;
+        return Ok(());
+    }
+    export(store, format, &mut &*out, file, opts)
+}
+
+/// `opts` with its progress advanced once per chunk of level 0 (once per object of
+/// polylines) and capped there: an exporter that reads a level twice advances its first pass
+/// only.
+fn bounded_progress(store: &ZvStore, opts: &ExportOptions) -> ExportOptions {
+    use zv_format::progress::{Bounded, Progress, Reporter};
+    let (units, unit) = if store.geometry().is_sequential() {
+        let objects = store
+            .level(0)
+            .and_then(|l| l.num_objects())
+            .map_or(0, |n| n.unwrap_or(0));
+        (objects, "objects")
+    } else {
+        let chunks = store.level(0).and_then(|l| l.chunk_keys());
+        (chunks.map_or(0, |k| k.len() as u64), "chunks")
+    };
+    opts.progress.set_total(units, unit);
+    let share = Reporter::new(Arc::new(Bounded::new(opts.progress.clone(), units)));
+    ExportOptions {
+        progress: share,
+        ..opts.clone()
     }
 }
 

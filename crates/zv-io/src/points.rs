@@ -42,6 +42,11 @@ pub(crate) struct Column {
 }
 
 impl Column {
+    /// The index of the attribute this column is a channel of (in [`Points::attrs`]).
+    pub(crate) fn attr_index(&self) -> usize {
+        self.attr
+    }
+
     /// Row `r`'s number in `chunk` (NaN when missing or categorical).
     pub(crate) fn number(&self, chunk: &PointChunk, r: usize) -> f64 {
         match chunk.attributes.get(self.attr) {

@@ -25,8 +25,10 @@
 //! the whole units below the smallest position); LAZ when the output is `.laz`. Every vertex
 //! attribute must be a dimension of that format, with values its field holds; positions are
 //! rounded to the scale's grid, so the positions of an imported file come back bit for bit.
-//! Object ids (which LAS has no place for) are refused. The file is assembled in memory (the
-//! `las` writer seeks back to its header) and then written out.
+//! Object ids (which LAS has no place for) are refused. The points stream chunk by chunk
+//! into a seekable output ([`export_seekable`]; the `las` writer seeks back to its header when
+//! it closes), after a first pass over the positions when the offset must be chosen; to a
+//! plain writer ([`export`]) the file is assembled in memory first.
 
 mod check;
 mod dims;
@@ -36,4 +38,4 @@ mod write;
 
 pub use header::HEADER_ATTRIBUTE;
 pub use read::import;
-pub use write::export;
+pub use write::{export, export_seekable};
