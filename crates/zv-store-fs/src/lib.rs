@@ -21,6 +21,9 @@
 //!   [`WritableStore::sync`] makes everything written durable with one `syncfs(2)`.
 //! - **Bounded reads**: [`ReadableStore::get_capped`] refuses a file larger than the caller
 //!   allows from its size before reading a byte.
+//! - **Exact reads**: a value, or a range of one, is read with one `pread` of its size (the
+//!   kernel fetches a cold range in one request), a range with readahead off
+//!   (`POSIX_FADV_RANDOM`: nothing around it is read from a cold disk).
 //! - **Reused read buffers**: a large value is read into a buffer that returns to a small,
 //!   bounded pool of the store when the last [`Bytes`] referring to it is dropped, so that
 //!   large reads one after another (the shards of a region) skip mapping and faulting in fresh
