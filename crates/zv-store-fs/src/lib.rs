@@ -325,6 +325,35 @@ impl ListableStore for FilesystemStore {
 }
 
 impl Store for FilesystemStore {
+    /// Atomic: the value is written under a temporary name and hard-linked into place, which
+    /// fails if `key` exists ([`StoreError::AlreadyExists`]), so of two writers creating the
+    /// same key exactly one succeeds.
+    fn set_new(&self, key: &StoreKey, value: Bytes) -> StoreResult<()> {
+        let path = self.key_to_path(key);
+        let write = || {
+            let parent = path.parent().unwrap_or(&self.root);
+            self.dirs.ensure(&self.root, parent, self.symlinks)?;
+            let sync = self.durability.syncs_each(key.name());
+            write::write_new(&path, key.name(), &value, sync)
+        };
+        let result = match write() {
+            // a concurrent delete may have pruned a directory this store created
+            Err(e) if is_not_found(&e) => {
+                if let Some(parent) = path.parent() {
+                    self.dirs.forget(parent);
+                }
+                write()
+            }
+            other => other,
+        };
+        result.map_err(|e| match e.kind() {
+            io::ErrorKind::AlreadyExists => StoreError::AlreadyExists {
+                key: key.to_string(),
+            },
+            _ => io_err(key)(e),
+        })
+    }
+
     fn delete_prefix(&self, prefix: &StorePrefix) -> StoreResult<()> {
         let dir = self.prefix_to_path(prefix);
         if prefix.is_root() {

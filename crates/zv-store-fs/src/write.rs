@@ -183,6 +183,29 @@ pub(crate) fn write_atomic(path: &Path, name: &str, value: &[u8], sync: bool) ->
     result
 }
 
+/// Writes `value` to `path` only if nothing is there: through a temporary file hard-linked
+/// into place, which the kernel refuses (`AlreadyExists`) when `path` exists, so of writers
+/// racing to create `path` exactly one succeeds, and a reader never sees a partial value.
+pub(crate) fn write_new(path: &Path, name: &str, value: &[u8], sync: bool) -> io::Result<()> {
+    let parent = path.parent().unwrap_or(Path::new("."));
+    let (tmp, mut f) = create_temporary(parent, name)?;
+    let result = (|| {
+        f.write_all(value)?;
+        if sync {
+            f.sync_all()?;
+        }
+        drop(f);
+        fs::hard_link(&tmp, path)?;
+        if sync {
+            fs::File::open(parent)?.sync_all()?;
+        }
+        Ok(())
+    })();
+    // the temporary name goes in every case: on success the value stays under `path`
+    let _ = fs::remove_file(&tmp);
+    result
+}
+
 /// Creates a new temporary file in `parent` for the value `name`: `.NAME.zv-tmp.PID.N`, with
 /// the next N of this process; a name already taken is skipped, never opened.
 fn create_temporary(parent: &Path, name: &str) -> io::Result<(std::path::PathBuf, fs::File)> {
