@@ -35,6 +35,7 @@ pub mod grid;
 mod grid_write;
 mod read;
 mod shard;
+mod stream;
 #[cfg(test)]
 mod tests;
 
@@ -57,6 +58,7 @@ use crate::names::SHARD_PREFIX;
 pub use grid::GridArray;
 pub use grid_write::vlen_codecs;
 pub use read::{BlobData, MAX_FILL_BYTES};
+pub use stream::BlobStream;
 
 /// The chunk-grid arrays opened so far (`None`: no grid array at that path).
 type GridCache = Mutex<HashMap<NodePath, Option<Arc<GridArray>>>>;

@@ -12,7 +12,6 @@ use crate::blob::{join, Blobs};
 use crate::error::{Error, Result};
 use crate::layout::cross_chunk::CrossChunkLinks;
 use crate::layout::links::RaggedLinks;
-use crate::layout::LayoutError;
 use crate::metadata::arrays::{CrossChunkLinksArray, LinksArray};
 use crate::metadata::ChunkKey;
 use crate::names;
@@ -60,44 +59,91 @@ pub(crate) fn set_parent(
 /// One cross-level pair: (chunk, row) at the level written, (chunk, row) at the other.
 type Pair<'a> = ((&'a ChunkKey, u64), (&'a ChunkKey, u64));
 
-/// Writes the links of the pairs `pairs` (sorted by their first chunk) at level `level`
-/// under `delta`: a ragged blob per chunk for same-key pairs, records for the others.
-/// Returns (rows in ragged blobs, cross-chunk records).
-fn write_side(
-    blobs: &Blobs,
-    level: &str,
+/// The largest chunk of a cross-chunk record blob (so a step's records stream to the store
+/// instead of being assembled: 10 million points make 640 MB of them).
+const RECORD_CHUNK_BYTES: u64 = 32 << 20;
+
+/// The links of one side of a step at level `level` under `delta`, written a group at a time
+/// ([`SideWriter::group`]): a ragged blob per chunk for the pairs whose two chunk keys are
+/// equal, cross-chunk records (streamed into their blob) for the others.
+struct SideWriter<'a> {
+    blobs: &'a Blobs,
+    level: String,
     delta: i32,
-    pairs: &[Pair<'_>],
     sid_ndim: usize,
-    codecs: &CodecChoice,
-) -> Result<(u64, u64)> {
-    let d = delta_name(delta);
-    let links = join(&[level, names::LINKS]);
-    let ccl_path = join(&[level, names::CROSS_CHUNK_LINKS, &d, names::DATA]);
-    let ccl_err = |source: LayoutError| Error::Blob {
-        key: ccl_path.clone(),
-        source,
-    };
-    let mut ccl = CrossChunkLinks::new(2, sid_ndim);
-    let mut rows_total = 0u64;
-    let mut i = 0;
-    while i < pairs.len() {
-        let key = pairs[i].0 .0;
+    codecs: &'a CodecChoice,
+    records: Option<crate::blob::BlobStream<'a>>,
+    rows_total: u64,
+    records_total: u64,
+}
+
+impl<'a> SideWriter<'a> {
+    /// A side whose pairs include `records` cross-chunk ones (counted beforehand: the record
+    /// blob's size is fixed when it starts).
+    fn new(
+        blobs: &'a Blobs,
+        level: u32,
+        delta: i32,
+        sid_ndim: usize,
+        codecs: &'a CodecChoice,
+        records: u64,
+        chunk_cap: u64,
+    ) -> Result<Self> {
+        let level = level.to_string();
+        let stream = if records > 0 {
+            let path = join(&[
+                &level,
+                names::CROSS_CHUNK_LINKS,
+                &delta_name(delta),
+                names::DATA,
+            ]);
+            let bytes = records * 2 * (sid_ndim as u64 + 1) * 8;
+            Some(blobs.stream_bytes(&path, bytes, chunk_cap, &codecs.codecs(8, false))?)
+        } else {
+            None
+        };
+        Ok(Self {
+            blobs,
+            level,
+            delta,
+            sid_ndim,
+            codecs,
+            records: stream,
+            rows_total: 0,
+            records_total: 0,
+        })
+    }
+
+    /// Writes the pairs of one chunk of this level (`pairs`, all with first chunk `key`, in
+    /// the order they are stored).
+    fn group(&mut self, key: &ChunkKey, pairs: &[Pair<'_>]) -> Result<()> {
+        let d = delta_name(self.delta);
         let mut rows = Vec::new();
-        while i < pairs.len() && pairs[i].0 .0 == key {
-            let ((a, ra), (b, rb)) = pairs[i];
+        let mut ccl = CrossChunkLinks::new(2, self.sid_ndim);
+        let ccl_path = || join(&[&self.level, names::CROSS_CHUNK_LINKS, &d, names::DATA]);
+        for &((a, ra), (b, rb)) in pairs {
             if a.0 == b.0 {
                 rows.extend([ra as i64, rb as i64]);
             } else {
-                ccl.push(&[(&a.0, ra), (&b.0, rb)]).map_err(ccl_err)?;
+                ccl.push(&[(&a.0, ra), (&b.0, rb)])
+                    .map_err(|source| Error::Blob {
+                        key: ccl_path(),
+                        source,
+                    })?;
             }
-            i += 1;
+        }
+        if !ccl.is_empty() {
+            self.records_total += ccl.len() as u64;
+            let stream = self.records.as_mut().ok_or_else(|| {
+                Error::InvalidInput(format!("{}: more records than counted", ccl_path()))
+            })?;
+            stream.write(&ccl.encode())?;
         }
         if rows.is_empty() {
-            continue;
+            return Ok(());
         }
-        rows_total += rows.len() as u64 / 2;
-        let path = join(&[&links, &d, &key.to_string()]);
+        self.rows_total += rows.len() as u64 / 2;
+        let path = join(&[&self.level, names::LINKS, &d, &key.to_string()]);
         let blob = RaggedLinks {
             link_width: 2,
             groups: vec![rows],
@@ -107,29 +153,38 @@ fn write_side(
             key: path.clone(),
             source,
         })?;
-        blobs.write_bytes(&path, &blob, &codecs.codecs(8, true))?;
+        self.blobs
+            .write_bytes(&path, &blob, &self.codecs.codecs(8, true))
     }
-    blobs.write_group(&links, Map::new())?;
-    blobs.write_group(
-        &join(&[&links, &d]),
-        LinksArray::new(2, delta, Some(rows_total)).to_attributes(),
-    )?;
-    let records = ccl.len() as u64;
-    if records > 0 {
-        let group = join(&[level, names::CROSS_CHUNK_LINKS]);
-        blobs.write_group(&group, Map::new())?;
-        blobs.write_bytes(&ccl_path, &ccl.encode(), &codecs.codecs(8, false))?;
-        blobs.write_group(
-            &join(&[&group, &d]),
-            CrossChunkLinksArray::new(delta, 2, records, sid_ndim).to_attributes(),
+
+    /// Ends the side: the record blob's `zarr.json`, then the group documents. Returns (rows
+    /// in ragged blobs, cross-chunk records).
+    fn finish(self) -> Result<(u64, u64)> {
+        let d = delta_name(self.delta);
+        let links = join(&[&self.level, names::LINKS]);
+        self.blobs.write_group(&links, Map::new())?;
+        self.blobs.write_group(
+            &join(&[&links, &d]),
+            LinksArray::new(2, self.delta, Some(self.rows_total)).to_attributes(),
         )?;
+        if let Some(stream) = self.records {
+            stream.finish()?;
+            let group = join(&[&self.level, names::CROSS_CHUNK_LINKS]);
+            self.blobs.write_group(&group, Map::new())?;
+            self.blobs.write_group(
+                &join(&[&group, &d]),
+                CrossChunkLinksArray::new(self.delta, 2, self.records_total, self.sid_ndim)
+                    .to_attributes(),
+            )?;
+        }
+        Ok((self.rows_total, self.records_total))
     }
-    Ok((rows_total, records))
 }
 
 /// Writes the `+1` links of `fine` (and, when `explicit`, the `-1` links of `coarse`):
 /// `parents` gives each fine row's metavertex, `places` each metavertex's (chunk, row).
-/// Returns the number of fine → coarse pairs.
+/// Returns the number of fine → coarse pairs. Memory holds one chunk's pairs at a time (a
+/// coarse chunk's, for `-1`), not the step's.
 pub(crate) fn write_cross_level(
     blobs: &Blobs,
     (fine, coarse): (u32, u32),
@@ -139,28 +194,192 @@ pub(crate) fn write_cross_level(
     explicit: bool,
     codecs: &CodecChoice,
 ) -> Result<u64> {
-    let mut up: Vec<Pair<'_>> = Vec::new();
-    for (key, rows) in &parents.chunks {
-        for (r, &g) in rows.iter().enumerate() {
-            if g == NO_PARENT {
-                continue;
+    write_cross_level_chunked(
+        blobs,
+        (fine, coarse),
+        parents,
+        places,
+        (sid_ndim, explicit),
+        codecs,
+        RECORD_CHUNK_BYTES,
+    )
+}
+
+/// [`write_cross_level`] with the record blobs' chunk size.
+fn write_cross_level_chunked(
+    blobs: &Blobs,
+    (fine, coarse): (u32, u32),
+    parents: &ParentMap,
+    places: &[(ChunkKey, u64)],
+    (sid_ndim, explicit): (usize, bool),
+    codecs: &CodecChoice,
+    chunk_cap: u64,
+) -> Result<u64> {
+    let place = |g: u64| {
+        places.get(g as usize).ok_or_else(|| {
+            Error::InvalidInput(format!(
+                "pyramid level {coarse}: metavertex {g} was not written"
+            ))
+        })
+    };
+    // a first pass counts the pairs and the cross-chunk ones (the same on both sides), and
+    // notes which fine chunks have parents in each coarse chunk
+    let (mut pairs, mut records) = (0u64, 0u64);
+    let mut children: BTreeMap<&ChunkKey, Vec<usize>> = BTreeMap::new();
+    for (i, (key, rows)) in parents.chunks.iter().enumerate() {
+        for &g in rows.iter().filter(|&&g| g != NO_PARENT) {
+            let (ck, _) = place(g)?;
+            pairs += 1;
+            if ck.0 != key.0 {
+                records += 1;
             }
-            let Some((ck, cr)) = places.get(g as usize) else {
-                return Err(Error::InvalidInput(format!(
-                    "pyramid level {coarse}: metavertex {g} was not written"
-                )));
-            };
-            up.push(((key, r as u64), (ck, *cr)));
+            let list = children.entry(ck).or_default();
+            if list.last() != Some(&i) {
+                list.push(i);
+            }
         }
     }
-    let n = up.len() as u64;
-    write_side(blobs, &fine.to_string(), 1, &up, sid_ndim, codecs)?;
-    if explicit {
-        let mut down: Vec<Pair<'_>> = up.into_iter().map(|(a, b)| (b, a)).collect();
-        down.sort_by(|x, y| {
-            (x.0 .0, x.0 .1, x.1 .0, x.1 .1).cmp(&(y.0 .0, y.0 .1, y.1 .0, y.1 .1))
-        });
-        write_side(blobs, &coarse.to_string(), -1, &down, sid_ndim, codecs)?;
+    let mut up = SideWriter::new(blobs, fine, 1, sid_ndim, codecs, records, chunk_cap)?;
+    let mut group: Vec<Pair<'_>> = Vec::new();
+    for (key, rows) in &parents.chunks {
+        group.clear();
+        for (r, &g) in rows.iter().enumerate() {
+            if g != NO_PARENT {
+                let (ck, cr) = place(g)?;
+                group.push(((key, r as u64), (ck, *cr)));
+            }
+        }
+        up.group(key, &group)?;
     }
-    Ok(n)
+    up.finish()?;
+    if explicit {
+        let mut down = SideWriter::new(blobs, coarse, -1, sid_ndim, codecs, records, chunk_cap)?;
+        for (ck, fine_chunks) in &children {
+            group.clear();
+            for &i in fine_chunks {
+                let (key, rows) = &parents.chunks[i];
+                for (r, &g) in rows.iter().enumerate() {
+                    if g == NO_PARENT {
+                        continue;
+                    }
+                    let (k, cr) = place(g)?;
+                    if k == *ck {
+                        group.push(((k, *cr), (key, r as u64)));
+                    }
+                }
+            }
+            group.sort_by(|x, y| {
+                (x.0 .0, x.0 .1, x.1 .0, x.1 .1).cmp(&(y.0 .0, y.0 .1, y.1 .0, y.1 .1))
+            });
+            down.group(ck, &group)?;
+        }
+        down.finish()?;
+    }
+    Ok(pairs)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use zv_core::key::StorePrefix;
+    use zv_core::store::{ListableStore, ReadableStore};
+
+    use super::*;
+
+    /// A step of 3 fine chunks (rows 0..n) with parents in 2 coarse chunks, some dropped.
+    fn step() -> (ParentMap, Vec<(ChunkKey, u64)>) {
+        let coarse = [ChunkKey(vec![0, 0]), ChunkKey(vec![1, 0])];
+        let places: Vec<(ChunkKey, u64)> = (0..40u64)
+            .map(|g| (coarse[(g % 2) as usize].clone(), g / 2))
+            .collect();
+        let mut rows = BTreeMap::new();
+        for (c, key) in [vec![0, 0], vec![1, 0], vec![2, 1]].into_iter().enumerate() {
+            let key = ChunkKey(key);
+            for r in 0..57u64 {
+                let g = (r * 7 + c as u64 * 3) % 41; // 40: dropped
+                let g = if g == 40 { NO_PARENT } else { g };
+                set_parent(&mut rows, &key, r, g);
+            }
+        }
+        (ParentMap::from_rows(rows), places)
+    }
+
+    fn write(chunk_cap: u64) -> (Arc<zv_store_mem::MemoryStore>, u64) {
+        let store = Arc::new(zv_store_mem::MemoryStore::new());
+        let blobs = Blobs::new(store.clone());
+        let (parents, places) = step();
+        let codecs = CodecChoice::parse("none").unwrap();
+        let n = write_cross_level_chunked(
+            &blobs,
+            (0, 1),
+            &parents,
+            &places,
+            (2, true),
+            &codecs,
+            chunk_cap,
+        )
+        .unwrap();
+        (store, n)
+    }
+
+    #[test]
+    fn records_streamed_in_small_chunks_read_back_as_one_blob() {
+        let (whole, n) = write(u64::MAX);
+        let (chunked, m) = write(100);
+        assert_eq!(n, m);
+        assert!(n > 100, "{n} pairs");
+        let (wb, cb) = (Blobs::new(whole.clone()), Blobs::new(chunked.clone()));
+        for path in ["0/cross_chunk_links/+1/data", "1/cross_chunk_links/-1/data"] {
+            let a = wb.read_bytes(path).unwrap().unwrap();
+            let b = cb.read_bytes(path).unwrap().unwrap();
+            assert!(!a.is_empty(), "{path}");
+            assert_eq!(a, b, "{path}");
+            let chunks = |s: &zv_store_mem::MemoryStore| {
+                s.list_prefix(&StorePrefix::new(format!("{path}/c/")).unwrap())
+                    .unwrap()
+                    .len()
+            };
+            assert_eq!(chunks(&whole), 1, "{path}");
+            assert!(chunks(&chunked) > 3, "{path}: {} chunks", chunks(&chunked));
+        }
+        // everything else is written the same
+        let keys = whole.list_prefix(&StorePrefix::root()).unwrap();
+        for key in keys
+            .iter()
+            .filter(|k| !k.as_str().contains("cross_chunk_links"))
+        {
+            assert_eq!(whole.get(key).unwrap(), chunked.get(key).unwrap(), "{key}");
+        }
+    }
+
+    #[test]
+    fn up_and_down_pairs_are_the_inverse_of_each_other() {
+        let (store, n) = write(64);
+        let blobs = Blobs::new(store);
+        let width = 2 * (2 + 1) * 8;
+        let mut pairs = |path: &str| -> Vec<Vec<i64>> {
+            let bytes = blobs.read_bytes(path).unwrap().unwrap_or_default();
+            let records = bytes.len() / width;
+            let ccl = CrossChunkLinks::decode(&bytes, records as u64, 2, 2).unwrap();
+            (0..records)
+                .map(|r| {
+                    let (c0, r0) = ccl.endpoint(r, 0).unwrap();
+                    let (c1, r1) = ccl.endpoint(r, 1).unwrap();
+                    [c0, &[r0 as i64], c1, &[r1 as i64]].concat()
+                })
+                .collect()
+        };
+        let up = pairs("0/cross_chunk_links/+1/data");
+        let mut down: Vec<Vec<i64>> = pairs("1/cross_chunk_links/-1/data")
+            .into_iter()
+            .map(|p| [&p[3..6], &p[0..3]].concat())
+            .collect();
+        let mut sorted_up = up.clone();
+        sorted_up.sort();
+        down.sort();
+        assert_eq!(sorted_up, down);
+        // fine chunk [0, 0] and coarse chunk [0, 0] share a key: those pairs are ragged rows
+        assert!((up.len() as u64) < n);
+    }
 }
