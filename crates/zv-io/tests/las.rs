@@ -496,3 +496,47 @@ fn gps_time_sequence_switches_do_not_overflow_the_stack() {
         }
     }
 }
+
+/// A LAZ file the fuzzer found (`io_las`, finding 10): its variable-size chunk table, which
+/// zv reads before the points to check the counts, is arithmetic-coded too, and its crafted
+/// entries made laz-rs index out of bounds there — outside the containment of finding 8, so
+/// the panic ended the import (and aborted the fuzzer).
+const CHUNK_TABLE_PANICS: [&str; 21] = [
+    "4c41534600000000000000000000000080000000000000000102000000000000000000000000000000000000",
+    "00000000000000000000000000007a7600000000000000000000000000000000000000000000000000000000",
+    "000000000000e3004d010000010000008322000c0000ff00ff000000000000000000000000000000000000fc",
+    "a9f1d24d62503ffca9f1d24d6250352f7665727465785f617474726962757465732f7363616e5f6469726563",
+    "74696f6e5f666c61672640000000000000d03f0000000000c04040000000000000e03f000000000000000000",
+    "000000000026c000006c61737a697020656e636f6465640000bc56340068747470733a2f2f6c61737a69702e",
+    "6f726700000000000000000000000000000200000002020000000050c300000000ffffffffffffffffffffff",
+    "ffffffffff0300060014000200070008000200080006000200f401000000000000e2040000ac0d0000102700",
+    "00000000000100000028000000000000063f000001000000503bf682b93296f4a4ee1d630fcea66bd8060c11",
+    "d98209d81d03e8e7c469928eed0bb7804ce8655f7501997822b100b962812b62950e1b623d685ff42983b92a",
+    "2ff9c9225bde2b9a89c9c79031c33abf219c025d567d9dd698e94af8a0b4977663aa727e8e44887040632f06",
+    "9f417605e2bab946e3c3dccf4a9e00000000802640000000ffffffffffffffffffffffffffffffffffffffff",
+    "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff00",
+    "0000d03f0000000000c040403a0000000000e03f000000000000000000000000000026c000006c61737a6970",
+    "20656e636f6465640000bc56340068747470733a2f2f6c61737a69702e6f7267000000000000000000000000",
+    "000002000000020200000000000050c30000ffffdfffffffffffffffffffffffffff0300060014002e000200",
+    "070008000200080006000200f401000000000000e2040000ac0d000010270000000000000100000000000000",
+    "0000f03f000001000024503bf4318296f6b9a4ee1d630fcea66bd8060c0000000000000000000011d98209d8",
+    "1d03e8e7c479928eed0bb7804ce8655f7501997822b100b962812b62950e1b623d685f332983b92a2ff9c922",
+    "5bde2b9a89c9c79031c33abf219c025d567d9dd698e94af8a0b4977663aa727e8e4473796e74686574696300",
+    "00000000000100000042d8000000",
+];
+
+#[test]
+fn a_laz_whose_chunk_table_panics_the_decoder_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = unhex(&CHUNK_TABLE_PANICS);
+    assert_eq!(bytes.len(), 894);
+    let path = dir.path().join("table.las");
+    std::fs::write(&path, &bytes).unwrap();
+    let store = Arc::new(zv_store_mem::MemoryStore::new());
+    let msg = zv_io::import_file(&path, Format::Las, store.clone(), &ImportOptions::default())
+        .expect_err("the decoder's panic is an error")
+        .to_string();
+    assert!(msg.contains("table.las: byte 333"), "{msg}");
+    assert!(msg.contains("the LAZ decoder failed"), "{msg}");
+    assert!(store.list_prefix(&StorePrefix::root()).unwrap().is_empty());
+}

@@ -5,7 +5,7 @@
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 
-use super::read::las_error;
+use super::read::{contained, las_error};
 use crate::error::{FileName, Location, Result};
 
 /// The size of an extended VLR's header (before its payload).
@@ -235,8 +235,11 @@ pub(super) fn check_laz_chunk_counts(
         return Ok(());
     }
     f.seek(SeekFrom::Start(start)).map_err(|e| file.io(e))?;
-    let table = laz::laszip::ChunkTable::read_from(std::io::BufReader::new(&mut *f), &vlr)
-        .map_err(|e| file.parse(Location::Byte(start), format!("the LAZ chunk table: {e}")))?;
+    // the table's entries are arithmetic-coded too: the decoder's panics are contained
+    let table = contained(file, Location::Byte(start), || {
+        laz::laszip::ChunkTable::read_from(std::io::BufReader::new(&mut *f), &vlr)
+            .map_err(|e| file.parse(Location::Byte(start), format!("the LAZ chunk table: {e}")))
+    })?;
     let counted = table
         .as_ref()
         .iter()

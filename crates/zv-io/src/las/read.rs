@@ -30,7 +30,11 @@ pub(crate) fn las_error(file: &FileName, at: Location, e: las::Error) -> crate::
 /// decoded, so the decoder's panic is contained here and the reader that panicked is dropped
 /// with the import. This needs the default `panic = "unwind"`; a binary built with
 /// `panic = "abort"` aborts instead.
-fn contained<T>(file: &FileName, at: Location, f: impl FnOnce() -> Result<T>) -> Result<T> {
+pub(super) fn contained<T>(
+    file: &FileName,
+    at: Location,
+    f: impl FnOnce() -> Result<T>,
+) -> Result<T> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|panic| {
         let what = panic
             .downcast_ref::<&str>()
