@@ -30,7 +30,7 @@ pub struct BlobStream<'a> {
 
 enum Target {
     Chunks {
-        array: Array,
+        array: Box<Array>,
         meta_key: StoreKey,
         chunk: usize,
         next: u64,
@@ -65,7 +65,7 @@ impl Blobs {
             let chunk = usize::try_from(chunk)
                 .map_err(|_| Error::InvalidInput(format!("{path}: a chunk of {chunk} bytes")))?;
             Target::Chunks {
-                array,
+                array: Box::new(array),
                 meta_key,
                 chunk,
                 next: 0,

@@ -358,7 +358,7 @@ mod tests {
         let (store, n) = write(64);
         let blobs = Blobs::new(store);
         let width = 2 * (2 + 1) * 8;
-        let mut pairs = |path: &str| -> Vec<Vec<i64>> {
+        let pairs = |path: &str| -> Vec<Vec<i64>> {
             let bytes = blobs.read_bytes(path).unwrap().unwrap_or_default();
             let records = bytes.len() / width;
             let ccl = CrossChunkLinks::decode(&bytes, records as u64, 2, 2).unwrap();
