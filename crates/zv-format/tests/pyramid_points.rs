@@ -340,3 +340,43 @@ fn refusals_name_the_problem() {
     let err = build_pyramid(store, &options(vec![Step::new(2, 1)], vec![])).unwrap_err();
     assert!(err.to_string().contains("already has levels"), "{err}");
 }
+
+#[test]
+fn channel_names_are_kept_at_every_level() {
+    let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
+    let mut opts = WriterOptions::new(Geometry::PointCloud, vec![CHUNK; 3]);
+    opts.bin_shape = Some(vec![BIN; 3]);
+    let mut w = ZvWriter::create(store.clone(), opts).unwrap();
+    let n = 60;
+    let flat: Vec<f64> = (0..n)
+        .flat_map(|i| [(i % 20) as f64, ((i * 7) % 20) as f64, 1.5])
+        .collect();
+    let rgb: Vec<f64> = (0..n * 3).map(|v| (v % 256) as f64).collect();
+    let mut attrs = BTreeMap::new();
+    let rows = AttributeRows::from_f64s(zv_core::data_type::DataType::UInt8, 3, &rgb).unwrap();
+    attrs.insert(
+        "rgb".to_owned(),
+        Attribute {
+            values: AttributeValues::Numeric {
+                rows,
+                present: None,
+            },
+            channel_names: Some(vec!["r".into(), "g".into(), "b".into()]),
+        },
+    );
+    w.add_vertices_flat(&flat, None, &attrs).unwrap();
+    w.finish().unwrap();
+    let opts = options(vec![Step::new(2, 1), Step::new(2, 1)], vec![1, 2]);
+    build_pyramid(store.clone(), &opts).unwrap();
+    check(&store, &opts);
+    let zv = ZvStore::open(store).unwrap();
+    for level in 0..=2 {
+        let infos = zv.level(level).unwrap().vertex_attribute_infos().unwrap();
+        let rgb = infos.iter().find(|a| a.name == "rgb").unwrap();
+        assert_eq!(
+            rgb.channel_names.as_deref(),
+            Some(&["r".to_owned(), "g".to_owned(), "b".to_owned()][..]),
+            "level {level}"
+        );
+    }
+}

@@ -83,6 +83,14 @@ impl SourceLevel {
         })
     }
 
+    /// The vertex attributes' names with their `channel_names`, in the level's order.
+    pub(crate) fn columns(&self) -> Vec<(String, Option<Vec<String>>)> {
+        self.attributes
+            .iter()
+            .map(|a| (a.name.clone(), a.channel_names.clone()))
+            .collect()
+    }
+
     /// Whether the level has objects.
     pub(crate) fn has_objects(&self) -> bool {
         self.fragment_objects.is_some()

@@ -91,7 +91,7 @@ pub(crate) fn coarsen_level(
         (links, chunks)
     };
     let objects = source.has_objects();
-    let names: Vec<String> = source.attributes.iter().map(|a| a.name.clone()).collect();
+    let names = source.columns();
     let mut coarsener: Option<PointCoarsener> = None;
     // the accumulator of every fine vertex (level-global order), usize::MAX for none
     let mut slot: Vec<usize> = Vec::new();

@@ -46,7 +46,8 @@ pub(crate) enum ColumnKind {
 #[derive(Debug)]
 pub(crate) struct PointCoarsener {
     bin_shape: Vec<f64>,
-    names: Vec<String>,
+    /// The vertex attributes' names and `channel_names`.
+    names: Vec<(String, Option<Vec<String>>)>,
     kinds: Vec<ColumnKind>,
     /// (object or `u64::MAX`, bin) → accumulator index.
     slots: BTreeMap<(u64, Vec<i64>), usize>,
@@ -68,8 +69,13 @@ pub(crate) struct Metavertices {
 }
 
 impl PointCoarsener {
-    /// A coarsener into bins of `bin_shape`, for vertex attributes `names` of `kinds`.
-    pub(crate) fn new(bin_shape: Vec<f64>, names: Vec<String>, kinds: Vec<ColumnKind>) -> Self {
+    /// A coarsener into bins of `bin_shape`, for vertex attributes `names` (with their
+    /// `channel_names`, kept where the channels agree) of `kinds`.
+    pub(crate) fn new(
+        bin_shape: Vec<f64>,
+        names: Vec<(String, Option<Vec<String>>)>,
+        kinds: Vec<ColumnKind>,
+    ) -> Self {
         Self {
             bin_shape,
             names,
@@ -168,7 +174,11 @@ impl PointCoarsener {
         }
         let mut attributes = BTreeMap::new();
         let (mut numeric, mut categorical) = (numeric.into_iter(), categorical.into_iter());
-        for (name, kind) in self.names.into_iter().zip(self.kinds) {
+        for ((name, channel_names), kind) in self.names.into_iter().zip(self.kinds) {
+            let channel_names = match kind {
+                ColumnKind::Numeric(_, c) => channel_names.filter(|n| n.len() == c),
+                ColumnKind::Categorical => None,
+            };
             let values = match kind {
                 ColumnKind::Numeric(dt, channels) => {
                     let means: Vec<f64> = numeric.next().unwrap_or_default();
@@ -189,7 +199,7 @@ impl PointCoarsener {
                 name,
                 Attribute {
                     values,
-                    channel_names: None,
+                    channel_names,
                 },
             );
         }
@@ -214,7 +224,7 @@ pub(crate) fn coarsen_level(
 ) -> Result<ParentMap> {
     let ndim = bin_shape.len();
     let objects = source.has_objects();
-    let names: Vec<String> = source.attributes.iter().map(|a| a.name.clone()).collect();
+    let names = source.columns();
     let mut parents = ParentMap::default();
     let mut written = 0u64;
     for fine_keys in nested.into_values() {
@@ -318,7 +328,7 @@ mod tests {
         };
         let mut c = PointCoarsener::new(
             vec![4.0, 4.0],
-            vec!["n".into(), "s".into()],
+            vec![("n".into(), None), ("s".into(), None)],
             vec![
                 ColumnKind::Numeric(DataType::Int32, 1),
                 ColumnKind::Categorical,

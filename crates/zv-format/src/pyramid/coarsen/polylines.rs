@@ -45,7 +45,7 @@ pub(crate) fn coarsen_level(
     writer: &mut ZvWriter,
 ) -> Result<ParentMap> {
     let ndim = bin_shape.len();
-    let names: Vec<String> = source.attributes.iter().map(|a| a.name.clone()).collect();
+    let names = source.columns();
     let mut parents: BTreeMap<ChunkKey, Vec<u64>> = BTreeMap::new();
     let mut written = 0u64;
     let (mut bin, mut prev) = (Vec::new(), Vec::new());
