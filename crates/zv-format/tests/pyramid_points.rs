@@ -380,3 +380,63 @@ fn channel_names_are_kept_at_every_level() {
         );
     }
 }
+
+#[test]
+fn groups_and_their_attributes_are_kept_at_every_level() {
+    let points: Vec<[f64; 3]> = (0..120)
+        .map(|i| {
+            let f = i as f64;
+            [(f * 7.3) % 40.0, (f * 3.1) % 40.0, (f * 1.7) % 40.0]
+        })
+        .collect();
+    let objects = Some((0..120).map(|i| i / 10).collect());
+    let store = write(&Cloud { points, objects });
+    // three groups (one empty) with an attribute; the first step drops half of the objects,
+    // and the groups keep their members as they are (ids are kept, dropped objects are empty)
+    let groups: BTreeMap<u64, Vec<u64>> =
+        [(0, vec![0, 3, 5]), (1, vec![]), (2, vec![11, 1])].into();
+    let weight =
+        AttributeRows::from_f64s(zv_core::data_type::DataType::Float32, 1, &[0.5, 1.5, 2.5])
+            .unwrap();
+    let mut gattrs = BTreeMap::new();
+    gattrs.insert(
+        "weight".to_owned(),
+        Attribute {
+            values: AttributeValues::Numeric {
+                rows: weight,
+                present: None,
+            },
+            channel_names: None,
+        },
+    );
+    let store = {
+        // the same points again, with the groups (the helper writes none)
+        let zv = ZvStore::open(store).unwrap();
+        let doc = zv_format::export::export_geometry(&zv).unwrap();
+        let doc = zv_format::document::GeometryDocument::from_value(&doc).unwrap();
+        let out: Arc<dyn Store> = Arc::new(MemoryStore::new());
+        let mut opts = WriterOptions::new(Geometry::PointCloud, vec![CHUNK; 3]);
+        opts.bin_shape = Some(vec![BIN; 3]);
+        let mut w = ZvWriter::create(out.clone(), opts).unwrap();
+        let flat: Vec<f64> = doc.vertices.iter().flatten().copied().collect();
+        w.add_vertices_flat(&flat, doc.object_ids.as_deref(), &BTreeMap::new())
+            .unwrap();
+        w.set_groups(groups.clone(), gattrs);
+        w.finish().unwrap();
+        out
+    };
+    let opts = options(vec![Step::new(2, 2), Step::new(2, 1)], vec![1, 2]);
+    build_pyramid(store.clone(), &opts).unwrap();
+    check(&store, &opts);
+    let zv = ZvStore::open(store).unwrap();
+    for level in 0..=2 {
+        let l = zv.level(level).unwrap();
+        let got = l.groups().unwrap().unwrap();
+        let want: Vec<Vec<u64>> = groups.values().cloned().collect();
+        assert_eq!(got.members, want, "level {level}");
+        let attrs = l.group_attributes().unwrap();
+        let w = &attrs["weight"].values.rows;
+        let values: Vec<f64> = (0..3).map(|r| w.get_f64(r, 0).unwrap()).collect();
+        assert_eq!(values, vec![0.5, 1.5, 2.5], "level {level}");
+    }
+}
