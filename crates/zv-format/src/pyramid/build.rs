@@ -263,11 +263,12 @@ fn object_attributes(source: &SourceLevel, keep: &[bool]) -> Result<BTreeMap<Str
     dense_attributes(source, names::OBJECT_ATTRIBUTES, attributes, Some(keep))
 }
 
+/// A level's groups as the writer takes them: members by group id, and group attributes.
+type GroupsOf = (BTreeMap<u64, Vec<u64>>, BTreeMap<String, Attribute>);
+
 /// The groups of the coarse level: the fine level's members (object ids are kept, dropped
 /// objects are empty) and group attributes, unchanged.
-fn groups(
-    source: &SourceLevel,
-) -> Result<Option<(BTreeMap<u64, Vec<u64>>, BTreeMap<String, Attribute>)>> {
+fn groups(source: &SourceLevel) -> Result<Option<GroupsOf>> {
     let Some(groups) = source.level.groups()? else {
         return Ok(None);
     };
