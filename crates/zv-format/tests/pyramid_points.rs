@@ -440,3 +440,47 @@ fn groups_and_their_attributes_are_kept_at_every_level() {
         assert_eq!(values, vec![0.5, 1.5, 2.5], "level {level}");
     }
 }
+
+#[test]
+fn ancestors_and_descendants_compose_the_links_of_each_step() {
+    for storage in [CrossLevel::Explicit, CrossLevel::Implicit] {
+        let points: Vec<[f64; 3]> = (0..150)
+            .map(|i| {
+                let f = i as f64;
+                [(f * 7.3) % 40.0, (f * 3.1) % 40.0, (f * 1.7) % 40.0]
+            })
+            .collect();
+        let objects = Some((0..150).map(|i| i / 10).collect());
+        let store = write(&Cloud { points, objects });
+        let mut opts = options(vec![Step::new(2, 2), Step::new(2, 1)], vec![1, 2]);
+        opts.cross_level = storage;
+        build_pyramid(store.clone(), &opts).unwrap();
+        let zv = ZvStore::open(store).unwrap();
+        let fine: Vec<(ChunkKey, u64)> = vertices(&zv.level(0).unwrap()).into_keys().collect();
+        let mut under: BTreeMap<(ChunkKey, u64), BTreeSet<(ChunkKey, u64)>> = BTreeMap::new();
+        let mut dropped = 0;
+        for v in &fine {
+            assert_eq!(zv.ancestor(0, v, 0).unwrap().as_ref(), Some(v));
+            let step = zv
+                .parent(0, v)
+                .unwrap()
+                .and_then(|p| zv.parent(1, &p).unwrap());
+            let a = zv.ancestor(0, v, 2).unwrap();
+            assert_eq!(a, step, "{storage:?} {v:?}");
+            match a {
+                Some(a) => {
+                    under.entry(a).or_default().insert(v.clone());
+                }
+                None => dropped += 1,
+            }
+        }
+        assert!(dropped > 0 && !under.is_empty(), "{dropped} dropped");
+        for (a, want) in &under {
+            let got: BTreeSet<_> = zv.descendants(2, a, 0).unwrap().into_iter().collect();
+            assert_eq!(&got, want, "{storage:?} {a:?}");
+            assert_eq!(zv.descendants(2, a, 2).unwrap(), vec![a.clone()]);
+        }
+        assert!(zv.ancestor(2, &fine[0], 0).is_err());
+        assert!(zv.descendants(0, &fine[0], 2).is_err());
+    }
+}

@@ -2,8 +2,10 @@
 //! between levels through the cross-level links (`links/±1/<key>` rows with the same chunk key
 //! on both levels, `cross_chunk_links/±1/data` records for the others).
 
+use std::collections::BTreeSet;
+
 use super::ZvStore;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::metadata::ChunkKey;
 
 /// A vertex of a level: its chunk and row.
@@ -71,40 +73,91 @@ impl ZvStore {
 
     /// The children of vertex `v` of `level` at `level − 1`: its `-1` links when the store
     /// stores them (`explicit`), else the `+1` links of level `level − 1` inverted (a scan of
-    /// that level's `+1` links for this chunk and its cross-chunk records).
+    /// that level's `+1` links for this chunk and its cross-chunk records). Sorted.
     pub fn children(&self, level: u32, v: &VertexRef) -> Result<Vec<VertexRef>> {
-        if level == 0 {
-            return Ok(Vec::new());
+        let one = BTreeSet::from([v.clone()]);
+        Ok(self.children_of_all(level, &one)?.into_iter().collect())
+    }
+
+    /// The vertex of level `to` (at or above `level`) that vertex `v` of `level` coarsens
+    /// into: its parents composed level by level (`None` when a level has none, e.g. its
+    /// object was dropped).
+    pub fn ancestor(&self, level: u32, v: &VertexRef, to: u32) -> Result<Option<VertexRef>> {
+        if to < level {
+            return Err(Error::InvalidInput(format!(
+                "the ancestor of a level-{level} vertex at level {to}: a coarser level is needed"
+            )));
         }
+        let mut at = v.clone();
+        for l in level..to {
+            match self.parent(l, &at)? {
+                Some(p) => at = p,
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(at))
+    }
+
+    /// The vertices of level `to` (at or below `level`) that vertex `v` of `level` stands
+    /// for: its children composed level by level (one pass over each level's links for the
+    /// whole frontier). Sorted.
+    pub fn descendants(&self, level: u32, v: &VertexRef, to: u32) -> Result<Vec<VertexRef>> {
+        if to > level {
+            return Err(Error::InvalidInput(format!(
+                "the descendants of a level-{level} vertex at level {to}: a finer level is needed"
+            )));
+        }
+        let mut frontier = BTreeSet::from([v.clone()]);
+        for l in (to + 1..=level).rev() {
+            if frontier.is_empty() {
+                break;
+            }
+            frontier = self.children_of_all(l, &frontier)?;
+        }
+        Ok(frontier.into_iter().collect())
+    }
+
+    /// The children at `level − 1` of every vertex of `vs` (at `level`), as [`ZvStore::children`]
+    /// finds them, in one pass over the links of each chunk involved and the cross-chunk
+    /// records.
+    fn children_of_all(&self, level: u32, vs: &BTreeSet<VertexRef>) -> Result<BTreeSet<VertexRef>> {
+        let mut out = BTreeSet::new();
+        if level == 0 || vs.is_empty() {
+            return Ok(out);
+        }
+        let keys: BTreeSet<&ChunkKey> = vs.iter().map(|(k, _)| k).collect();
+        let has = |k: &[i64], r: u64| vs.contains(&(ChunkKey(k.to_vec()), r));
         let here = self.level(level)?;
-        if here.link_deltas()?.contains(&-1) || here.cross_chunk_deltas()?.contains(&-1) {
-            return self.linked(level, -1, v);
-        }
-        let fine = self.level(level - 1)?;
-        let mut out = Vec::new();
-        // ragged rows pair vertices of chunks with the same key: only one blob can hold them
-        if let Some(rows) = fine.cross_level_links(1, &v.0, 2)? {
-            for g in &rows.groups {
-                for r in g.chunks_exact(2) {
-                    if r[1] == v.1 as i64 {
-                        out.push((v.0.clone(), r[0] as u64));
+        // explicit storage: the -1 links of `level`; else the +1 links of `level − 1` inverted
+        let (l, delta, from, to) =
+            if here.link_deltas()?.contains(&-1) || here.cross_chunk_deltas()?.contains(&-1) {
+                (here, -1, 0, 1)
+            } else {
+                (self.level(level - 1)?, 1, 1, 0)
+            };
+        // ragged rows pair vertices of chunks with the same key: only those blobs can hold them
+        for key in keys {
+            if let Some(rows) = l.cross_level_links(delta, key, 2)? {
+                for g in &rows.groups {
+                    for r in g.chunks_exact(2) {
+                        if has(&key.0, r[from] as u64) {
+                            out.insert((key.clone(), r[to] as u64));
+                        }
                     }
                 }
             }
         }
-        if let Some(c) = fine.cross_chunk_links(1)? {
+        if let Some(c) = l.cross_chunk_links(delta)? {
             for r in 0..c.links.len() {
-                let (Some((a, ra)), Some((b, rb))) =
-                    (c.links.endpoint(r, 0), c.links.endpoint(r, 1))
-                else {
+                let (Some(e0), Some(e1)) = (c.links.endpoint(r, 0), c.links.endpoint(r, 1)) else {
                     continue;
                 };
-                if b == v.0.coords() && rb == v.1 {
-                    out.push((ChunkKey(a.to_vec()), ra));
+                let ((a, ra), (b, rb)) = if from == 0 { (e0, e1) } else { (e1, e0) };
+                if has(a, ra) {
+                    out.insert((ChunkKey(b.to_vec()), rb));
                 }
             }
         }
-        out.sort();
         Ok(out)
     }
 }
