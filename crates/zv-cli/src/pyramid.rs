@@ -39,8 +39,8 @@ pub(crate) struct PyramidArgs {
     /// Cross-level link storage: none, implicit (+1 only) or explicit (+1 and -1).
     #[arg(long, default_value = "explicit")]
     cross_level: String,
-    /// cross_level_depth: 1, or 0 for no links.
-    #[arg(long, default_value_t = 1)]
+    /// cross_level_depth: links ±1 … ±N between levels up to N steps apart (0: no links, -1: every pair of levels).
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
     depth: i64,
     /// The codecs of the new levels: spec-default, none, zstd[:L], blosc-lz4, gzip[:L], +crc32c.
     #[arg(long, default_value = "spec-default")]

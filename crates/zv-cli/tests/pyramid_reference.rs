@@ -148,6 +148,18 @@ fn the_reference_reads_every_level_of_zv_pyramids() {
             false,
             &["--levels", "2;2;2", "--chunk-scale", "1,2,2"],
         ),
+        (
+            "objects_depth_all_pairs",
+            true,
+            &[
+                "--levels",
+                "2,2;2,1;2,1",
+                "--chunk-scale",
+                "1,2,2",
+                "--depth",
+                "-1",
+            ],
+        ),
     ];
     let mut jobs = Vec::new();
     for (i, (name, objects, args)) in cases.iter().enumerate() {

@@ -141,7 +141,8 @@ pub struct PyramidOptions {
     pub seed: u64,
     /// Cross-level link storage.
     pub cross_level: CrossLevel,
-    /// `cross_level_depth` (1 is the only depth written so far; 0 writes no links).
+    /// `cross_level_depth`: links `±1 … ±depth` between levels that many steps apart (0 writes
+    /// no links, −1 links every pair of levels).
     pub depth: i64,
     /// The codecs of the new levels' blobs.
     pub codecs: CodecChoice,
@@ -184,8 +185,8 @@ impl PyramidOptions {
         if self.chunk_scale.contains(&0) {
             return bad("chunk-scale factors must be ≥ 1");
         }
-        if !(0..=1).contains(&self.depth) {
-            return bad("--depth: only depths 0 and 1 are written so far");
+        if self.depth < -1 {
+            return bad("--depth: 0 (no links), N ≥ 1 (±1 … ±N) or −1 (every pair of levels)");
         }
         Ok(())
     }

@@ -484,3 +484,69 @@ fn ancestors_and_descendants_compose_the_links_of_each_step() {
         assert!(zv.descendants(0, &fine[0], 2).is_err());
     }
 }
+
+#[test]
+fn deeper_links_are_the_one_step_links_composed() {
+    let points: Vec<[f64; 3]> = (0..240)
+        .map(|i| {
+            let f = i as f64;
+            [(f * 7.3) % 40.0, (f * 3.1) % 40.0, (f * 1.7) % 40.0]
+        })
+        .collect();
+    let objects: Option<Vec<u64>> = Some((0..240).map(|i| i / 10).collect());
+    type Pairs = BTreeSet<((ChunkKey, u64), (ChunkKey, u64))>;
+    let compose = |a: &Pairs, b: &Pairs| -> Pairs {
+        let up: BTreeMap<_, _> = b.iter().cloned().collect();
+        a.iter()
+            .filter_map(|(f, m)| up.get(m).map(|c| (f.clone(), c.clone())))
+            .collect()
+    };
+    for (depth, storage) in [
+        (2, CrossLevel::Explicit),
+        (3, CrossLevel::Implicit),
+        (-1, CrossLevel::Explicit),
+    ] {
+        let store = write(&Cloud {
+            points: points.clone(),
+            objects: objects.clone(),
+        });
+        let mut opts = options(
+            vec![Step::new(2, 2), Step::new(2, 1), Step::new(1, 2)],
+            vec![1, 2, 1],
+        );
+        opts.cross_level = storage;
+        opts.depth = depth;
+        build_pyramid(store.clone(), &opts).unwrap();
+        check(&store, &opts);
+        let zv = ZvStore::open(store).unwrap();
+        assert_eq!(
+            zv.root_attributes()["zarr_vectors"]["cross_level_depth"],
+            depth
+        );
+        let level = |l: u32| zv.level(l).unwrap();
+        let one: Vec<Pairs> = (0..3).map(|l| pairs(&level(l), 1)).collect();
+        let deepest = if depth < 0 { 3 } else { depth as u32 };
+        for k in 2..=3u32 {
+            for l in 0..=3 - k {
+                let stored = pairs(&level(l), k as i32);
+                if k > deepest {
+                    assert!(stored.is_empty(), "depth {depth}: +{k} at level {l}");
+                    continue;
+                }
+                let mut want = one[l as usize].clone();
+                for step in l + 1..l + k {
+                    want = compose(&want, &one[step as usize]);
+                }
+                assert!(!want.is_empty());
+                assert_eq!(stored, want, "depth {depth}: +{k} at level {l}");
+                let down = pairs(&level(l + k), -(k as i32));
+                if storage == CrossLevel::Explicit {
+                    let flipped: Pairs = want.iter().map(|(f, c)| (c.clone(), f.clone())).collect();
+                    assert_eq!(down, flipped, "depth {depth}: -{k} at level {}", l + k);
+                } else {
+                    assert!(down.is_empty());
+                }
+            }
+        }
+    }
+}

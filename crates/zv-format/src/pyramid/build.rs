@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 use zv_core::store::Store;
 
 use super::coarsen::{bin_of, linked, points, polylines, skeletons};
-use super::links::write_cross_level;
+use super::links::{write_cross_level, ParentMap, NO_PARENT};
 use super::source::SourceLevel;
 use super::sparsity::{select, ObjectStats, SparsityStrategy};
 use super::PyramidOptions;
@@ -104,6 +104,7 @@ pub fn build_pyramid_with_progress(
     let mut levels = Vec::new();
     let mut datasets = Vec::new();
     let mut with_objects = false;
+    let mut chains = Chains::default();
     progress.set_total(grids.len() as u64, "levels");
     for (i, grid) in grids.iter().enumerate() {
         let scale = u64::from(opts.chunk_scale_of(i));
@@ -111,7 +112,10 @@ pub fn build_pyramid_with_progress(
         let level = ZvStore::open(store.clone())?.level(i as u32)?;
         let source = SourceLevel::new(level)?;
         with_objects |= source.has_objects();
-        let summary = build_level(&store, &blobs, &source, opts, i, grid, scale)?;
+        let (summary, step) = build_level(&store, &blobs, &source, opts, i, grid, scale)?;
+        if opts.writes_links() {
+            chains = deeper_links(&blobs, opts, chains, step, coarse, root.ndim())?;
+        }
         datasets.push(json!({"path": coarse.to_string(), "coordinateTransformations": [
             {"type": "scale", "scale": grid.ratio.iter().map(|&r| r as f64).collect::<Vec<_>>()},
             {"type": "translation", "translation": grid.bin.iter().map(|b| b / 2.0).collect::<Vec<_>>()},
@@ -121,6 +125,78 @@ pub fn build_pyramid_with_progress(
     }
     update_root(&blobs, opts, datasets, with_objects)?;
     Ok(PyramidSummary { levels })
+}
+
+/// The cross-level links deeper than one step still to be written: for each finer level `L`
+/// whose links to a later level are due (`cross_level_depth` ≥ 2, or −1 for all pairs), the
+/// metavertex of every row of `L` at the level built last; and that level's metavertex places.
+#[derive(Default)]
+struct Chains {
+    maps: Vec<(u32, ParentMap)>,
+    places: Vec<(ChunkKey, u64)>,
+}
+
+/// After the step to level `coarse`: composes every chain with the step's parents, writes the
+/// `±k` links of each (`k` = `coarse − L` ≥ 2), and returns the chains still due.
+fn deeper_links(
+    blobs: &Blobs,
+    opts: &PyramidOptions,
+    chains: Chains,
+    step: Step,
+    coarse: u32,
+    ndim: usize,
+) -> Result<Chains> {
+    let explicit = opts.cross_level == super::CrossLevel::Explicit;
+    let due = |k: i64| opts.depth < 0 || k < opts.depth;
+    // the step's parents by fine chunk (the chunks of the level built before this step)
+    let by_chunk: std::collections::HashMap<&ChunkKey, &Vec<u64>> = step
+        .parents
+        .chunks
+        .iter()
+        .map(|(k, rows)| (k, rows))
+        .collect();
+    let mut maps = Vec::new();
+    for (level, map) in chains.maps {
+        let mut composed = ParentMap::default();
+        for (key, rows) in map.chunks {
+            let up = rows
+                .into_iter()
+                .map(|g| {
+                    if g == NO_PARENT {
+                        return Ok(NO_PARENT);
+                    }
+                    let (c, r) = chains.places.get(g as usize).ok_or_else(|| {
+                        bad(format!(
+                            "pyramid level {}: metavertex {g} was not written",
+                            coarse - 1
+                        ))
+                    })?;
+                    let parent = by_chunk.get(c).and_then(|rows| rows.get(*r as usize));
+                    Ok(parent.copied().unwrap_or(NO_PARENT))
+                })
+                .collect::<Result<Vec<u64>>>()?;
+            composed.chunks.push((key, up));
+        }
+        write_cross_level(
+            blobs,
+            (level, coarse),
+            &composed,
+            &step.places,
+            ndim,
+            explicit,
+            &opts.codecs,
+        )?;
+        if due(i64::from(coarse - level)) {
+            maps.push((level, composed));
+        }
+    }
+    if due(1) {
+        maps.push((coarse - 1, step.parents));
+    }
+    Ok(Chains {
+        maps,
+        places: step.places,
+    })
 }
 
 /// The grids of levels `1..=N`: bins cumulative from the base bin, chunks scaled step by
@@ -337,7 +413,14 @@ fn dense_attributes(
     Ok(out)
 }
 
-/// Builds level `i + 1` from level `i`.
+/// What a step leaves for the deeper cross-level links: each fine row's metavertex, and each
+/// metavertex's place (chunk, row) at the coarse level.
+struct Step {
+    parents: ParentMap,
+    places: Vec<(ChunkKey, u64)>,
+}
+
+/// Builds level `i + 1` from level `i` (and writes its `±1` links).
 fn build_level(
     store: &Arc<dyn Store>,
     blobs: &Blobs,
@@ -346,7 +429,7 @@ fn build_level(
     i: usize,
     grid: &LevelGrid,
     scale: u64,
-) -> Result<LevelSummary> {
+) -> Result<(LevelSummary, Step)> {
     let step = &opts.steps[i];
     let root = source.level.root().clone();
     let ndim = root.ndim();
@@ -422,13 +505,14 @@ fn build_level(
     } else {
         0
     };
-    Ok(LevelSummary {
+    let summary = LevelSummary {
         level: coarse,
         vertices: summary.vertices,
         chunks: summary.chunks,
         objects_kept: keep.iter().filter(|&&k| k).count() as u64,
         cross_level_links: links,
-    })
+    };
+    Ok((summary, Step { parents, places }))
 }
 
 /// Updates the root document after the last level: the NGFF datasets of the new levels,

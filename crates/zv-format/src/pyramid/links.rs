@@ -181,10 +181,10 @@ impl<'a> SideWriter<'a> {
     }
 }
 
-/// Writes the `+1` links of `fine` (and, when `explicit`, the `-1` links of `coarse`):
-/// `parents` gives each fine row's metavertex, `places` each metavertex's (chunk, row).
-/// Returns the number of fine → coarse pairs. Memory holds one chunk's pairs at a time (a
-/// coarse chunk's, for `-1`), not the step's.
+/// Writes the `+k` links of `fine` (and, when `explicit`, the `-k` links of `coarse`), `k` =
+/// `coarse − fine`: `parents` gives each fine row's metavertex at `coarse`, `places` each
+/// metavertex's (chunk, row). Returns the number of fine → coarse pairs. Memory holds one
+/// chunk's pairs at a time (a coarse chunk's, for `-k`), not the step's.
 pub(crate) fn write_cross_level(
     blobs: &Blobs,
     (fine, coarse): (u32, u32),
@@ -239,7 +239,9 @@ fn write_cross_level_chunked(
             }
         }
     }
-    let mut up = SideWriter::new(blobs, fine, 1, sid_ndim, codecs, records, chunk_cap)?;
+    let k = i32::try_from(coarse - fine)
+        .map_err(|_| Error::InvalidInput(format!("levels {fine} and {coarse}")))?;
+    let mut up = SideWriter::new(blobs, fine, k, sid_ndim, codecs, records, chunk_cap)?;
     let mut group: Vec<Pair<'_>> = Vec::new();
     for (key, rows) in &parents.chunks {
         group.clear();
@@ -253,7 +255,7 @@ fn write_cross_level_chunked(
     }
     up.finish()?;
     if explicit {
-        let mut down = SideWriter::new(blobs, coarse, -1, sid_ndim, codecs, records, chunk_cap)?;
+        let mut down = SideWriter::new(blobs, coarse, -k, sid_ndim, codecs, records, chunk_cap)?;
         for (ck, fine_chunks) in &children {
             group.clear();
             for &i in fine_chunks {
