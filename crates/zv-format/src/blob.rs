@@ -284,9 +284,28 @@ impl Blobs {
     /// Reads the byte blob at `path`; a missing blob is an error naming `what`.
     pub fn require_bytes(&self, path: &str, what: &str) -> Result<Vec<u8>> {
         self.read_bytes(path)?.ok_or_else(|| Error::Missing {
-            key: join(&[path, METADATA_NAME]),
+            key: self.missing_key(path),
             what: what.to_owned(),
         })
+    }
+
+    /// The store key to name when the blob at `path` is missing: its `zarr.json`, or, in a
+    /// ZV 0.9 store, the stored chunk of the grid array that would hold its cell.
+    pub fn missing_key(&self, path: &str) -> String {
+        let node = join(&[path, METADATA_NAME]);
+        if self.layout != Layout::ChunkGrid {
+            return node;
+        }
+        let Some((parent, last)) = path.rsplit_once('/') else {
+            return node;
+        };
+        let (Ok(key), Ok(parent)) = (last.parse::<ChunkKey>(), node_path(parent)) else {
+            return node;
+        };
+        match self.grid_at(&parent) {
+            Ok(Some(grid)) => grid.cell_store_key(&key),
+            _ => node,
+        }
     }
 
     /// Writes a byte blob at `path` as a 1-D `uint8` array node with one chunk holding

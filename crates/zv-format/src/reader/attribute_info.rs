@@ -76,7 +76,7 @@ impl Level {
     ) -> Result<Option<AttributeRows>> {
         match (self.blobs.read_bytes(path)?, required) {
             (None, Some(what)) => Err(Error::Missing {
-                key: join(&[path, "zarr.json"]),
+                key: self.blobs.missing_key(path),
                 what,
             }),
             (None, None) => Ok(None),

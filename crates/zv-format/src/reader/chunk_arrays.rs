@@ -139,7 +139,7 @@ impl Level {
         let has_array = self.has_fragment_array()?;
         match self.blobs.read_bytes(&path)? {
             None if has_array => Err(Error::Missing {
-                key: join(&[&path, "zarr.json"]),
+                key: self.blobs.missing_key(&path),
                 what: format!(
                     "the fragment index of chunk {key} (the level's other chunks have one)"
                 ),
@@ -209,7 +209,7 @@ impl Level {
                 let lf = self.chunk_blob(&[names::LINK_FRAGMENTS], key);
                 if self.blobs.node(&lf)?.is_some() {
                     return Err(Error::Missing {
-                        key: join(&[&path, "zarr.json"]),
+                        key: self.blobs.missing_key(&path),
                         what: format!("the link rows of chunk {key} (`{lf}` exists)"),
                     });
                 }
@@ -228,7 +228,7 @@ impl Level {
         let has_array = self.has_link_fragment_array()?;
         match self.blobs.read_bytes(&path)? {
             None if link_rows > 0 && has_array => Err(Error::Missing {
-                key: join(&[&path, "zarr.json"]),
+                key: self.blobs.missing_key(&path),
                 what: format!("the link fragment index of chunk {key} ({link_rows} link rows)"),
             }),
             None => Ok(None),

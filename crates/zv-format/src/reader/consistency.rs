@@ -60,7 +60,9 @@ impl Level {
             for k in self.keys_of(&a)? {
                 if !vertices.contains(&k) {
                     return Err(Error::Missing {
-                        key: self.p(&[names::VERTICES, &k.to_string(), "zarr.json"]),
+                        key: self
+                            .blobs
+                            .missing_key(&self.p(&[names::VERTICES, &k.to_string()])),
                         what: format!(
                             "the vertices of chunk {k} (`{}` has a blob for it)",
                             self.p(&[&a, &k.to_string()])

@@ -256,7 +256,9 @@ impl Level {
         let keys = self.chunk_keys()?;
         self.scan_chunks(keys, links, |k| {
             Some(Error::Missing {
-                key: self.p(&[names::VERTICES, &k.to_string(), "zarr.json"]),
+                key: self
+                    .blobs
+                    .missing_key(&self.p(&[names::VERTICES, &k.to_string()])),
                 what: "vertices".into(),
             })
         })

@@ -65,7 +65,7 @@ impl Level {
         let lf = self
             .link_fragments(key, links.len() as u64)?
             .ok_or_else(|| Error::Missing {
-                key: self.p(&[names::LINK_FRAGMENTS, &key.to_string(), "zarr.json"]),
+                key: self.blobs.missing_key(&self.p(&[names::LINK_FRAGMENTS, &key.to_string()])),
                 what: format!(
                     "the link fragments that tie the width-1 parent rows of `{path}` to vertex fragments"
                 ),
