@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use zv_core::key::StoreKey;
-use zv_core::store::{Store, WritableStore};
+use zv_core::store::Store;
 use zv_format::metadata::ChunkKey;
 use zv_format::writer::{FormatVersion, WriterOptions, ZvWriter};
 use zv_format::{Error, Geometry, ZvStore};
