@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use zv_format::document::{Attribute, AttributeValues};
 use zv_format::layout::attributes::AttributeRows;
-use zv_format::writer::{CodecChoice, WriterOptions, ZvWriter};
+use zv_format::writer::{CodecChoice, FormatVersion, WriterOptions, ZvWriter};
 use zv_format::{Geometry, ZvStore};
 
 use super::floor::{list_files, read_files, Snapshot};
@@ -50,6 +50,10 @@ pub(crate) struct SuiteArgs {
     /// Codec choice of the zv stores (none = uncompressed).
     #[arg(long, default_value = "none")]
     codecs: String,
+    /// The layout of zv's stores: 0.7 or 0.9 (with `--peers zv09`, zv and zarr-vectors 0.9.2
+    /// then each write and read the 0.9 layout).
+    #[arg(long, default_value = "0.7")]
+    format_version: String,
     /// Python peers to run on the same inputs (comma-separated): zv09 (zarr-vectors 0.9.2
     /// from PyPI), ref07 (the 0.7.0 reference).
     #[arg(long, value_delimiter = ',')]
@@ -82,6 +86,13 @@ pub(crate) struct SuiteArgs {
 }
 
 impl SuiteArgs {
+    /// The writer options of zv's stores of `geometry`.
+    fn writer_options(&self, geometry: Geometry) -> CliResult<WriterOptions> {
+        let mut opts = options(geometry, &self.codecs)?;
+        opts.format_version = FormatVersion::parse(&self.format_version)?;
+        Ok(opts)
+    }
+
     /// Whether the zv round measures `phase`.
     fn wants(&self, phase: PeerPhase) -> bool {
         self.phases.is_empty() || self.phases.iter().any(|p| p == phase.arg())
@@ -155,16 +166,16 @@ fn write_points(
     path: &Path,
     inputs: &Inputs,
     attrs: &BTreeMap<String, Attribute>,
-    codecs: &str,
+    opts: &WriterOptions,
 ) -> CliResult {
-    let mut w = ZvWriter::create(open_store(path)?, options(Geometry::PointCloud, codecs)?)?;
+    let mut w = ZvWriter::create(open_store(path)?, opts.clone())?;
     w.add_vertices_flat(&inputs.points, Some(&inputs.object_ids), attrs)?;
     w.finish()?;
     Ok(())
 }
 
-fn write_polylines(path: &Path, lines: &[Vec<Vec<f64>>], codecs: &str) -> CliResult {
-    let mut w = ZvWriter::create(open_store(path)?, options(Geometry::Streamline, codecs)?)?;
+fn write_polylines(path: &Path, lines: &[Vec<Vec<f64>>], opts: &WriterOptions) -> CliResult {
+    let mut w = ZvWriter::create(open_store(path)?, opts.clone())?;
     w.add_polylines(lines, &BTreeMap::new())?;
     w.finish()?;
     Ok(())
@@ -183,7 +194,7 @@ fn polylines_as_rows(inputs: &Inputs) -> Vec<Vec<Vec<f64>>> {
         .collect()
 }
 
-/// The files of the chunks that intersect the closed box.
+/// The files of the chunks that intersect the closed box (either layout).
 fn box_files(store: &Path) -> CliResult<Vec<PathBuf>> {
     let lo: Vec<i64> = BOX_LO.iter().map(|v| (v / CHUNK).floor() as i64).collect();
     let hi: Vec<i64> = BOX_HI.iter().map(|v| (v / CHUNK).floor() as i64).collect();
@@ -195,17 +206,29 @@ fn box_files(store: &Path) -> CliResult<Vec<PathBuf>> {
             }
         }
     }
+    // a 0.7 chunk is a node `<array>/<i.j.k>/…`, a 0.9 cell a chunk file `<array>/c/<i>/<j>/<k>`
     Ok(list_files(store)?
         .into_iter()
         .filter(|rel| {
-            rel.components()
-                .any(|c| keys.contains(c.as_os_str().to_string_lossy().as_ref()))
+            let parts: Vec<String> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            parts.iter().any(|c| keys.contains(c))
+                || matches!(parts.as_slice(), [.., c, i, j, k] if c == "c"
+                    && keys.contains(&format!("{i}.{j}.{k}")))
         })
         .collect())
 }
 
 fn zv_round(a: &SuiteArgs, inputs: &Inputs, figures: &mut Figures) -> CliResult {
     let attrs = intensity(inputs)?;
+    let popts = a.writer_options(Geometry::PointCloud)?;
+    if popts.format_version != FormatVersion::V0_7 {
+        figures
+            .notes
+            .push(format!("zv's stores: ZV {} layout", a.format_version));
+    }
     let points = a.dir.join("zv-points.zarr");
     let reads = [
         PeerPhase::ReadPoints,
@@ -217,11 +240,11 @@ fn zv_round(a: &SuiteArgs, inputs: &Inputs, figures: &mut Figures) -> CliResult 
         fresh(&points)?;
         figures
             .get("write points")
-            .time(|| write_points(&points, inputs, &attrs, &a.codecs))?;
+            .time(|| write_points(&points, inputs, &attrs, &popts))?;
         point_floor(a, &points, figures)?;
     } else if reads.iter().any(|&p| a.wants(p)) && !points.join("zarr.json").exists() {
         fresh(&points)?;
-        write_points(&points, inputs, &attrs, &a.codecs)?;
+        write_points(&points, inputs, &attrs, &popts)?;
     }
     if reads.iter().any(|&p| a.wants(p)) {
         read_round(a, inputs, &points, figures)?;
@@ -256,11 +279,12 @@ fn point_floor(a: &SuiteArgs, points: &Path, figures: &mut Figures) -> CliResult
 /// The polyline write and its floor.
 fn polyline_round(a: &SuiteArgs, inputs: &Inputs, figures: &mut Figures) -> CliResult {
     let lines = polylines_as_rows(inputs);
+    let opts = a.writer_options(Geometry::Streamline)?;
     let polylines = a.dir.join("zv-lines.zarr");
     fresh(&polylines)?;
     figures
         .get("write polylines")
-        .time(|| write_polylines(&polylines, &lines, &a.codecs))?;
+        .time(|| write_polylines(&polylines, &lines, &opts))?;
     let snapshot = Snapshot::take(&polylines)?;
     let floor = a.dir.join("floor-lines");
     fresh(&floor)?;
