@@ -3,6 +3,7 @@
 //! leave the store empty; exports refuse what LAS cannot hold; zv's own files read back equal.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
+mod common;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -319,11 +320,7 @@ const GPS_OVERFLOW_LAZ: [&str; 18] = [
 #[test]
 fn a_laz_whose_gps_time_deltas_overflow_does_not_panic() {
     let dir = tempfile::tempdir().unwrap();
-    let hex: String = GPS_OVERFLOW_LAZ.concat();
-    let bytes: Vec<u8> = (0..hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
-        .collect();
+    let bytes = common::unhex(&GPS_OVERFLOW_LAZ);
     assert_eq!(bytes.len(), 761);
     let path = dir.path().join("gps.laz");
     std::fs::write(&path, &bytes).unwrap();
@@ -358,11 +355,7 @@ const SYMBOL_ASSERT_LAZ: [&str; 13] = [
 #[test]
 fn a_laz_breaking_the_decoder_s_debug_assertions_does_not_panic() {
     let dir = tempfile::tempdir().unwrap();
-    let hex: String = SYMBOL_ASSERT_LAZ.concat();
-    let bytes: Vec<u8> = (0..hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
-        .collect();
+    let bytes = common::unhex(&SYMBOL_ASSERT_LAZ);
     assert_eq!(bytes.len(), 566);
     let path = dir.path().join("symbol.laz");
     std::fs::write(&path, &bytes).unwrap();
@@ -401,11 +394,7 @@ const RGB_INDEX_LAZ: [&str; 19] = [
 #[test]
 fn a_laz_whose_decoder_panics_is_refused_naming_the_file() {
     let dir = tempfile::tempdir().unwrap();
-    let hex: String = RGB_INDEX_LAZ.concat();
-    let bytes: Vec<u8> = (0..hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
-        .collect();
+    let bytes = common::unhex(&RGB_INDEX_LAZ);
     assert_eq!(bytes.len(), 811);
     let path = dir.path().join("rgb.las");
     std::fs::write(&path, &bytes).unwrap();
@@ -465,14 +454,6 @@ const GPS_SWITCHES_IMPORT: [&str; 20] = [
     "c0000003e8e70000c4",
 ];
 
-fn unhex(lines: &[&str]) -> Vec<u8> {
-    let hex: String = lines.concat();
-    (0..hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
-        .collect()
-}
-
 #[test]
 fn gps_time_sequence_switches_do_not_overflow_the_stack() {
     let dir = tempfile::tempdir().unwrap();
@@ -480,7 +461,7 @@ fn gps_time_sequence_switches_do_not_overflow_the_stack() {
         ("fail.las", &GPS_SWITCHES_FAIL[..], 741),
         ("import.las", &GPS_SWITCHES_IMPORT[..], 845),
     ] {
-        let bytes = unhex(lines);
+        let bytes = common::unhex(lines);
         assert_eq!(bytes.len(), len, "{name}");
         let path = dir.path().join(name);
         std::fs::write(&path, &bytes).unwrap();
@@ -528,7 +509,7 @@ const CHUNK_TABLE_PANICS: [&str; 21] = [
 #[test]
 fn a_laz_whose_chunk_table_panics_the_decoder_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let bytes = unhex(&CHUNK_TABLE_PANICS);
+    let bytes = common::unhex(&CHUNK_TABLE_PANICS);
     assert_eq!(bytes.len(), 894);
     let path = dir.path().join("table.las");
     std::fs::write(&path, &bytes).unwrap();

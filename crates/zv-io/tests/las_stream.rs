@@ -3,6 +3,7 @@
 //! naming its vertex by its place in the level.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
+mod common;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
@@ -167,11 +168,7 @@ const BOUND_PAST_I32: [&str; 19] = [
 #[test]
 fn a_point_whose_bound_leaves_the_integers_is_refused_before_the_writer_closes() {
     let dir = tempfile::tempdir().unwrap();
-    let hex: String = BOUND_PAST_I32.concat();
-    let bytes: Vec<u8> = (0..hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
-        .collect();
+    let bytes = common::unhex(&BOUND_PAST_I32);
     assert_eq!(bytes.len(), 830);
     let path = dir.path().join("in.las");
     std::fs::write(&path, &bytes).unwrap();

@@ -162,31 +162,34 @@ const TMP_ATTEMPTS: usize = 16;
 
 /// Writes `value` to `path` through a temporary file and a rename.
 pub(crate) fn write_atomic(path: &Path, name: &str, value: &[u8], sync: bool) -> io::Result<()> {
-    let parent = path.parent().unwrap_or(Path::new("."));
-    let (tmp, mut f) = create_temporary(parent, name)?;
-    let result = (|| {
-        f.write_all(value)?;
-        if sync {
-            f.sync_all()?;
-        }
-        drop(f);
-        fs::rename(&tmp, path)?;
-        if sync {
-            fs::File::open(parent)?.sync_all()?;
-        }
-        Ok(())
-    })();
-    if result.is_err() {
-        // only the file this write created is removed
-        let _ = fs::remove_file(&tmp);
-    }
-    result
+    through_temporary(path, name, value, sync, Publish::Rename)
 }
 
 /// Writes `value` to `path` only if nothing is there: through a temporary file hard-linked
 /// into place, which the kernel refuses (`AlreadyExists`) when `path` exists, so of writers
 /// racing to create `path` exactly one succeeds, and a reader never sees a partial value.
 pub(crate) fn write_new(path: &Path, name: &str, value: &[u8], sync: bool) -> io::Result<()> {
+    through_temporary(path, name, value, sync, Publish::Link)
+}
+
+/// How a complete temporary file takes its place.
+#[derive(Clone, Copy, PartialEq)]
+enum Publish {
+    /// `rename(2)`: replaces whatever is at the path.
+    Rename,
+    /// `link(2)`: fails if the path exists; the temporary name is removed afterwards.
+    Link,
+}
+
+/// Writes `value` into a new temporary file beside `path` (synced when `sync`) and publishes
+/// it at `path`; the temporary file never outlives the call, except as `path` itself.
+fn through_temporary(
+    path: &Path,
+    name: &str,
+    value: &[u8],
+    sync: bool,
+    publish: Publish,
+) -> io::Result<()> {
     let parent = path.parent().unwrap_or(Path::new("."));
     let (tmp, mut f) = create_temporary(parent, name)?;
     let result = (|| {
@@ -195,14 +198,20 @@ pub(crate) fn write_new(path: &Path, name: &str, value: &[u8], sync: bool) -> io
             f.sync_all()?;
         }
         drop(f);
-        fs::hard_link(&tmp, path)?;
+        match publish {
+            Publish::Rename => fs::rename(&tmp, path)?,
+            Publish::Link => fs::hard_link(&tmp, path)?,
+        }
         if sync {
             fs::File::open(parent)?.sync_all()?;
         }
         Ok(())
     })();
-    // the temporary name goes in every case: on success the value stays under `path`
-    let _ = fs::remove_file(&tmp);
+    // only the file this write created is removed: after a failure, or after a link (the
+    // value stays under `path`)
+    if result.is_err() || publish == Publish::Link {
+        let _ = fs::remove_file(&tmp);
+    }
     result
 }
 
