@@ -320,12 +320,7 @@ const GPS_OVERFLOW_LAZ: [&str; 18] = [
 #[test]
 fn a_laz_whose_gps_time_deltas_overflow_does_not_panic() {
     let dir = tempfile::tempdir().unwrap();
-    let bytes = common::unhex(&GPS_OVERFLOW_LAZ);
-    assert_eq!(bytes.len(), 761);
-    let path = dir.path().join("gps.laz");
-    std::fs::write(&path, &bytes).unwrap();
-    let store = Arc::new(zv_store_mem::MemoryStore::new());
-    let result = zv_io::import_file(&path, Format::Las, store, &ImportOptions::default());
+    let (result, _) = common::import_hex(dir.path(), "gps.laz", &GPS_OVERFLOW_LAZ, 761);
     // whatever the decoded values, the outcome is a store or an error naming the file
     if let Err(e) = result {
         assert!(e.to_string().contains("gps.laz"), "{e}");
@@ -355,12 +350,7 @@ const SYMBOL_ASSERT_LAZ: [&str; 13] = [
 #[test]
 fn a_laz_breaking_the_decoder_s_debug_assertions_does_not_panic() {
     let dir = tempfile::tempdir().unwrap();
-    let bytes = common::unhex(&SYMBOL_ASSERT_LAZ);
-    assert_eq!(bytes.len(), 566);
-    let path = dir.path().join("symbol.laz");
-    std::fs::write(&path, &bytes).unwrap();
-    let store = Arc::new(zv_store_mem::MemoryStore::new());
-    let result = zv_io::import_file(&path, Format::Las, store, &ImportOptions::default());
+    let (result, _) = common::import_hex(dir.path(), "symbol.laz", &SYMBOL_ASSERT_LAZ, 566);
     if let Err(e) = result {
         assert!(e.to_string().contains("symbol.laz"), "{e}");
     }
@@ -394,13 +384,8 @@ const RGB_INDEX_LAZ: [&str; 19] = [
 #[test]
 fn a_laz_whose_decoder_panics_is_refused_naming_the_file() {
     let dir = tempfile::tempdir().unwrap();
-    let bytes = common::unhex(&RGB_INDEX_LAZ);
-    assert_eq!(bytes.len(), 811);
-    let path = dir.path().join("rgb.las");
-    std::fs::write(&path, &bytes).unwrap();
-    let store = Arc::new(zv_store_mem::MemoryStore::new());
-    let err = zv_io::import_file(&path, Format::Las, store, &ImportOptions::default())
-        .expect_err("the decoder's panic is an error");
+    let (result, _) = common::import_hex(dir.path(), "rgb.las", &RGB_INDEX_LAZ, 811);
+    let err = result.expect_err("the decoder's panic is an error");
     let msg = err.to_string();
     assert!(msg.contains("rgb.las"), "{msg}");
     assert!(msg.contains("the LAZ decoder failed"), "{msg}");
@@ -509,12 +494,8 @@ const CHUNK_TABLE_PANICS: [&str; 21] = [
 #[test]
 fn a_laz_whose_chunk_table_panics_the_decoder_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let bytes = common::unhex(&CHUNK_TABLE_PANICS);
-    assert_eq!(bytes.len(), 894);
-    let path = dir.path().join("table.las");
-    std::fs::write(&path, &bytes).unwrap();
-    let store = Arc::new(zv_store_mem::MemoryStore::new());
-    let msg = zv_io::import_file(&path, Format::Las, store.clone(), &ImportOptions::default())
+    let (result, store) = common::import_hex(dir.path(), "table.las", &CHUNK_TABLE_PANICS, 894);
+    let msg = result
         .expect_err("the decoder's panic is an error")
         .to_string();
     assert!(msg.contains("table.las: byte 333"), "{msg}");

@@ -168,12 +168,8 @@ const BOUND_PAST_I32: [&str; 19] = [
 #[test]
 fn a_point_whose_bound_leaves_the_integers_is_refused_before_the_writer_closes() {
     let dir = tempfile::tempdir().unwrap();
-    let bytes = common::unhex(&BOUND_PAST_I32);
-    assert_eq!(bytes.len(), 830);
-    let path = dir.path().join("in.las");
-    std::fs::write(&path, &bytes).unwrap();
-    let store = Arc::new(zv_store_mem::MemoryStore::new());
-    zv_io::import_file(&path, Format::Las, store.clone(), &ImportOptions::default()).unwrap();
+    let (result, store) = common::import_hex(dir.path(), "in.las", &BOUND_PAST_I32, 830);
+    result.unwrap();
     let zv = ZvStore::open(store).unwrap();
     for (format, name) in [(Format::Las, "out.las"), (Format::Laz, "out.laz")] {
         let mut out = Vec::new();
