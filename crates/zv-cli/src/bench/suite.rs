@@ -224,10 +224,9 @@ fn box_files(store: &Path) -> CliResult<Vec<PathBuf>> {
 fn zv_round(a: &SuiteArgs, inputs: &Inputs, figures: &mut Figures) -> CliResult {
     let attrs = intensity(inputs)?;
     let popts = a.writer_options(Geometry::PointCloud)?;
-    if popts.format_version != FormatVersion::V0_7 {
-        figures
-            .notes
-            .push(format!("zv's stores: ZV {} layout", a.format_version));
+    let note = format!("zv's stores: ZV {} layout", a.format_version);
+    if popts.format_version != FormatVersion::V0_7 && !figures.notes.contains(&note) {
+        figures.notes.push(note);
     }
     let points = a.dir.join("zv-points.zarr");
     let reads = [
