@@ -215,6 +215,22 @@ fn box_queries_on_a_sparse_grid_equal_brute_force() {
 }
 
 #[test]
+fn a_missing_id_among_many_objects_is_the_error() {
+    // many ids: the chunks are scanned while the manifests are decoded; the id is still
+    // checked first, on a fresh level and on one whose index is decoded
+    let level = sparse_cloud(40);
+    let ids: Vec<u64> = (0..=40).collect();
+    for _ in 0..2 {
+        let err = level.objects(&ids).unwrap_err().to_string();
+        assert!(
+            err.contains("object 40 does not exist (40 objects)"),
+            "{err}"
+        );
+    }
+    assert_eq!(level.objects(&ids[..40]).unwrap().len(), 40);
+}
+
+#[test]
 fn many_objects_equal_objects_read_one_by_one() {
     // points in chunk order, and a store whose manifests are not in chunk order (random
     // walks cross chunks back and forth)

@@ -87,6 +87,18 @@ impl Level {
         })
     }
 
+    /// The object count the object index's metadata states, before its manifests are read
+    /// (`None`: no index, the identity convention, or ZV 0.9's `vlen_manifests_v2`, whose
+    /// count is that of its manifests).
+    pub(crate) fn stated_num_objects(&self) -> Result<Option<u64>> {
+        let group = self.p(&[names::OBJECT_INDEX]);
+        let Some(attributes) = self.blobs.group_attributes(&group)? else {
+            return Ok(None);
+        };
+        let model = ObjectIndexArray::from_attributes(&attributes, &join(&[&group, "zarr.json"]))?;
+        Ok((model.layout.as_deref() != Some(VLEN_MANIFESTS_V2)).then_some(model.num_objects))
+    }
+
     fn read_object_index(&self) -> Result<Option<ObjectIndex>> {
         let group = self.p(&[names::OBJECT_INDEX]);
         let key = join(&[&group, "zarr.json"]);
@@ -145,13 +157,8 @@ impl Level {
     /// `vlen_manifests_v2`, whose count is that of its listed ids, and the identity
     /// convention).
     pub fn num_objects(&self) -> Result<Option<u64>> {
-        let group = self.p(&[names::OBJECT_INDEX]);
-        if let Some(attributes) = self.blobs.group_attributes(&group)? {
-            let model =
-                ObjectIndexArray::from_attributes(&attributes, &join(&[&group, "zarr.json"]))?;
-            if model.layout.as_deref() != Some(VLEN_MANIFESTS_V2) {
-                return Ok(Some(model.num_objects));
-            }
+        if let Some(n) = self.stated_num_objects()? {
+            return Ok(Some(n));
         }
         Ok(self.shared_object_index()?.map(|i| i.num_objects))
     }

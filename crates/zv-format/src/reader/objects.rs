@@ -52,11 +52,28 @@ impl Level {
 
     /// Reads several objects (see [`Level::object`]).
     pub fn objects(&self, ids: &[u64]) -> Result<Vec<Object>> {
-        let index = self.shared_object_index()?.ok_or_else(|| Error::Missing {
+        let no_index = || Error::Missing {
             key: self.p(&[names::OBJECT_INDEX, "zarr.json"]),
             what: "object index (the level has no objects)".into(),
-        })?;
-        self.read_objects(&index, ids)
+        };
+        // Many objects read every chunk: the chunks are scanned while the manifests are
+        // decoded (the object count comes from the index's metadata, before its manifests).
+        let many = self.cache.object_index.get().is_none()
+            && self
+                .stated_num_objects()?
+                .is_some_and(|n| reads_every_chunk(ids.len(), n));
+        if many {
+            let explicit = self.geometry.has_explicit_links();
+            let (index, scan) = rayon::join(
+                || self.shared_object_index(),
+                || self.scan_chunks(self.chunk_keys()?, explicit, |_| None),
+            );
+            let index = index?.ok_or_else(no_index)?;
+            let scan = reads_every_chunk(ids.len(), index.num_objects).then_some(scan);
+            return self.read_objects(&index, ids, scan);
+        }
+        let index = self.shared_object_index()?.ok_or_else(no_index)?;
+        self.read_objects(&index, ids, None)
     }
 
     /// Reads the objects of group `gid`.
@@ -112,7 +129,14 @@ impl Level {
         })
     }
 
-    fn read_objects(&self, index: &ObjectIndex, ids: &[u64]) -> Result<Vec<Object>> {
+    /// Reads objects `ids` of `index`; `scanned` is the scan of every chunk when the caller
+    /// made it already (its error is returned after the ids are checked).
+    fn read_objects(
+        &self,
+        index: &ObjectIndex,
+        ids: &[u64],
+        scanned: Option<Result<LevelScan>>,
+    ) -> Result<Vec<Object>> {
         let okey = self.p(&[names::OBJECT_INDEX, "zarr.json"]);
         if let Some(&id) = ids.iter().find(|&&id| id >= index.num_objects) {
             return Err(Error::InvalidInput(format!(
@@ -125,7 +149,9 @@ impl Level {
         // level's chunks (one listing; chunks without vertices are left out, and the manifest
         // check names any a manifest needs); else the chunks their manifests name.
         let explicit = self.geometry.has_explicit_links();
-        let scan = if ids.len().saturating_mul(2) >= index.num_objects as usize {
+        let scan = if let Some(scan) = scanned {
+            scan?
+        } else if reads_every_chunk(ids.len(), index.num_objects) {
             self.scan_chunks(self.chunk_keys()?, explicit, |_| None)?
         } else {
             self.scan_chunks(self.needed_chunks(index, ids), explicit, |k| {
@@ -269,4 +295,10 @@ fn object_attribute_values(
         out.insert(name.clone(), value);
     }
     Ok(out)
+}
+
+/// Whether reading `count` of a level's `num_objects` objects scans every chunk of the level
+/// (rather than the chunks their manifests name): from half of the objects on.
+fn reads_every_chunk(count: usize, num_objects: u64) -> bool {
+    (count as u64).saturating_mul(2) >= num_objects
 }
