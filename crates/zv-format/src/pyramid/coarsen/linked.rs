@@ -21,10 +21,12 @@
 //! Link attributes (graph edge and face attributes) are refused before anything is written
 //! ([`check_no_link_attributes`]): merged links would need a rule per attribute.
 //!
-//! The fine level's links are numbered over the whole level (as [`crate::export`] reads
-//! them), so the level's chunks are read whole once for its links, then once more chunk by
-//! chunk for the vertices; memory grows with the level (the writer holds the coarse links in
-//! memory anyway).
+//! The fine level is read a chunk at a time, twice: its vertices (their metavertices and each
+//! fine vertex's parent), then its links, numbered over the whole level as [`crate::export`]
+//! numbers them (the chunks back to back in key order, then the cross-chunk records). No fine
+//! link is held beyond its chunk; what grows with the level is the parent of each fine vertex
+//! (the cross-level links need it) and the coarse links, which the writer holds until it
+//! finishes.
 
 use std::collections::HashSet;
 
@@ -33,7 +35,8 @@ use crate::error::{Error, Result};
 use crate::metadata::ChunkKey;
 use crate::pyramid::links::{ParentMap, NO_PARENT};
 use crate::pyramid::source::SourceLevel;
-use crate::reader::links::Endpoints;
+use crate::reader::level_scan::CoordsMap;
+use crate::reader::links::{Endpoints, NumberedLink};
 use crate::writer::ZvWriter;
 use crate::Level;
 
@@ -76,36 +79,17 @@ pub(crate) fn coarsen_level(
     let level = &source.level;
     check_no_link_attributes(level)?;
     let ndim = bin_shape.len();
-    // the fine links over level-global vertex numbers; then each chunk's first number
-    let (links, chunks) = {
-        let scan = level.scan(true)?;
-        let links =
-            level
-                .link_source()?
-                .number(&scan.chunks, |k, r| scan.global(k, r), Endpoints::All)?;
-        let chunks: Vec<(ChunkKey, u64)> = scan
-            .chunks
-            .iter()
-            .map(|c| (c.key().clone(), c.offset))
-            .collect();
-        (links, chunks)
-    };
+    let chunks = level.chunk_keys()?;
     let objects = source.has_objects();
     let names = source.columns();
     let mut coarsener: Option<PointCoarsener> = None;
     // the accumulator of every fine vertex (level-global order), usize::MAX for none
     let mut slot: Vec<usize> = Vec::new();
     let mut rows_of: Vec<(ChunkKey, usize)> = Vec::with_capacity(chunks.len());
-    for (key, offset) in &chunks {
+    for key in &chunks {
         let Some(chunk) = source.chunk(key)? else {
             continue;
         };
-        if slot.len() as u64 != *offset {
-            return Err(Error::inconsistent(
-                level.p(&[crate::names::VERTICES, &key.to_string()]),
-                "the chunk changed while the pyramid was built",
-            ));
-        }
         let c = coarsener.get_or_insert_with(|| {
             PointCoarsener::new(bin_shape.to_vec(), names.clone(), column_kinds(&chunk))
         });
@@ -147,24 +131,76 @@ pub(crate) fn coarsen_level(
     }
     let ids = objects.then_some(m.objects.as_slice());
     let first = writer.add_vertices_flat(&m.positions, ids, &m.attributes)?;
-    let width = level.link_width()?;
-    let mut seen = HashSet::new();
-    // a cross-chunk record that ends at a placeholder endpoint is not a whole link
-    let coarse = links
-        .into_iter()
-        .filter(|l| l.ends.len() == width)
-        .filter_map(|l| {
-            let corners: Option<Vec<u64>> = l.ends.iter().map(|&v| metavertex(v)).collect();
-            remap(corners?, &mut seen).map(|c| c.into_iter().map(|v| first + v).collect::<Vec<_>>())
-        });
+    let coarse = coarse_links(level, &parents, |v| metavertex(v).map(|m| first + m))?;
     if *level.geometry() == crate::Geometry::Mesh {
-        let faces: Vec<Vec<u64>> = coarse.collect();
-        writer.add_faces(&faces, &Default::default())?;
+        writer.add_faces(&coarse, &Default::default())?;
     } else {
-        let edges: Vec<[u64; 2]> = coarse.filter_map(|c| c.try_into().ok()).collect();
+        let edges: Vec<[u64; 2]> = coarse
+            .into_iter()
+            .filter_map(|c| c.try_into().ok())
+            .collect();
         writer.add_edges(&edges, &Default::default())?;
     }
     Ok(parents)
+}
+
+/// The coarse links of `level`'s links, read a chunk at a time (then the cross-chunk
+/// records), in the fine level's link order: each fine vertex numbered level-wide (the
+/// chunks of `parents` back to back, in key order), its metavertex given by `metavertex`,
+/// each link [`remap`]ped. A cross-chunk record that ends at a placeholder endpoint is not a
+/// whole link and is left out.
+fn coarse_links(
+    level: &Level,
+    parents: &ParentMap,
+    metavertex: impl Fn(u64) -> Option<u64>,
+) -> Result<Vec<Vec<u64>>> {
+    let width = level.link_width()?;
+    let source = level.link_source()?;
+    // each chunk's first level-wide number and rows
+    let mut place: CoordsMap<&[i64], (u64, u64)> = CoordsMap::default();
+    let mut next = 0u64;
+    for (key, rows) in &parents.chunks {
+        place.insert(key.coords(), (next, rows.len() as u64));
+        next += rows.len() as u64;
+    }
+    let mut number = |k: &ChunkKey, r: u64| -> Option<u64> {
+        let &(start, rows) = place.get(k.coords())?;
+        (r < rows).then_some(start + r)
+    };
+    let mut seen = HashSet::new();
+    let mut coarse = Vec::new();
+    let mut numbered = Vec::new();
+    let mut keep = |numbered: &mut Vec<NumberedLink>, coarse: &mut Vec<Vec<u64>>| {
+        for l in numbered.drain(..) {
+            if l.ends.len() != width {
+                continue;
+            }
+            let corners: Option<Vec<u64>> = l.ends.iter().map(|&v| metavertex(v)).collect();
+            if let Some(c) = corners.and_then(|c| remap(c, &mut seen)) {
+                coarse.push(c);
+            }
+        }
+    };
+    let mut ordinal = 0;
+    for (key, rows) in &parents.chunks {
+        let Some(links) = level.links(key, width, rows.len() as u64)? else {
+            continue;
+        };
+        source.number_chunk(
+            key,
+            &links,
+            &[],
+            ordinal,
+            &mut number,
+            Endpoints::All,
+            &mut numbered,
+        )?;
+        ordinal += links.len();
+        keep(&mut numbered, &mut coarse);
+    }
+    source.number_cross_chunk(ordinal, &mut number, Endpoints::All, &mut numbered)?;
+    keep(&mut numbered, &mut coarse);
+    Ok(coarse)
 }
 
 #[cfg(test)]
