@@ -41,6 +41,7 @@
 //! # Ok(()) }
 //! ```
 
+mod attributes;
 mod build;
 pub mod coarsen;
 mod links;

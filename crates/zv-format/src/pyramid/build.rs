@@ -8,13 +8,13 @@ use std::sync::Arc;
 use serde_json::{json, Map, Value};
 use zv_core::store::Store;
 
+use super::attributes::{fragment_attributes, groups, object_attributes};
 use super::coarsen::{bin_of, linked, points, polylines, skeletons};
 use super::links::{write_cross_level, ParentMap, NO_PARENT};
 use super::source::SourceLevel;
 use super::sparsity::{select, ObjectStats, SparsityStrategy};
 use super::PyramidOptions;
 use crate::blob::Blobs;
-use crate::document::{Attribute, AttributeValues};
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
 use crate::metadata::json::whole_multiples;
@@ -332,87 +332,6 @@ fn object_stats(
     Ok(stats)
 }
 
-/// The object attributes of the coarse level: the fine level's, rows of dropped objects
-/// absent.
-fn object_attributes(source: &SourceLevel, keep: &[bool]) -> Result<BTreeMap<String, Attribute>> {
-    let attributes = source.level.object_attributes()?;
-    dense_attributes(source, names::OBJECT_ATTRIBUTES, attributes, Some(keep))
-}
-
-/// A level's groups as the writer takes them: members by group id, and group attributes.
-type GroupsOf = (BTreeMap<u64, Vec<u64>>, BTreeMap<String, Attribute>);
-
-/// The groups of the coarse level: the fine level's members (object ids are kept, dropped
-/// objects are empty) and group attributes, unchanged.
-fn groups(source: &SourceLevel) -> Result<Option<GroupsOf>> {
-    let Some(groups) = source.level.groups()? else {
-        return Ok(None);
-    };
-    let members = (0u64..).zip(groups.members).collect();
-    let attributes = source.level.group_attributes()?;
-    let attributes = dense_attributes(source, names::GROUP_ATTRIBUTES, attributes, None)?;
-    Ok(Some((members, attributes)))
-}
-
-/// Dense attributes (of objects or groups, under `container`) read from the fine level, as
-/// the writer takes them; rows `keep` marks `false` are absent (`None`: every row is kept).
-fn dense_attributes(
-    source: &SourceLevel,
-    container: &str,
-    attributes: BTreeMap<String, crate::reader::DenseAttribute>,
-    keep: Option<&[bool]>,
-) -> Result<BTreeMap<String, Attribute>> {
-    let mut out = BTreeMap::new();
-    for (name, a) in attributes {
-        let present: Option<Vec<bool>> = match (keep, &a.present_mask) {
-            (None, None) => None,
-            _ => Some(
-                (0..a.values.rows.num_rows())
-                    .map(|o| {
-                        keep.is_none_or(|k| k.get(o) == Some(&true))
-                            && a.present_mask
-                                .as_ref()
-                                .is_none_or(|m| m.get(o) == Some(&true))
-                    })
-                    .collect(),
-            ),
-        };
-        let values = match &a.dictionary {
-            Some(d) => {
-                let strings = d.decode(&a.values.rows).map_err(|e| Error::Blob {
-                    key: format!("{}/{container}/{name}/data", source.level.id()),
-                    source: e,
-                })?;
-                AttributeValues::Categorical(
-                    strings
-                        .into_iter()
-                        .enumerate()
-                        .map(|(r, s)| {
-                            s.filter(|_| present.as_ref().is_none_or(|p| p.get(r) == Some(&true)))
-                        })
-                        .collect(),
-                )
-            }
-            None => AttributeValues::Numeric {
-                rows: a.values.rows.clone(),
-                present,
-            },
-        };
-        let channel_names = a
-            .attributes
-            .get("channel_names")
-            .and_then(|v| serde_json::from_value(v.clone()).ok());
-        out.insert(
-            name,
-            Attribute {
-                values,
-                channel_names,
-            },
-        );
-    }
-    Ok(out)
-}
-
 /// What a step leaves for the deeper cross-level links: each fine row's metavertex, and each
 /// metavertex's place (chunk, row) at the coarse level.
 struct Step {
@@ -465,6 +384,7 @@ fn build_level(
     if objects {
         writer.set_num_objects(source.num_objects);
         writer.set_object_attributes(object_attributes(source, &keep)?);
+        writer.set_fragment_attributes(fragment_attributes(source, &keep)?);
         if let Some((members, attributes)) = groups(source)? {
             writer.set_groups(members, attributes);
         }
