@@ -4,7 +4,8 @@
 //! object's vertices per level (`object_ids=[o]`) number what zv's manifests give, and its
 //! `validate(path, level=5)` reports no errors; `zv validate` passes too. For polylines and
 //! streamlines, the reference's `read_polylines` reads every level: each object's path (its
-//! segments joined) is the one zv reads, the totals agree, and `validate(level=5)` passes. For
+//! segments joined) is the one zv reads, the totals agree, and `validate(level=5)` passes, with
+//! a fragment attribute at every level. For
 //! skeletons, its `read_graph` reads every level with the positions zv reads (sorted: its order
 //! and its implicit parents follow its own level-global rule) and `validate(level=5)` passes.
 //!
@@ -226,7 +227,9 @@ fn the_reference_reads_every_level_of_zv_pyramids() {
 }
 
 /// A deterministic pseudo-random document of `n` random-walk polylines (some empty, some of
-/// one vertex) with a float vertex attribute and a numeric object attribute.
+/// one vertex) with a float vertex attribute, a numeric object attribute and a fragment
+/// attribute (null for the empty polylines, which have no fragments), which every coarse level
+/// carries.
 fn polyline_document(geometry: &str, n: usize, seed: u64) -> Value {
     let mut state = seed;
     let mut next = || {
@@ -251,12 +254,24 @@ fn polyline_document(geometry: &str, n: usize, seed: u64) -> Value {
         weights.push(w);
     }
     let score: Vec<f64> = (0..n).map(|_| next()).collect();
+    let kind: Vec<Value> = polylines
+        .iter()
+        .enumerate()
+        .map(|(o, p)| {
+            if p.is_empty() {
+                Value::Null
+            } else {
+                json!(o % 5)
+            }
+        })
+        .collect();
     json!({
         "format": "zv-geometry/1", "geometry": geometry,
         "chunk_shape": [25, 25, 25], "bin_shape": [12.5, 12.5, 12.5],
         "polylines": polylines,
         "vertex_attributes": {"w": {"dtype": "float32", "values": weights}},
         "object_attributes": {"score": {"dtype": "float32", "values": score}},
+        "fragment_attributes": {"kind": {"dtype": "int32", "values": kind}},
     })
 }
 
@@ -365,6 +380,11 @@ fn the_reference_reads_every_level_of_zv_polyline_pyramids() {
         let mut previous = u64::MAX;
         for (l, level) in levels.iter().enumerate() {
             let lv = zv.level(l as u32).unwrap();
+            assert_eq!(
+                lv.fragment_attribute_names().unwrap(),
+                ["kind"],
+                "{store} level {l}: the fragment attribute is carried"
+            );
             let mut total = 0u64;
             let mut nonempty = 0u64;
             for o in 0..objects {
