@@ -51,16 +51,19 @@ pub(super) fn fragment_attributes(
                 .push((o, f));
         }
     }
+    // each of those chunks' fragment count, read once for every attribute
+    let mut counts = Vec::with_capacity(wanted.len());
+    for (key, objects) in &wanted {
+        if let Some(chunk) = level.chunk(key)? {
+            counts.push((key, objects, chunk.fragments.len() as u64));
+        }
+    }
     let mut dense = BTreeMap::new();
     for name in attribute_names {
         let info = level.fragment_attribute_info(&name)?;
         let mut rows: Vec<Option<Vec<u8>>> = vec![None; n];
         let mut layout = None;
-        for (key, objects) in &wanted {
-            let Some(chunk) = level.chunk(key)? else {
-                continue;
-            };
-            let fragments = chunk.fragments.len() as u64;
+        for &(key, objects, fragments) in &counts {
             let Some(values) = level.fragment_attribute(&info, key, fragments)? else {
                 continue;
             };
