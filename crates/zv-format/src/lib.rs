@@ -75,6 +75,7 @@ pub mod layout;
 pub mod metadata;
 pub mod migrate;
 pub mod names;
+pub mod parts;
 pub mod progress;
 pub mod pyramid;
 pub mod reader;

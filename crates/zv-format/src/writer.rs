@@ -64,6 +64,7 @@ mod links;
 mod lookup;
 mod objects;
 mod options;
+mod part;
 mod placement;
 mod polylines;
 mod skeleton;
@@ -93,6 +94,7 @@ pub use placement::COORDINATE_LIMIT;
 
 use columns::Columns;
 use links::Connectivity;
+pub(crate) use part::Owner;
 use placement::{Extent, Grid};
 use polylines::Polylines;
 use spill::Spill;
@@ -144,6 +146,8 @@ pub struct ZvWriter {
     fragment_attributes: BTreeMap<String, Attribute>,
     groups: BTreeMap<u64, Vec<u64>>,
     group_attributes: BTreeMap<String, Attribute>,
+    /// The part of a distributed write this writer writes ([`crate::parts`]), if any.
+    owner: Option<part::Owner>,
 }
 
 impl std::fmt::Debug for ZvWriter {
@@ -211,6 +215,7 @@ impl ZvWriter {
             fragment_attributes: BTreeMap::new(),
             groups: BTreeMap::new(),
             group_attributes: BTreeMap::new(),
+            owner: None,
             opts: options,
         }
     }

@@ -101,7 +101,7 @@ impl ZvWriter {
     }
 
     /// Chunk indices and rows must fit 32 bits.
-    fn check_chunks(&self) -> Result<()> {
+    pub(super) fn check_chunks(&self) -> Result<()> {
         let occupied = self.spill.keys().len();
         if occupied as u64 > u32::MAX as u64 + 1 {
             return Err(bad(format!(

@@ -44,6 +44,16 @@ impl ChunkBlobs {
         self.chunks.iter().map(|c| c.rows).sum()
     }
 
+    /// The object of each fragment of chunk `ci` (stores with objects, but polylines).
+    pub(super) fn objects(&self, ci: usize) -> &[u64] {
+        &self.chunks[ci].objects
+    }
+
+    /// The vertex rows of chunk `ci`.
+    pub(super) fn chunk_rows(&self, ci: usize) -> u64 {
+        self.chunks[ci].rows
+    }
+
     /// The number of fragments of chunk `ci` (linked geometries).
     pub(super) fn fragments(&self, ci: usize) -> usize {
         self.chunks[ci].spans.len()

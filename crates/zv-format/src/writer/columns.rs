@@ -9,6 +9,7 @@ use zv_core::data_type::DataType;
 use crate::document::{Attribute, AttributeValues};
 use crate::error::{AttributeKind, Error, InputItem, Result};
 use crate::layout::attributes::{f64_to_le, AttributeRows, Dictionary};
+use crate::parts::ColumnSchema;
 
 /// The provisional code of a missing categorical value.
 const MISSING_CODE: u32 = u32::MAX;
@@ -286,6 +287,63 @@ impl Columns {
                 Ok(NewSchema(None))
             }
         }
+    }
+
+    /// The schema of a part of a distributed write, for its receipt: each column's name, data
+    /// type, channels and channel names. A categorical column is refused: its codes depend on
+    /// every category of the whole write, which no part sees.
+    pub(super) fn part_schema(&self) -> Result<Vec<ColumnSchema>> {
+        self.fixed
+            .iter()
+            .flatten()
+            .map(|c| match c.kind {
+                ColumnKind::Numeric {
+                    data_type,
+                    channels,
+                } => Ok(ColumnSchema {
+                    name: c.name.clone(),
+                    data_type: data_type.name().to_owned(),
+                    channels,
+                    channel_names: c.channel_names.clone(),
+                }),
+                ColumnKind::Categorical => Err(Error::Unsupported {
+                    key: c.name.clone(),
+                    what: format!(
+                        "categorical {} attribute `{}` in a distributed write (its codes need every category of the whole write; store the codes as a numeric attribute)",
+                        self.of, c.name
+                    ),
+                }),
+            })
+            .collect()
+    }
+
+    /// Fixes the schema of a commit from its parts' receipts (see [`Columns::part_schema`]).
+    pub(super) fn install_part_schema(&mut self, schema: &[ColumnSchema]) -> Result<()> {
+        let columns = schema
+            .iter()
+            .map(|c| {
+                let data_type = DataType::from_name(&c.data_type).ok_or_else(|| {
+                    Error::attribute(
+                        self.of,
+                        &c.name,
+                        format!("unknown data type `{}`", c.data_type),
+                    )
+                })?;
+                Ok(Column {
+                    name: c.name.clone(),
+                    kind: ColumnKind::Numeric {
+                        data_type,
+                        channels: c.channels,
+                    },
+                    channel_names: c.channel_names.clone(),
+                    categories: Vec::new(),
+                    lookup: HashMap::new(),
+                    has_missing: false,
+                })
+            })
+            .collect::<Result<_>>()?;
+        self.fixed = Some(columns);
+        Ok(())
     }
 
     /// Installs a schema returned by [`Columns::check`] (nothing if it returned none).

@@ -47,6 +47,15 @@ impl OutOfBounds {
             )),
         }
     }
+
+    /// The name [`OutOfBounds::parse`] reads back.
+    pub fn name(self) -> &'static str {
+        match self {
+            OutOfBounds::Raise => "raise",
+            OutOfBounds::Ignore => "ignore",
+            OutOfBounds::Expand => "expand",
+        }
+    }
 }
 
 /// The compression of the blobs.
@@ -106,6 +115,22 @@ impl CodecChoice {
         })
     }
 
+    /// The text [`CodecChoice::parse`] reads back as this choice.
+    pub fn spec(&self) -> String {
+        let base = match self.compression {
+            Compression::SpecDefault => "spec-default".to_owned(),
+            Compression::None => "none".to_owned(),
+            Compression::Zstd(level) => format!("zstd:{level}"),
+            Compression::BloscLz4 => "blosc-lz4".to_owned(),
+            Compression::Gzip(level) => format!("gzip:{level}"),
+        };
+        if self.crc32c {
+            base + "+crc32c"
+        } else {
+            base
+        }
+    }
+
     /// The codec list of a blob whose payload has elements of `typesize` bytes; `links`
     /// selects bit shuffle for the blosc choices.
     pub fn codecs(&self, typesize: usize, links: bool) -> Vec<ExtensionMetadata> {
@@ -160,6 +185,14 @@ impl FormatVersion {
                 "format_version",
                 format!("`{other}` (expected 0.7 or 0.9)"),
             )),
+        }
+    }
+
+    /// The text [`FormatVersion::parse`] reads back.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::V0_7 => "0.7",
+            Self::V0_9 => "0.9",
         }
     }
 
@@ -266,7 +299,7 @@ impl WriterOptions {
     }
 
     /// Checks every option, and that they agree with each other.
-    pub(super) fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         self.check_chunk_shape()?;
         self.check_axes()?;
         self.check_bin_shape()?;

@@ -286,6 +286,12 @@ impl Extent {
         }
     }
 
+    /// The extent of the data seen (`None` before any vertex): the corners of a part's
+    /// vertices, for its receipt.
+    pub(super) fn seen(&self) -> Option<(Vec<f64>, Vec<f64>)> {
+        self.seen.clone()
+    }
+
     /// The bounds to write: the given (or expanded) ones, else those of the data, else the
     /// first chunk.
     pub(super) fn bounds(&self, chunk_shape: &[f64]) -> [Vec<f64>; 2] {

@@ -174,6 +174,12 @@ impl Spill {
         index
     }
 
+    /// Sets the row count of chunk number `index`, whose records were written elsewhere (the
+    /// parts of a distributed write, merged at its commit).
+    pub(super) fn set_rows(&mut self, index: u32, rows: u64) {
+        self.chunks[index as usize].rows = rows;
+    }
+
     /// Forgets the chunks from number `occupied` on (which hold no records yet).
     pub(super) fn truncate(&mut self, occupied: usize) {
         for key in self.keys.drain(occupied..) {

@@ -102,7 +102,11 @@ impl ZvWriter {
                 return Err(too_far(x, bin, item()));
             }
             place.note();
+            let occupied = self.spill.keys().len();
             let ci = self.spill.index(&place.chunk);
+            if ci as usize == occupied {
+                self.check_owned(&place.chunk, item)?;
+            }
             if let Some(c) = &mut placed.counts {
                 if c.len() <= ci as usize {
                     c.resize(ci as usize + 1, 0);

@@ -1,0 +1,245 @@
+//! The writer's side of a distributed write ([`crate::parts`]): the chunks a part may take,
+//! a part's finish (its chunk blobs, then its receipt), and the commit that merges the
+//! receipts into the level-global arrays and documents, root last.
+//!
+//! A part writes exactly what a single writer writes for the same chunks: the chunk blobs of
+//! a chunk depend only on that chunk's records (in arrival order within each fragment). The
+//! commit then writes what depends on the whole level (the object index, the array and level
+//! documents, the root) from the receipts alone, so a store written in parts is byte for byte
+//! the store one writer makes of the same rows, whatever the number of parts and the order
+//! they finish in, as long as each chunk's rows reach its part in the input order.
+
+use std::collections::BTreeMap;
+
+use super::{bad, Target, ZvWriter};
+use crate::error::{Error, InputItem, Result};
+use crate::geometry::Geometry;
+use crate::metadata::ChunkKey;
+use crate::parts::{part_of, ChunkReceipt, PartReceipt};
+use crate::writer::{FormatVersion, WriteSummary};
+
+/// The part a writer writes: `part` of `parts`, and the run it belongs to.
+#[derive(Debug, Clone)]
+pub(crate) struct Owner {
+    pub(crate) run: String,
+    pub(crate) part: u32,
+    pub(crate) parts: u32,
+}
+
+impl ZvWriter {
+    /// Makes this writer part `owner.part` of a distributed write: it refuses vertices in
+    /// chunks other parts own.
+    pub(crate) fn set_owner(&mut self, owner: Owner) {
+        self.owner = Some(owner);
+    }
+
+    /// The number of axes.
+    pub(crate) fn ndim(&self) -> usize {
+        self.grid.ndim
+    }
+
+    /// Whether this writer may take vertices in chunk `coords` (always, outside a
+    /// distributed write).
+    pub(crate) fn owns_chunk(&self, coords: &[i64]) -> bool {
+        self.owner
+            .as_ref()
+            .is_none_or(|o| part_of(coords, o.parts) == o.part)
+    }
+
+    /// Whether this writer takes a vertex at `position` (its chunk is this part's); a
+    /// position that cannot be stored (not finite, too far) is taken by part 0, so that one
+    /// part reports it.
+    pub(crate) fn owns_position(&self, position: &[f64]) -> bool {
+        let Some(o) = &self.owner else { return true };
+        let nd = self.grid.ndim;
+        let mut stored = vec![0.0; nd];
+        let mut chunk = vec![0; nd];
+        let ok = position.len() == nd
+            && self
+                .grid
+                .store_into(position, || InputItem::Vertex(0), &mut stored)
+                .is_ok()
+            && self.grid.chunk_in_range(&stored, &mut chunk).is_none();
+        if !ok {
+            return o.part == 0;
+        }
+        self.owns_chunk(&chunk)
+    }
+
+    /// Refuses a vertex (named by `item`) in chunk `coords` when another part owns it.
+    pub(super) fn check_owned(
+        &self,
+        coords: &[i64],
+        item: impl FnOnce() -> InputItem,
+    ) -> Result<()> {
+        match &self.owner {
+            Some(o) if !self.owns_chunk(coords) => Err(Error::input(
+                item(),
+                format!(
+                    "is in chunk {}, which part {} of {} owns, not this part ({})",
+                    ChunkKey(coords.to_vec()),
+                    part_of(coords, o.parts),
+                    o.parts,
+                    o.part
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// Refuses what a distributed write does not carry yet.
+    pub(crate) fn check_part_options(&self) -> Result<()> {
+        if self.opts.geometry != Geometry::PointCloud {
+            return Err(bad(format!(
+                "distributed writes take point clouds for now, not {}",
+                self.opts.geometry.name()
+            )));
+        }
+        if self.opts.format_version != FormatVersion::V0_7 {
+            return Err(bad("distributed writes write the ZV 0.7 layout for now"));
+        }
+        Ok(())
+    }
+
+    /// Finishes a part: writes its chunk blobs (in parallel), makes them durable, and returns
+    /// its receipt (which the caller persists). Writes no level-global array and no document
+    /// above the chunks.
+    pub(crate) fn finish_part(self) -> Result<PartReceipt> {
+        let store = std::sync::Arc::clone(self.blobs.store());
+        crate::io_pool::with_store(store.as_ref(), move || self.write_part())
+    }
+
+    /// [`ZvWriter::finish_part`], on the pool the store wants.
+    fn write_part(self) -> Result<PartReceipt> {
+        let owner = self
+            .owner
+            .clone()
+            .ok_or_else(|| bad("not a part of a distributed write"))?;
+        self.check_part_options()?;
+        if !self.object_attributes.is_empty()
+            || !self.fragment_attributes.is_empty()
+            || !self.groups.is_empty()
+        {
+            return Err(bad(
+                "a part carries vertices only: give object attributes and groups to the commit",
+            ));
+        }
+        self.check_chunks()?;
+        let schema = self.columns.part_schema()?;
+        let columns = self.columns.finish()?;
+        let chunks = self.write_chunk_blobs(None, &columns, &[])?;
+        self.blobs.store().sync()?;
+        let receipts = self
+            .spill
+            .keys()
+            .iter()
+            .enumerate()
+            .map(|(ci, key)| ChunkReceipt {
+                key: key.0.clone(),
+                rows: chunks.chunk_rows(ci),
+                objects: chunks.objects(ci).to_vec(),
+            })
+            .collect();
+        let extent = self.extent.seen();
+        Ok(PartReceipt {
+            run: owner.run,
+            part: owner.part,
+            parts: owner.parts,
+            vertices: self.n_vertices,
+            objects_given: self.objects_given,
+            max_object: self.max_object,
+            extent,
+            columns: schema,
+            chunks: receipts,
+        })
+    }
+
+    /// Commits a distributed write from its parts' `receipts` (one per part, in any order;
+    /// checked by the caller to belong to one run and to be complete): merges their chunks,
+    /// then writes the object index, the object attributes and groups given to this writer,
+    /// the documents, and the root last.
+    pub(crate) fn commit_parts(mut self, receipts: &[PartReceipt]) -> Result<WriteSummary> {
+        self.check_part_options()?;
+        let mut owner_of: BTreeMap<&[i64], u32> = BTreeMap::new();
+        let mut fragment_objects = Vec::new();
+        let mut schema: Option<(u32, &[crate::parts::ColumnSchema])> = None;
+        for r in receipts {
+            if let Some(given) = r.objects_given {
+                self.check_id_mode(given).map_err(|_| {
+                    bad(format!(
+                        "part {} has {} object ids, another part {}",
+                        r.part,
+                        if given { "" } else { "no" },
+                        if given { "none" } else { "has them" }
+                    ))
+                })?;
+                self.objects_given = Some(given);
+            }
+            if r.vertices > 0 {
+                match schema {
+                    None => schema = Some((r.part, &r.columns)),
+                    Some((p, s)) if s != r.columns.as_slice() => {
+                        return Err(bad(format!(
+                            "parts {p} and {} have different vertex attributes",
+                            r.part
+                        )))
+                    }
+                    Some(_) => {}
+                }
+            }
+            for c in &r.chunks {
+                if let Some(other) = owner_of.insert(&c.key, r.part) {
+                    return Err(Error::input(
+                        InputItem::Chunk(ChunkKey(c.key.clone())),
+                        format!("is claimed by parts {other} and {}", r.part),
+                    ));
+                }
+                let ci = self.spill.index(&c.key);
+                self.spill.set_rows(ci, c.rows);
+                fragment_objects.push(c.objects.clone());
+            }
+            if let Some((lo, hi)) = &r.extent {
+                self.extent.note(lo);
+                self.extent.note(hi);
+            }
+            if let Some(m) = r.max_object {
+                self.max_object = Some(self.max_object.map_or(m, |x| x.max(m)));
+            }
+            self.n_vertices = self
+                .n_vertices
+                .checked_add(r.vertices)
+                .ok_or_else(|| bad("more than 2^64 vertices"))?;
+        }
+        if let Some((_, s)) = schema {
+            self.columns.install_part_schema(s)?;
+        }
+        let rows: u64 = self.spill.chunks().map(|(_, c)| c.rows).sum();
+        if rows != self.n_vertices {
+            return Err(bad(format!(
+                "the parts' chunks hold {rows} vertices, their receipts count {}",
+                self.n_vertices
+            )));
+        }
+        let counts = self.validate()?;
+        if matches!(self.target, Target::Store) && self.blobs.node("")?.is_some() {
+            return Err(bad(
+                "another writer committed a store here first (the root zarr.json exists)",
+            ));
+        }
+        let columns = self.columns.finish()?;
+        if !self.has_objects() {
+            fragment_objects.clear();
+        }
+        self.write_objects(&fragment_objects, &counts)?;
+        self.write_vertex_documents(&columns, &[])?;
+        self.write_level_and_root(rows, !columns.is_empty())?;
+        Ok(WriteSummary {
+            vertices: rows,
+            chunks: self.spill.keys().len(),
+            objects: counts.objects,
+            intra_links: 0,
+            cross_chunk_links: 0,
+            groups: counts.groups,
+        })
+    }
+}
