@@ -28,6 +28,9 @@ pub(crate) struct ImportArgs {
     /// The stored vertex type: float32 or float64 (default: the file's, float64 for text formats).
     #[arg(long)]
     pub(crate) vertex_dtype: Option<String>,
+    /// Write part K of N of a distributed write (PLY or CSV points): keep the points whose chunk part K owns; `zv commit STORE` once all N parts have run.
+    #[arg(long, value_name = "K/N")]
+    pub(crate) part: Option<String>,
 }
 
 /// The options of `zv export` for the file formats of zv-io.
@@ -103,6 +106,9 @@ pub(crate) fn import(
     if let Some(c) = codecs {
         opts.codecs = zv_format::writer::CodecChoice::parse(c)?;
     }
+    if let Some(p) = &args.part {
+        opts.part = Some(crate::parts::parse_part(p)?);
+    }
     if let Some(dt) = &args.vertex_dtype {
         opts.vertex_type = Some(
             zv_core::data_type::DataType::from_name(dt)
@@ -115,6 +121,8 @@ pub(crate) fn import(
     let _ = store;
     match zv_io::import_file(Path::new(file), format, target.clone(), &opts) {
         Ok(summary) => Ok(summary),
+        // a part leaves the shared store as it is: the other parts' chunks stay
+        Err(e) if opts.part.is_some() => Err(e.into()),
         Err(e) => {
             // the store was empty: leave it so
             let _ = target.delete_prefix(&zv_core::key::StorePrefix::root());

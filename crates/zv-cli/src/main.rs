@@ -29,6 +29,7 @@ mod io;
 mod legacy;
 mod ls;
 mod migrate;
+mod parts;
 mod progress;
 mod pyramid;
 mod render;
@@ -114,6 +115,17 @@ enum Command {
         json: bool,
         #[command(flatten)]
         io: io::ImportArgs,
+    },
+    /// Commit a distributed write once every part has run (`zv import --part K/N` on N machines, then this once).
+    #[command(
+        after_help = "Examples:\n  zv import points.csv s3://bucket/cells.zv --chunk-shape 100,100,100 --part 0/2   # machine A\n  zv import points.csv s3://bucket/cells.zv --chunk-shape 100,100,100 --part 1/2   # machine B\n  zv commit s3://bucket/cells.zv"
+    )]
+    Commit {
+        /// The store the parts wrote into.
+        store: String,
+        /// Print the summary as JSON on stdout.
+        #[arg(long)]
+        json: bool,
     },
     /// Export level 0 of a store: zv-geometry/1 JSON, PLY, CSV, SWC, STL, OBJ, TRK, TCK, LAS or LAZ (by extension or --format).
     #[command(
@@ -247,6 +259,7 @@ fn main() -> ExitCode {
             &io,
         ),
         Command::Export { store, output, io } => export(&store, output, &io),
+        Command::Commit { store, json } => parts::commit(&store, json),
         Command::Validate { store, level, json } => return validate::run(&store, level, json),
         Command::Info { store, json } => info::run(&store, json),
         Command::Pyramid(args) => pyramid::run(args),
@@ -335,7 +348,13 @@ fn import(
         }
     };
     let target = zv_core::plugin::open_store(store)?;
-    if !target
+    if let Some(part) = &args.part {
+        // a part writes beside the other parts: the store is shared, not emptied
+        parts::parse_part(part)?;
+        if overwrite || doc.is_some() {
+            return Err("--part takes PLY or CSV point files, without --overwrite".into());
+        }
+    } else if !target
         .list_prefix(&zv_core::key::StorePrefix::root())?
         .is_empty()
     {
@@ -359,6 +378,21 @@ fn import(
         )?,
     };
     bar.finish();
+    if let Some(part) = &args.part {
+        if json {
+            return print_json(&serde_json::json!({
+                "store": store,
+                "part": part,
+                "vertices": summary.vertices,
+                "chunks": summary.chunks,
+            }));
+        }
+        progress::note(format_args!(
+            "part {part}: wrote {} vertices in {} chunks to {store}; `zv commit {store}` once every part has run",
+            summary.vertices, summary.chunks
+        ));
+        return Ok(());
+    }
     if json {
         return print_json(&serde_json::json!({
             "store": store,

@@ -71,7 +71,7 @@ pub fn part_of(coords: &[i64], parts: u32) -> u32 {
 
 /// The key of `name` under [`PARTS_DIR`].
 fn parts_key(name: &str) -> Result<StoreKey> {
-    Ok(StoreKey::new(&format!("{PARTS_DIR}/{name}")).map_err(zv_core::Error::from)?)
+    Ok(StoreKey::new(format!("{PARTS_DIR}/{name}")).map_err(zv_core::Error::from)?)
 }
 
 /// The key of part `part`'s receipt.
@@ -129,7 +129,14 @@ impl std::fmt::Debug for PartWriter {
 impl PartWriter {
     /// Part `part` of the write staged in `store` (by [`prepare`]), with the plan's options.
     pub fn open(store: Arc<dyn Store>, part: u32) -> Result<Self> {
-        let plan = plan::require(store.as_ref())?;
+        Self::open_with_budget(store, part, crate::writer::DEFAULT_MEMORY_BUDGET)
+    }
+
+    /// [`PartWriter::open`] with this worker's memory budget (bytes of vertex records held
+    /// before spilling, as [`WriterOptions::memory_budget`]).
+    pub fn open_with_budget(store: Arc<dyn Store>, part: u32, memory_budget: u64) -> Result<Self> {
+        let mut plan = plan::require(store.as_ref())?;
+        plan.options.memory_budget = memory_budget;
         if part >= plan.parts {
             return Err(Error::InvalidInput(format!(
                 "part {part} of a write of {} parts (parts are 0..{})",
@@ -300,7 +307,7 @@ pub fn commit(store: Arc<dyn Store>, inputs: CommitInputs) -> Result<WriteSummar
     for part in 0..plan.parts {
         match read_receipt(store.as_ref(), part)? {
             Some(r) => {
-                r.check(&plan, part, &receipt_key(part)?.to_string())?;
+                r.check(&plan, part, receipt_key(part)?.as_ref())?;
                 receipts.push(r);
             }
             None => missing.push(part),

@@ -246,6 +246,12 @@ pub fn import_file(
             reason: "an edge list goes with a CSV file of nodes".into(),
         });
     }
+    if opts.part.is_some() && !matches!(format, Format::Ply | Format::Csv) {
+        return Err(Error::Unsupported {
+            file: path.display().to_string(),
+            reason: "a distributed import (a part) takes point clouds from PLY or CSV files".into(),
+        });
+    }
     match format {
         #[cfg(feature = "ply")]
         Format::Ply => ply::import(path, store, opts),

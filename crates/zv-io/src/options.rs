@@ -28,6 +28,11 @@ pub struct ImportOptions {
     /// Where the import reports progress: the file's size in bytes, then the bytes read
     /// (nowhere by default).
     pub progress: Reporter,
+    /// A part of a distributed write ([`zv_format::parts`]): `(part, parts)`. The import
+    /// stages the write (or joins the one staged with the same options), keeps the points
+    /// whose chunk the part owns and stores the part's receipt; `zv_format::parts::commit`
+    /// makes the store once every part has run. Point clouds from PLY and CSV files.
+    pub part: Option<(u32, u32)>,
 }
 
 impl Default for ImportOptions {
@@ -42,6 +47,7 @@ impl Default for ImportOptions {
             edges: None,
             format_version: FormatVersion::V0_7,
             progress: Reporter::default(),
+            part: None,
         }
     }
 }

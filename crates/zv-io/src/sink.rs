@@ -11,6 +11,7 @@ use zv_core::data_type::DataType;
 use zv_core::store::Store;
 use zv_format::document::{Attribute, AttributeValues};
 use zv_format::layout::attributes::{f64_to_le, AttributeRows};
+use zv_format::parts::PartWriter;
 use zv_format::writer::{WriteSummary, WriterOptions, ZvWriter};
 use zv_format::Geometry;
 
@@ -153,6 +154,12 @@ pub(crate) struct SinkSpec {
     pub(crate) with_ids: bool,
 }
 
+/// Where a sink's batches go: the store's writer, or one part of a distributed write.
+enum SinkWriter {
+    Whole(Box<ZvWriter>),
+    Part(Box<PartWriter>),
+}
+
 /// Gathers vertex rows into batches for the writer. See the [module docs](self).
 pub(crate) struct VertexSink {
     file: FileName,
@@ -161,7 +168,9 @@ pub(crate) struct VertexSink {
     chunk_given: bool,
     batch: usize,
     ndim: usize,
-    writer: Option<ZvWriter>,
+    writer: Option<SinkWriter>,
+    /// `(part, parts)` of a distributed write.
+    part: Option<(u32, u32)>,
     /// The current batch's coordinates (`ndim` per vertex).
     pub(crate) coords: Vec<f64>,
     /// The current batch's object ids, when the file has them.
@@ -197,6 +206,7 @@ impl VertexSink {
             batch: opts.batch.max(1),
             ndim,
             writer: None,
+            part: opts.part,
             coords: Vec::new(),
             ids: with_ids.then(Vec::new),
             columns,
@@ -235,9 +245,16 @@ impl VertexSink {
         }
         self.writer()?;
         let ids = self.ids.as_deref();
-        if let Some(w) = self.writer.as_mut() {
-            w.add_vertices_flat(&self.coords, ids, &attrs)
-                .map_err(|e| file.format(e))?;
+        match self.writer.as_mut() {
+            Some(SinkWriter::Whole(w)) => {
+                w.add_vertices_flat(&self.coords, ids, &attrs)
+                    .map_err(|e| file.format(e))?;
+            }
+            Some(SinkWriter::Part(w)) => {
+                w.add_owned_vertices_flat(&self.coords, ids, &attrs)
+                    .map_err(|e| file.format(e))?;
+            }
+            None => {}
         }
         self.flushed += n as u64;
         self.coords.clear();
@@ -263,8 +280,24 @@ impl VertexSink {
             }
             self.options.chunk_shape = auto_chunk_shape(&lo, &hi);
         }
-        let w = ZvWriter::create(self.store.clone(), self.options.clone())
-            .map_err(|e| self.file.format(e))?;
+        let w = match self.part {
+            None => SinkWriter::Whole(Box::new(
+                ZvWriter::create(self.store.clone(), self.options.clone())
+                    .map_err(|e| self.file.format(e))?,
+            )),
+            Some((part, parts)) => {
+                zv_format::parts::prepare(self.store.clone(), &self.options, parts)
+                    .map_err(|e| self.file.format(e))?;
+                SinkWriter::Part(Box::new(
+                    PartWriter::open_with_budget(
+                        self.store.clone(),
+                        part,
+                        self.options.memory_budget,
+                    )
+                    .map_err(|e| self.file.format(e))?,
+                ))
+            }
+        };
         self.writer = Some(w);
         Ok(())
     }
@@ -274,17 +307,30 @@ impl VertexSink {
         self.flush()?;
         self.writer()?;
         match self.writer.as_mut() {
-            Some(w) => Ok(w),
+            Some(SinkWriter::Whole(w)) => Ok(w),
+            Some(SinkWriter::Part(_)) => Err(self
+                .file
+                .unsupported("a distributed import (a part) takes point clouds, without links")),
             None => Err(self.file.unsupported("the writer could not be created")),
         }
     }
 
     /// Flushes and finishes the store.
+    /// A part's summary counts what the part wrote: its vertices and chunks.
     pub(crate) fn finish(mut self) -> Result<WriteSummary> {
-        self.writer_mut()?;
+        self.flush()?;
+        self.writer()?;
         let file = self.file.clone();
         match self.writer.take() {
-            Some(w) => w.finish().map_err(|e| file.format(e)),
+            Some(SinkWriter::Whole(w)) => (*w).finish().map_err(|e| file.format(e)),
+            Some(SinkWriter::Part(w)) => {
+                let receipt = w.finish().map_err(|e| file.format(e))?;
+                Ok(WriteSummary {
+                    vertices: receipt.vertices,
+                    chunks: receipt.chunks.len(),
+                    ..Default::default()
+                })
+            }
             None => Err(file.unsupported("the writer could not be created")),
         }
     }
