@@ -180,3 +180,55 @@ fn of_two_writers_creating_one_s3_store_the_second_writes_nothing() {
     assert!(hits.positions.contains(&[1.0, 1.0, 1.0]));
     assert!(!hits.positions.contains(&[5.0, 1.0, 1.0]));
 }
+
+#[test]
+fn parts_written_to_s3_commit_to_the_store_of_one_import() {
+    let server = S3Server::start();
+    server.create_bucket("parts");
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("points.csv");
+    let mut text = String::from("x,y,z,intensity,object_id\n");
+    for i in 0..2000u64 {
+        let f = |k: u64| ((i * 7919 + k * 104_729) % 1000) as f64 / 10.0;
+        text.push_str(&format!(
+            "{},{},{},{},{}\n",
+            f(1),
+            f(2),
+            f(3),
+            f(4) / 100.0,
+            i % 17
+        ));
+    }
+    std::fs::write(&csv, text).unwrap();
+    let csv = csv.to_str().unwrap();
+    let local = dir.path().join("local.zv");
+    let chunk = ["--chunk-shape", "25,25,25"];
+    let import = |store: &str, part: Option<&str>| {
+        let mut a = vec!["import", csv, store];
+        a.extend(chunk);
+        if let Some(p) = part {
+            a.extend(["--part", p]);
+        }
+        ok(zv(&server, &a), &format!("import {store} {part:?}"));
+    };
+    import(local.to_str().unwrap(), None);
+    let url = "s3://parts/points.zv";
+    import(url, Some("1/2"));
+    assert!(
+        !zv(&server, &["dump", url]).status.success(),
+        "opens before the commit"
+    );
+    import(url, Some("0/2"));
+    ok(zv(&server, &["commit", url]), "commit");
+    let keys: Vec<String> = server
+        .keys("parts", "points.zv")
+        .iter()
+        .map(|k| k["points.zv/".len()..].to_owned())
+        .collect();
+    assert_eq!(keys, local_keys(&local), "the plan and receipts are gone");
+    let want = ok(
+        zv(&server, &["dump", local.to_str().unwrap()]),
+        "dump local",
+    );
+    assert!(ok(zv(&server, &["dump", url]), "dump s3://") == want);
+}
