@@ -103,14 +103,16 @@ fi
 export ZV_S3_PYTHON="$PWD/.venv-s3/bin/python"
 "$ZV_S3_PYTHON" -c 'import moto, s3fs; print("moto", moto.__version__, "and s3fs", s3fs.__version__, "(object store tests)")'
 
-# The Python package (crates/zv-python, outside the workspace): .venv-py with maturin, pytest
-# and numpy from PyPI; the package is built from the checkout (debug build, the workspace's
-# target directory) and installed editable, then its pytest suite runs after the Rust tests.
-if ! .venv-py/bin/python -c 'import maturin, pytest, numpy' 2>/dev/null; then
-  step "creating .venv-py with maturin, pytest and numpy from PyPI"
+# The Python package (crates/zv-python, outside the workspace): .venv-py with maturin, pytest,
+# numpy, and dask, distributed and pandas (zv.dask and its LocalCluster tests) from PyPI; the
+# package is built from the checkout (the workspace's target directory) and installed
+# editable, then its pytest suite runs after the Rust tests.
+if ! .venv-py/bin/python -c 'import maturin, pytest, numpy, dask.dataframe, distributed, pandas' 2>/dev/null; then
+  step "creating .venv-py with maturin, pytest, numpy, dask, distributed and pandas from PyPI"
   rm -rf .venv-py
   python3 -m venv .venv-py
-  .venv-py/bin/pip install --quiet --disable-pip-version-check 'maturin>=1.9,<2' 'pytest>=8' 'numpy>=2'
+  .venv-py/bin/pip install --quiet --disable-pip-version-check 'maturin>=1.9,<2' 'pytest>=8' 'numpy>=2' \
+    'dask[dataframe]>=2024.8' 'distributed>=2024.8' 'pandas>=2.2'
 fi
 
 # zarr-vectors 0.9.2 with obstore, its object-store backend: it reads the 0.9 stores zv writes

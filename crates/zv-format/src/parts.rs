@@ -175,6 +175,17 @@ impl PartWriter {
         self.writer.owns_position(position)
     }
 
+    /// The part that owns each position of `coords` (`ndim` values per vertex): a router
+    /// sends each row to that part. Positions are rounded to the vertex type first, as the
+    /// writer does; one that cannot be stored goes to part 0, which reports it.
+    pub fn owners(&self, coords: &[f64]) -> Vec<u32> {
+        let nd = self.writer.ndim().max(1);
+        coords
+            .chunks(nd)
+            .map(|p| self.writer.owner_of_position(p))
+            .collect()
+    }
+
     /// Adds vertices as [`ZvWriter::add_vertices_flat`] does; a vertex in a chunk another part
     /// owns is an error (and the batch changes nothing).
     pub fn add_vertices_flat(

@@ -263,6 +263,22 @@ fn a_vertex_in_another_parts_chunk_is_refused_whole() {
         .add_owned_vertices_flat(&batch.coords, batch.ids.as_deref(), &batch.attributes)
         .unwrap();
     assert!(kept > 0 && kept < 200, "{kept}");
+    // the owners a router computes are the rows the part keeps
+    let owners = w.owners(&batch.coords);
+    assert_eq!(owners.len(), 200);
+    assert_eq!(owners.iter().filter(|&&o| o == 1).count() as u64, kept);
+    assert!(owners.iter().all(|&o| o < 3));
+    // routed by those owners, part 2's rows pass the strict call
+    let mut w2 = PartWriter::open(store.clone(), 2).unwrap();
+    let mine: Vec<f64> = batch
+        .coords
+        .chunks(3)
+        .zip(&owners)
+        .filter(|(_, &o)| o == 2)
+        .flat_map(|(p, _)| p.to_vec())
+        .collect();
+    assert!(!mine.is_empty());
+    w2.add_vertices_flat(&mine, None, &BTreeMap::new()).unwrap();
     assert_eq!(w.finish().unwrap().vertices, kept);
     assert!(PartWriter::open(store.clone(), 3).is_err(), "part 3 of 3");
 }

@@ -7,7 +7,8 @@
 //! - [`arrays`]: numpy arrays from zv's buffers (taken, not copied) and to zv's attribute rows;
 //! - [`read`]: `open`, the store and level classes, points, objects, polylines, graphs,
 //!   meshes, groups, validation;
-//! - [`write`]: one writer entry point for every geometry.
+//! - [`write`]: one writer entry point for every geometry;
+//! - [`parts`]: distributed writes (prepare, route, write a part, commit).
 //!
 //! Every call that reads or writes releases the GIL (`Python::detach`) around zv's work.
 
@@ -15,6 +16,7 @@ use pyo3::prelude::*;
 
 mod arrays;
 mod errors;
+mod parts;
 mod read;
 mod write;
 
@@ -24,5 +26,6 @@ fn _zv(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     read::register(m)?;
     write::register(m)?;
+    parts::register(m)?;
     Ok(())
 }

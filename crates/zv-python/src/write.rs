@@ -24,7 +24,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 }
 
 /// Attributes from a dict name → numpy array (`kind` names them in errors).
-fn attributes(
+pub(crate) fn attributes(
     dict: Option<&Bound<'_, PyDict>>,
     kind: &str,
 ) -> PyResult<BTreeMap<String, Attribute>> {
@@ -47,7 +47,7 @@ fn attributes(
 }
 
 /// Non-negative int64 values as `u64` (`what` names them in errors).
-fn indices(values: &[i64], what: &str) -> PyResult<Vec<u64>> {
+pub(crate) fn indices(values: &[i64], what: &str) -> PyResult<Vec<u64>> {
     values
         .iter()
         .enumerate()
@@ -59,7 +59,7 @@ fn indices(values: &[i64], what: &str) -> PyResult<Vec<u64>> {
 
 /// The writer options from the keyword arguments.
 #[allow(clippy::too_many_arguments)]
-fn options(
+pub(crate) fn options(
     geometry: &str,
     chunk_shape: Vec<f64>,
     bin_shape: Option<Vec<f64>>,

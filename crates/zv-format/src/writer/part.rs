@@ -40,17 +40,17 @@ impl ZvWriter {
 
     /// Whether this writer may take vertices in chunk `coords` (always, outside a
     /// distributed write).
-    pub(crate) fn owns_chunk(&self, coords: &[i64]) -> bool {
+    fn owns_chunk(&self, coords: &[i64]) -> bool {
         self.owner
             .as_ref()
             .is_none_or(|o| part_of(coords, o.parts) == o.part)
     }
 
-    /// Whether this writer takes a vertex at `position` (its chunk is this part's); a
-    /// position that cannot be stored (not finite, too far) is taken by part 0, so that one
-    /// part reports it.
-    pub(crate) fn owns_position(&self, position: &[f64]) -> bool {
-        let Some(o) = &self.owner else { return true };
+    /// The part that takes a vertex at `position` (its chunk's owner; 0 outside a
+    /// distributed write). A position that cannot be stored (wrong arity, not finite, too
+    /// far) goes to part 0, so that one part reports it.
+    pub(crate) fn owner_of_position(&self, position: &[f64]) -> u32 {
+        let Some(o) = &self.owner else { return 0 };
         let nd = self.grid.ndim;
         let mut stored = vec![0.0; nd];
         let mut chunk = vec![0; nd];
@@ -60,10 +60,18 @@ impl ZvWriter {
                 .store_into(position, || InputItem::Vertex(0), &mut stored)
                 .is_ok()
             && self.grid.chunk_in_range(&stored, &mut chunk).is_none();
-        if !ok {
-            return o.part == 0;
+        if ok {
+            part_of(&chunk, o.parts)
+        } else {
+            0
         }
-        self.owns_chunk(&chunk)
+    }
+
+    /// Whether this writer takes a vertex at `position` ([`ZvWriter::owner_of_position`]).
+    pub(crate) fn owns_position(&self, position: &[f64]) -> bool {
+        self.owner
+            .as_ref()
+            .is_none_or(|o| self.owner_of_position(position) == o.part)
     }
 
     /// Refuses a vertex (named by `item`) in chunk `coords` when another part owns it.

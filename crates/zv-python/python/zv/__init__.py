@@ -26,6 +26,7 @@ from ._zv import (
     ZvError,
 )
 from ._read import Graph, Level, Mesh, Object, Points, Polylines, Store, open, validate
+from ._parts import commit_parts, missing_parts, part_owners, prepare_parts, write_part
 from ._write import (
     write_graph,
     write_mesh,
@@ -53,6 +54,11 @@ __all__ = [
     "write_graph",
     "write_skeleton",
     "write_mesh",
+    "prepare_parts",
+    "part_owners",
+    "write_part",
+    "missing_parts",
+    "commit_parts",
     "ZvError",
     "StoreIOError",
     "FormatError",

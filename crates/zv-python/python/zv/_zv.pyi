@@ -73,3 +73,35 @@ def _write(
     out_of_bounds: str = "raise",
     memory_budget: Optional[int] = None,
 ) -> Dict[str, int]: ...
+
+def _prepare_parts(
+    path: str,
+    parts: int,
+    *,
+    chunk_shape: Sequence[float],
+    bin_shape: Optional[Sequence[float]] = None,
+    bounds: Optional[Tuple[Sequence[float], Sequence[float]]] = None,
+    dtype: str = "float32",
+    compression: str = "spec-default",
+    out_of_bounds: str = "raise",
+) -> Dict[str, Any]: ...
+def _part_owners(path: str, positions: np.ndarray) -> np.ndarray: ...
+def _write_part(
+    path: str,
+    part: int,
+    positions: np.ndarray,
+    *,
+    object_ids: Optional[np.ndarray] = None,
+    vertex_attributes: Optional[Mapping[str, np.ndarray]] = None,
+    owned_only: bool = True,
+    memory_budget: Optional[int] = None,
+) -> Dict[str, int]: ...
+def _missing_parts(path: str) -> List[int]: ...
+def _commit_parts(
+    path: str,
+    *,
+    object_attributes: Optional[Mapping[str, np.ndarray]] = None,
+    groups: Optional[Mapping[int, Sequence[int]]] = None,
+    group_attributes: Optional[Mapping[str, np.ndarray]] = None,
+    num_objects: int = 0,
+) -> Dict[str, int]: ...

@@ -1,0 +1,183 @@
+//! Distributed writes (`zv_format::parts`): `_prepare_parts` stages a write of N parts,
+//! `_part_owners` routes rows to parts, `_write_part` writes one part's rows (on any worker),
+//! `_missing_parts` and `_commit_parts` finish it. The Python layer's `zv.prepare_parts`,
+//! `zv.part_owners`, `zv.write_part`, `zv.missing_parts` and `zv.commit_parts` call them.
+
+use std::sync::Arc;
+
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use zv_core::store::Store;
+use zv_format::parts::{self, CommitInputs, PartWriter};
+
+use crate::errors::{input, IntoPy};
+use crate::write::{attributes, indices, options};
+
+/// Adds the functions to the module.
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(_prepare_parts, m)?)?;
+    m.add_function(wrap_pyfunction!(_part_owners, m)?)?;
+    m.add_function(wrap_pyfunction!(_write_part, m)?)?;
+    m.add_function(wrap_pyfunction!(_missing_parts, m)?)?;
+    m.add_function(wrap_pyfunction!(_commit_parts, m)?)?;
+    Ok(())
+}
+
+fn open(path: &str) -> PyResult<Arc<dyn Store>> {
+    zv_core::plugin::open_store(path).py_err()
+}
+
+/// Stages a distributed write of `parts` point-cloud parts at `path`; returns
+/// `{"run", "parts"}` (the staged one when it has the same options).
+#[pyfunction]
+#[pyo3(signature = (
+    path, parts, *, chunk_shape, bin_shape = None, bounds = None, dtype = "float32",
+    compression = "spec-default", out_of_bounds = "raise"
+))]
+#[allow(clippy::too_many_arguments)]
+fn _prepare_parts<'py>(
+    py: Python<'py>,
+    path: String,
+    parts: u32,
+    chunk_shape: Vec<f64>,
+    bin_shape: Option<Vec<f64>>,
+    bounds: Option<(Vec<f64>, Vec<f64>)>,
+    dtype: &str,
+    compression: &str,
+    out_of_bounds: &str,
+) -> PyResult<Bound<'py, PyDict>> {
+    let opts = options(
+        "point_cloud",
+        chunk_shape,
+        bin_shape,
+        bounds,
+        dtype,
+        compression,
+        "0.7",
+        out_of_bounds,
+        None,
+    )?;
+    let store = open(&path)?;
+    let plan = py
+        .detach(move || parts::prepare(store, &opts, parts))
+        .py_err()?;
+    let d = PyDict::new(py);
+    d.set_item("run", plan.run)?;
+    d.set_item("parts", plan.parts)?;
+    Ok(d)
+}
+
+/// The flat coordinates of `(N, ndim)` positions, checked against the store's axes.
+fn coords<'a>(positions: &'a PyReadonlyArray2<'_, f64>, ndim: usize) -> PyResult<&'a [f64]> {
+    let cols = positions.shape()[1];
+    if cols != ndim {
+        return Err(input(format!(
+            "positions have {cols} columns, the store has {ndim} axes"
+        )));
+    }
+    positions
+        .as_slice()
+        .map_err(|e| input(format!("positions: {e}")))
+}
+
+/// The part that owns each row of `positions` (`(N,)` uint32) in the write staged at `path`.
+#[pyfunction]
+fn _part_owners<'py>(
+    py: Python<'py>,
+    path: String,
+    positions: PyReadonlyArray2<'py, f64>,
+) -> PyResult<Bound<'py, PyArray1<u32>>> {
+    let store = open(&path)?;
+    let w = py.detach(|| PartWriter::open(store, 0)).py_err()?;
+    let ndim = positions.shape()[1];
+    let flat = coords(&positions, ndim)?;
+    let owners = py.detach(|| w.owners(flat));
+    Ok(owners.into_pyarray(py))
+}
+
+/// Writes part `part` of the write staged at `path` from the rows it owns (`owned_only`:
+/// other rows are left; else they are an error) and stores its receipt; returns
+/// `{"part", "vertices", "chunks"}`.
+#[pyfunction]
+#[pyo3(signature = (
+    path, part, positions, *, object_ids = None, vertex_attributes = None, owned_only = true,
+    memory_budget = None
+))]
+#[allow(clippy::too_many_arguments)]
+fn _write_part<'py>(
+    py: Python<'py>,
+    path: String,
+    part: u32,
+    positions: PyReadonlyArray2<'py, f64>,
+    object_ids: Option<PyReadonlyArray1<'py, i64>>,
+    vertex_attributes: Option<Bound<'py, PyDict>>,
+    owned_only: bool,
+    memory_budget: Option<u64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let ids = match &object_ids {
+        Some(o) => Some(indices(
+            o.as_slice()
+                .map_err(|e| input(format!("object_ids: {e}")))?,
+            "object_ids",
+        )?),
+        None => None,
+    };
+    let vattrs = attributes(vertex_attributes.as_ref(), "vertex")?;
+    let store = open(&path)?;
+    let budget = memory_budget.unwrap_or(zv_format::writer::DEFAULT_MEMORY_BUDGET);
+    let mut w = py
+        .detach(|| PartWriter::open_with_budget(store, part, budget))
+        .py_err()?;
+    let ndim = positions.shape()[1];
+    let flat = coords(&positions, ndim)?;
+    let receipt = py
+        .detach(move || -> zv_format::Result<_> {
+            if owned_only {
+                w.add_owned_vertices_flat(flat, ids.as_deref(), &vattrs)?;
+            } else {
+                w.add_vertices_flat(flat, ids.as_deref(), &vattrs)?;
+            }
+            w.finish()
+        })
+        .py_err()?;
+    let d = PyDict::new(py);
+    d.set_item("part", receipt.part)?;
+    d.set_item("vertices", receipt.vertices)?;
+    d.set_item("chunks", receipt.chunks.len())?;
+    Ok(d)
+}
+
+/// The parts of the write staged at `path` without a receipt yet.
+#[pyfunction]
+fn _missing_parts(py: Python<'_>, path: String) -> PyResult<Vec<u32>> {
+    let store = open(&path)?;
+    py.detach(|| parts::missing_parts(store.as_ref())).py_err()
+}
+
+/// Commits the write staged at `path` once every part has its receipt; returns the summary.
+#[pyfunction]
+#[pyo3(signature = (path, *, object_attributes = None, groups = None, group_attributes = None, num_objects = 0))]
+fn _commit_parts<'py>(
+    py: Python<'py>,
+    path: String,
+    object_attributes: Option<Bound<'py, PyDict>>,
+    groups: Option<std::collections::BTreeMap<u64, Vec<u64>>>,
+    group_attributes: Option<Bound<'py, PyDict>>,
+    num_objects: u64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let inputs = CommitInputs {
+        object_attributes: attributes(object_attributes.as_ref(), "object")?,
+        groups: groups.unwrap_or_default(),
+        group_attributes: attributes(group_attributes.as_ref(), "group")?,
+        num_objects,
+    };
+    let store = open(&path)?;
+    let summary = py.detach(move || parts::commit(store, inputs)).py_err()?;
+    let d = PyDict::new(py);
+    d.set_item("vertices", summary.vertices)?;
+    d.set_item("chunks", summary.chunks)?;
+    d.set_item("objects", summary.objects)?;
+    d.set_item("groups", summary.groups)?;
+    Ok(d)
+}

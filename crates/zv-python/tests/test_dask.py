@@ -1,0 +1,132 @@
+"""zv.dask on a real cluster (``distributed.LocalCluster``, 2 worker processes): 5M points with
+object ids and an attribute in 16 partitions give the store one process writes, file for
+file; a worker killed inside a task on its first attempt (the task is retried elsewhere)
+gives the same store; a client killed before the commit leaves nothing that opens, and
+running the write again resumes and completes it."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dask.dataframe as dd  # installed by the README's test command: a missing one fails
+import distributed
+
+import zv
+import zv.dask
+
+
+def files(root: Path) -> dict:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def points(n, seed=1):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({
+        "x": rng.random(n) * 1000, "y": rng.random(n) * 1000, "z": rng.random(n) * 1000,
+        "cell": rng.integers(0, 1000, n), "w": rng.random(n).astype(np.float32),
+    })
+
+
+OPTS = dict(chunk_shape=(100, 100, 100), compression="none")
+
+
+def single(tmp_path, df):
+    one = tmp_path / "one.zarr"
+    zv.write_points(one, df[["x", "y", "z"]].to_numpy(), object_ids=df["cell"].to_numpy(),
+                    vertex_attributes={"w": df["w"].to_numpy()}, **OPTS)
+    return files(one)
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as c:
+        yield c
+
+
+def partition(i):
+    """Partition ``i`` of the 5M-point input, made where it is needed (on a worker)."""
+    return points(5_000_000 // 16, seed=100 + i)
+
+
+def test_five_million_points_in_sixteen_partitions_on_two_workers(tmp_path, client):
+    # each worker makes its partitions; the single process concatenates the same ones
+    ddf = dd.from_map(partition, range(16))
+    df = pd.concat([partition(i) for i in range(16)], ignore_index=True)
+    out = tmp_path / "dask.zarr"
+    summary = zv.dask.write_points(out, ddf, object_id="cell", attributes=["w"], **OPTS)
+    assert summary["vertices"] == 5_000_000 and summary["objects"] == 1000
+    assert summary["parts"] == list(range(16))
+    assert files(out) == single(tmp_path, df)
+    got = zv.open(out)[0].points()
+    assert got.positions.shape == (5_000_000, 3)
+
+
+def test_a_worker_killed_in_a_task_is_retried_to_the_same_store(tmp_path, client):
+    df = points(200_000, seed=2)
+    ddf = dd.from_pandas(df, npartitions=8)
+    marker = tmp_path / "killed-once"
+
+    def kill_once(k, marker=str(marker)):
+        if k == 3 and not os.path.exists(marker):
+            open(marker, "w").close()
+            os._exit(1)
+
+    out = tmp_path / "dask.zarr"
+    zv.dask.write_points(out, ddf, object_id="cell", attributes=["w"], on_part=kill_once, **OPTS)
+    assert marker.exists(), "the worker was not killed"
+    assert files(out) == single(tmp_path, df)
+
+
+CLIENT = textwrap.dedent("""
+    import sys, numpy as np, pandas as pd, dask, dask.dataframe as dd, zv.dask
+    rng = np.random.default_rng(3)
+    n = 300_000
+    df = pd.DataFrame({"x": rng.random(n) * 1000, "y": rng.random(n) * 1000,
+                       "z": rng.random(n) * 1000, "cell": rng.integers(0, 1000, n),
+                       "w": rng.random(n).astype(np.float32)})
+    with dask.config.set(scheduler="threads"):
+        zv.dask.write_points(sys.argv[1], dd.from_pandas(df, npartitions=6), object_id="cell",
+                             attributes=["w"], chunk_shape=(100, 100, 100), compression="none",
+                             commit=sys.argv[2] == "commit")
+""")
+
+
+def test_a_client_killed_before_the_commit_leaves_no_store_and_a_rerun_completes_it(tmp_path):
+    script = tmp_path / "client.py"
+    script.write_text(CLIENT)
+    out = tmp_path / "dask.zarr"
+    # killed at some moment of its run, then a client that stops before the commit
+    p = subprocess.Popen([sys.executable, str(script), str(out), "commit"])
+    time.sleep(2.0)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    try:
+        zv.open(out)
+        finished = True  # it committed before the kill: whole, or it would not open
+    except zv.ZvError:
+        finished = False
+    if finished:
+        import shutil
+        shutil.rmtree(out)
+    subprocess.run([sys.executable, str(script), str(out), "stage"], check=True)
+    with pytest.raises(zv.ZvError):
+        zv.open(out)
+    assert zv.missing_parts(out) == []
+    # the rerun resumes: no part is written again, the commit completes the store
+    subprocess.run([sys.executable, str(script), str(out), "commit"], check=True)
+    rng = np.random.default_rng(3)
+    n = 300_000
+    df = pd.DataFrame({"x": rng.random(n) * 1000, "y": rng.random(n) * 1000,
+                       "z": rng.random(n) * 1000, "cell": rng.integers(0, 1000, n),
+                       "w": rng.random(n).astype(np.float32)})
+    assert files(out) == single(tmp_path, df)
