@@ -8,7 +8,9 @@
 //! - [`read`]: `open`, the store and level classes, points, objects, polylines, graphs,
 //!   meshes, groups, validation;
 //! - [`write`]: one writer entry point for every geometry;
-//! - [`parts`]: distributed writes (prepare, route, write a part, commit).
+//! - [`parts`]: distributed writes (prepare, route, write a part, commit);
+//! - [`storage`]: the object stores' options (every path may be an `s3://`, `gs://`, `az://`
+//!   or `http(s)://` URL).
 //!
 //! Every call that reads or writes releases the GIL (`Python::detach`) around zv's work.
 
@@ -18,6 +20,7 @@ mod arrays;
 mod errors;
 mod parts;
 mod read;
+mod storage;
 mod write;
 
 /// The native module.
@@ -27,5 +30,6 @@ fn _zv(m: &Bound<'_, PyModule>) -> PyResult<()> {
     read::register(m)?;
     write::register(m)?;
     parts::register(m)?;
+    storage::register(m)?;
     Ok(())
 }

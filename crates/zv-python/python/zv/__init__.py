@@ -26,6 +26,7 @@ from ._zv import (
     ZvError,
 )
 from ._read import Graph, Level, Mesh, Object, Points, Polylines, Store, open, validate
+from ._storage import set_storage_options
 from ._parts import commit_parts, missing_parts, part_owners, prepare_parts, write_part
 from ._write import (
     write_graph,
@@ -59,6 +60,7 @@ __all__ = [
     "write_part",
     "missing_parts",
     "commit_parts",
+    "set_storage_options",
     "ZvError",
     "StoreIOError",
     "FormatError",

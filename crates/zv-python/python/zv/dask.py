@@ -29,7 +29,7 @@ from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import _parts
+from . import _parts, _storage
 from ._write import Arrays, PathLike
 
 _PART = "_zv_part"
@@ -75,6 +75,7 @@ def write_points(
     commit: bool = True,
     resume: bool = True,
     on_part: Optional[Callable[[int], None]] = None,
+    storage_options: Optional[Mapping[str, object]] = None,
 ) -> Dict[str, Any]:
     """Writes the points of a dask DataFrame (position ``columns``, an ``object_id`` column,
     numeric ``attributes`` columns) or a dask array ``(N, ndim)`` to a new store at ``path``
@@ -83,9 +84,12 @@ def write_points(
     ``commit=False`` stops after the parts (a later call commits). ``on_part(k)`` runs on
     the worker before part ``k`` is written (progress, metrics, fault injection in tests).
     Returns the commit's summary (``vertices``, ``chunks``, ``objects``, ``groups``) and
-    ``parts``, the parts written by this call.
+    ``parts``, the parts written by this call. ``storage_options`` configure object stores
+    (``zv.set_storage_options``) on the client and on every worker task.
     """
     path = os.fspath(path)
+    if storage_options is not None:
+        _storage.set_storage_options(storage_options)
     columns = list(columns)
     ddf = _frame(data, columns)
     n = int(parts) if parts is not None else max(1, ddf.npartitions)
@@ -103,7 +107,7 @@ def write_points(
     written: list = []
     if todo:
         written = _write_parts(path, ddf, n, todo, columns, object_id, list(attributes),
-                               memory_budget, on_part)
+                               memory_budget, on_part, storage_options)
     missing = _parts.missing_parts(path)
     if missing:
         raise RuntimeError(f"parts {missing} did not finish (run write_points again to resume)")
@@ -121,7 +125,8 @@ def write_points(
     return summary
 
 
-def _write_parts(path, ddf, n, todo, columns, object_id, attributes, memory_budget, on_part):
+def _write_parts(path, ddf, n, todo, columns, object_id, attributes, memory_budget, on_part,
+                 storage_options):
     """Tags, shuffles and writes the parts in ``todo``; returns the parts written."""
     import pandas as pd
 
@@ -131,7 +136,12 @@ def _write_parts(path, ddf, n, todo, columns, object_id, attributes, memory_budg
         raise KeyError(f"columns {missing} are not in the data (it has {list(ddf.columns)})")
     ddf = ddf[keep]
 
+    def configure():
+        if storage_options is not None:
+            _storage.set_storage_options(storage_options)
+
     def tag(df, partition_info=None):
+        configure()
         out = df.copy()
         pos = np.ascontiguousarray(df[columns].to_numpy(dtype=np.float64))
         out[_PART] = _parts.part_owners(path, pos).astype(np.int64)
@@ -148,6 +158,7 @@ def _write_parts(path, ddf, n, todo, columns, object_id, attributes, memory_budg
         k = int(partition_info["number"]) if partition_info else 0
         if k not in todo:
             return pd.DataFrame({"part": np.array([], dtype=np.int64)})
+        configure()
         if on_part is not None:
             on_part(k)
         df = df.sort_values([_SRC, _ROW])
