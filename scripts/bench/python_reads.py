@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Times the Python package zv reading the point store of `zv bench suite` into numpy: every
 point with its object ids and `intensity`, and the suite's 1% box (params.json of the peer
-inputs). Each repetition opens the store afresh; the time covers open + read, as the peers'
-`read_points` and `box` phases do. Prints one JSON object: {"read_points": [s, ...],
-"box": [s, ...], "count_points", "count_box"}.
+inputs), each with object ids (as zarr-vectors 0.9.2's read_points returns them) and
+without (`object_ids=False`). Each repetition opens the store afresh; the time covers open +
+read, as the peers' `read_points` and `box` phases do. Prints one JSON object:
+{"read_points": [s, ...], "box": [...], "read_points_no_ids": [...], "box_no_ids": [...],
+"count_points", "count_box"}.
 
 Usage: python_reads.py --store DIR/zv-points.zarr --inputs DIR/inputs --reps N
 """
@@ -23,17 +25,18 @@ def main() -> None:
     a = p.parse_args()
     params = json.load(open(f"{a.inputs}/params.json"))
     lo, hi = params["box_lo"], params["box_hi"]
-    out = {"read_points": [], "box": []}
+    out = {"read_points": [], "box": [], "read_points_no_ids": [], "box_no_ids": []}
     for _ in range(a.reps):
-        t = time.perf_counter()
-        pts = zv.open(a.store)[0].points(attributes=["intensity"])
-        out["read_points"].append(time.perf_counter() - t)
-        out["count_points"] = int(pts.positions.shape[0])
-        assert pts.object_ids is not None and "intensity" in pts.attributes
-        t = time.perf_counter()
-        hits = zv.open(a.store)[0].points(box=(lo, hi), attributes=["intensity"])
-        out["box"].append(time.perf_counter() - t)
-        out["count_box"] = int(hits.positions.shape[0])
+        for ids, suffix in ((True, ""), (False, "_no_ids")):
+            t = time.perf_counter()
+            pts = zv.open(a.store)[0].points(attributes=["intensity"], object_ids=ids)
+            out["read_points" + suffix].append(time.perf_counter() - t)
+            out["count_points"] = int(pts.positions.shape[0])
+            assert (pts.object_ids is not None) == ids and "intensity" in pts.attributes
+            t = time.perf_counter()
+            hits = zv.open(a.store)[0].points(box=(lo, hi), attributes=["intensity"], object_ids=ids)
+            out["box" + suffix].append(time.perf_counter() - t)
+            out["count_box"] = int(hits.positions.shape[0])
     print(json.dumps(out))
 
 
