@@ -8,7 +8,9 @@
 //! of one window, and a decoded chunk's rows are copied once, into the result. A whole-level
 //! read reserves the columns for the level's recorded vertex count first.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap;
 
 use rayon::prelude::*;
 use zv_core::data_type::DataType;
@@ -57,8 +59,12 @@ impl PointColumns {
     }
 }
 
-/// The manifest blocks that name each chunk: `(object, fragments)`, by chunk coordinates.
-type Owners<'a> = HashMap<&'a [i64], Vec<(u64, &'a BlockFragments)>>;
+/// The manifest blocks that name each chunk read: `(object, fragments)`, by the chunk's place
+/// in the keys read.
+type Owners = Vec<Vec<(u64, BlockFragments)>>;
+
+/// Objects per part when the object index is decoded for the owners of the chunks read.
+const OWNER_PART_OBJECTS: usize = 256;
 
 impl Level {
     /// The points of the level, or of the axis-aligned box `[lo, hi]` (inclusive; only the
@@ -82,26 +88,35 @@ impl Level {
             Some(_) => self.binned_fragments()?.map(|bpc| (bpc, self.bin_shape())),
             None => None,
         };
-        let index = match object_ids {
-            true => self.shared_object_index()?,
-            false => None,
-        };
-        let mut owners: Owners<'_> = HashMap::new();
-        if let Some(index) = &index {
-            for (oid, m) in index.manifests.iter().enumerate() {
-                for b in &m.blocks {
-                    owners
-                        .entry(b.chunk.as_slice())
-                        .or_default()
-                        .push((oid as u64, &b.fragments));
+        // the blocks naming each chunk read, from the object index decoded a part at a time
+        // in parallel; only blocks of chunks read are kept (a box reads few of the level's)
+        let mut owners: Owners = Vec::new();
+        let has_index = object_ids && {
+            let slot: FxHashMap<&[i64], usize> = keys
+                .iter()
+                .enumerate()
+                .map(|(i, k)| (k.coords(), i))
+                .collect();
+            owners = vec![Vec::new(); keys.len()];
+            self.object_index_parts(OWNER_PART_OBJECTS, |first, manifests| {
+                if first == 0 {
+                    owners.iter_mut().for_each(Vec::clear);
                 }
-            }
-        }
+                for (i, m) in manifests.iter().enumerate() {
+                    for b in &m.blocks {
+                        if let Some(&s) = slot.get(b.chunk.as_slice()) {
+                            owners[s].push((first + i as u64, b.fragments.clone()));
+                        }
+                    }
+                }
+            })?
+            .is_some()
+        };
         let mut out = PointColumns {
             ndim: self.root.ndim(),
             vertex_type: self.vertex_type,
             positions: Vec::new(),
-            object_ids: index.as_ref().map(|_| Vec::new()),
+            object_ids: has_index.then(Vec::new),
             attributes: BTreeMap::new(),
         };
         // a whole level has the recorded vertex count: room for it is reserved up front, so
@@ -120,18 +135,22 @@ impl Level {
         }
         let mut columns: Vec<Column> = infos.iter().map(|_| Column::expecting(expected)).collect();
         let window = rayon::current_num_threads().max(1) * WINDOW_PER_THREAD;
-        for keys in keys.chunks(window) {
+        for (w, keys) in keys.chunks(window).enumerate() {
             let parts: Vec<Option<(ChunkPart, Option<Vec<i64>>)>> = keys
                 .par_iter()
-                .map(|k| {
+                .enumerate()
+                .map(|(j, k)| {
                     let part = self.chunk_part(k, &infos, |v| match bbox {
                         Some((lo, hi)) => self.rows_in_box(k, v, lo, hi, bins.as_ref()).map(Some),
                         None => Ok(None),
                     })?;
                     let Some(part) = part else { return Ok(None) };
-                    let ids = match index {
-                        Some(_) => Some(self.row_objects(k, &part, &owners)?),
-                        None => None,
+                    let ids = match has_index {
+                        true => {
+                            let blocks = owners.get(w * window + j).map_or(&[][..], Vec::as_slice);
+                            Some(self.row_objects(k, &part, blocks)?)
+                        }
+                        false => None,
                     };
                     Ok(Some((part, ids)))
                 })
@@ -201,17 +220,18 @@ impl Level {
         &self,
         key: &ChunkKey,
         part: &ChunkPart,
-        owners: &Owners<'_>,
+        blocks: &[(u64, BlockFragments)],
     ) -> Result<Vec<i64>> {
         let rows = part.vertices.len();
         let mut ids = vec![-1i64; rows];
-        let Some(blocks) = owners.get(key.coords()) else {
+        if blocks.is_empty() {
             return Ok(ids);
-        };
+        }
         let fragments: FragmentIndex = self.fragments(key, rows as u64)?;
         let n = fragments.len() as u64;
         let mut owner: Vec<Option<u64>> = vec![None; fragments.len()];
-        for &(oid, block) in blocks {
+        for (oid, block) in blocks {
+            let oid = *oid;
             let fits = match block {
                 BlockFragments::Single(x) => *x < n,
                 BlockFragments::Range { start, count } => {
