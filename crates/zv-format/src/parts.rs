@@ -39,6 +39,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use bytes::Bytes;
+use rayon::prelude::*;
 use zv_core::key::StoreKey;
 use zv_core::store::Store;
 
@@ -99,9 +100,15 @@ pub fn read_receipt(store: &dyn Store, part: u32) -> Result<Option<PartReceipt>>
 /// The parts of the staged write that have no receipt yet.
 pub fn missing_parts(store: &dyn Store) -> Result<Vec<u32>> {
     let plan = plan::require(store)?;
+    let found: Vec<Result<bool>> = crate::io_pool::with_store(store, || {
+        (0..plan.parts)
+            .into_par_iter()
+            .map(|part| Ok(store.exists(&receipt_key(part)?)?))
+            .collect()
+    });
     let mut missing = Vec::new();
-    for part in 0..plan.parts {
-        if !store.exists(&receipt_key(part)?)? {
+    for (part, f) in (0..plan.parts).zip(found) {
+        if !f? {
             missing.push(part);
         }
     }
@@ -313,10 +320,18 @@ pub fn commit(store: Arc<dyn Store>, inputs: CommitInputs) -> Result<WriteSummar
                 .into(),
         ));
     }
+    // the receipts are read and parsed in parallel (as many requests in flight as the store
+    // wants: thousands of parts in a bucket)
+    let read: Vec<Result<Option<PartReceipt>>> = crate::io_pool::with_store(store.as_ref(), || {
+        (0..plan.parts)
+            .into_par_iter()
+            .map(|part| read_receipt(store.as_ref(), part))
+            .collect()
+    });
     let mut receipts = Vec::with_capacity(plan.parts as usize);
     let mut missing = Vec::new();
-    for part in 0..plan.parts {
-        match read_receipt(store.as_ref(), part)? {
+    for (part, r) in (0..plan.parts).zip(read) {
+        match r? {
             Some(r) => {
                 r.check(&plan, part, receipt_key(part)?.as_ref())?;
                 receipts.push(r);
