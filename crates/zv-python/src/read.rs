@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use serde_json::{json, Value};
+use zv_format::metadata::ChunkKey;
 use zv_format::reader::{Level, ZvStore};
 use zv_format::Geometry;
 
@@ -287,16 +288,23 @@ impl PyLevel {
         Ok(Some(numpy::PyArray1::from_vec(py, ids).into_any()))
     }
 
+    /// The keys of the level's chunks (coordinate tuples), in key order.
+    fn chunk_keys(&self, py: Python<'_>) -> PyResult<Vec<Vec<i64>>> {
+        let keys = py.detach(|| self.level.chunk_keys()).py_err()?;
+        Ok(keys.into_iter().map(|k| k.0).collect())
+    }
+
     /// Points as columns: `positions` `(N, ndim)` in the stored type, `object_ids` (int64, or
     /// `None`), `attributes` (name → array). `box` is `(lo, hi)`; `attributes=None` reads
-    /// every vertex attribute.
-    #[pyo3(signature = (r#box = None, attributes = None, object_ids = true))]
+    /// every vertex attribute; `chunks` (coordinate tuples) reads those chunks only.
+    #[pyo3(signature = (r#box = None, attributes = None, object_ids = true, chunks = None))]
     fn _points<'py>(
         &self,
         py: Python<'py>,
         r#box: Option<(Vec<f64>, Vec<f64>)>,
         attributes: Option<Vec<String>>,
         object_ids: bool,
+        chunks: Option<Vec<Vec<i64>>>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let level = &self.level;
         let columns = py
@@ -309,7 +317,9 @@ impl PyLevel {
                 let bbox = r#box
                     .as_ref()
                     .map(|(lo, hi)| (lo.as_slice(), hi.as_slice()));
-                level.point_columns(bbox, &names, object_ids)
+                let chunks: Option<Vec<ChunkKey>> =
+                    chunks.map(|c| c.into_iter().map(ChunkKey).collect());
+                level.point_columns_in(chunks.as_deref(), bbox, &names, object_ids)
             })
             .py_err()?;
         let n = columns.len();

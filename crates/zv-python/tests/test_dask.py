@@ -154,3 +154,30 @@ def test_zv_dask_writes_to_s3(tmp_path, client, s3_server):
     assert zv.validate(url, 3)["errors"] == 0
     with pytest.raises(zv.ZvError):
         zv.missing_parts(url)  # the plan is gone with the commit
+
+
+def test_read_points_partitions_are_the_level_read_row_for_row(tmp_path, client):
+    rng = np.random.default_rng(6)
+    pos = rng.random((60_000, 3)) * 1000
+    ids = rng.integers(0, 50, 60_000)
+    rg = rng.integers(0, 255, (60_000, 2)).astype(np.uint8)
+    store = tmp_path / "r.zarr"
+    zv.write_points(store, pos, object_ids=ids, vertex_attributes={"rg": rg, "w": pos[:, 0]},
+                    chunk_shape=(100, 100, 100))
+    box = ([100, 200, 300], [700, 650.5, 900])
+    for b in (None, box):
+        d = zv.dask.read_points(store, box=b, chunks_per_partition=37)
+        assert d.npartitions == -(-len(zv.open(store)[0].chunk_keys()) // 37)
+        assert list(d.columns) == ["x", "y", "z", "object_id", "rg_0", "rg_1", "w"]
+        got = d.compute()
+        want = zv.open(store)[0].points(b)
+        np.testing.assert_array_equal(got[["x", "y", "z"]].to_numpy(), want.positions)
+        np.testing.assert_array_equal(got["object_id"].to_numpy(), want.object_ids)
+        np.testing.assert_array_equal(got[["rg_0", "rg_1"]].to_numpy(), want.attributes["rg"])
+        np.testing.assert_array_equal(got["w"].to_numpy(), want.attributes["w"])
+    assert len(got) < 60_000 / 4
+    # a level's chunk subset: exactly those chunks' points
+    keys = zv.open(store)[0].chunk_keys()
+    some = zv.open(store)[0].points(chunks=keys[5:9], attributes=[])
+    per_chunk = sum(len(zv.open(store)[0].points(chunks=[k], attributes=[]).positions) for k in keys[5:9])
+    assert len(some.positions) == per_chunk > 0

@@ -79,9 +79,29 @@ impl Level {
         attributes: &[&str],
         object_ids: bool,
     ) -> Result<PointColumns> {
-        let keys = match bbox {
-            Some((lo, hi)) => self.box_keys(lo, hi)?,
-            None => self.chunk_keys()?,
+        self.point_columns_in(None, bbox, attributes, object_ids)
+    }
+
+    /// [`Level::point_columns`] over the chunks `chunks` only (of those, the ones that meet
+    /// the box, if one is given), in the order given; `None`: every chunk of the level. A
+    /// chunk the level does not have gives no points. Readers that split a level between
+    /// workers (`zv.dask.read_points`) read their share this way.
+    pub fn point_columns_in(
+        &self,
+        chunks: Option<&[ChunkKey]>,
+        bbox: Option<(&[f64], &[f64])>,
+        attributes: &[&str],
+        object_ids: bool,
+    ) -> Result<PointColumns> {
+        let keys = match (chunks, bbox) {
+            (None, Some((lo, hi))) => self.box_keys(lo, hi)?,
+            (None, None) => self.chunk_keys()?,
+            (Some(c), None) => c.to_vec(),
+            (Some(c), Some((lo, hi))) => {
+                let meets: std::collections::HashSet<ChunkKey> =
+                    self.box_keys(lo, hi)?.into_iter().collect();
+                c.iter().filter(|k| meets.contains(k)).cloned().collect()
+            }
         };
         let infos = self.attribute_infos_of(attributes)?;
         let bins = match bbox {
@@ -122,9 +142,9 @@ impl Level {
         // a whole level has the recorded vertex count: room for it is reserved up front, so
         // the columns never grow by reallocating (a copy, and old and new buffers at once);
         // a count the allocator refuses (a wrong one) leaves them growing as they go
-        let expected = match bbox {
-            None => usize::try_from(self.metadata.vertex_count).unwrap_or(0),
-            Some(_) => 0,
+        let expected = match (chunks, bbox) {
+            (None, None) => usize::try_from(self.metadata.vertex_count).unwrap_or(0),
+            _ => 0,
         };
         let row = out.ndim * self.vertex_type.size().unwrap_or(4);
         let _ = out

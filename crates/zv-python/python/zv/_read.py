@@ -130,15 +130,22 @@ class Level:
         *,
         attributes: Optional[Sequence[str]] = None,
         object_ids: bool = True,
+        chunks: Optional[Sequence[Sequence[int]]] = None,
     ) -> Points:
         """Every point of the level, or those inside ``box = (lo, hi)`` (inclusive; only
         the chunks and bins that meet it are read), with the vertex ``attributes`` named
-        (``None``: all) and each point's object. Points are in chunk key order, rows in
-        stored order; no Python object is made per point."""
+        (``None``: all) and each point's object. ``chunks`` (coordinate tuples, as
+        ``chunk_keys()`` gives them) reads those chunks only, in that order. Points are in
+        chunk key order, rows in stored order; no Python object is made per point."""
         b = None if box is None else (list(map(float, box[0])), list(map(float, box[1])))
         names = None if attributes is None else list(attributes)
-        d = self._n._points(b, names, object_ids)
+        c = None if chunks is None else [[int(x) for x in k] for k in chunks]
+        d = self._n._points(b, names, object_ids, c)
         return Points(d["positions"], d["object_ids"], d["attributes"])
+
+    def chunk_keys(self) -> List[Tuple[int, ...]]:
+        """The coordinates of the level's chunks, in key order."""
+        return [tuple(k) for k in self._n.chunk_keys()]
 
     def object(self, id: int) -> Object:
         """Object ``id`` read through its manifest."""

@@ -20,6 +20,11 @@ arguments resumes: the staged plan is reused, parts that finished are not writte
 (``resume=True``), and the commit completes the store.
 
 Point clouds with object ids and numeric attributes, the ZV 0.7 layout.
+
+``read_points(path, level=0, box=None, …)`` reads a level into a dask DataFrame with one
+partition per group of chunks (``chunks_per_partition``, in chunk key order): each partition
+is read on a worker by ``Level.points(chunks=…)``; concatenated, the partitions are
+``zv.open(path)[level].points(box)`` row for row.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _parts, _storage
+from ._read import open as _open
 from ._write import Arrays, PathLike
 
 _PART = "_zv_part"
@@ -171,3 +177,70 @@ def _write_parts(path, ddf, n, todo, columns, object_id, attributes, memory_budg
 
     done = shuffled.map_partitions(write, meta={"part": "i8"}).compute()
     return done["part"].tolist()
+
+
+def _columns_of(pts, axes: Sequence[str], attributes: Sequence[str], object_ids: bool):
+    """A pandas DataFrame of a ``Points`` result: one column per axis, ``object_id``, then
+    each attribute (a multi-channel one as ``name_0``, ``name_1``, …)."""
+    import pandas as pd
+
+    cols: Dict[str, Any] = {}
+    pos = pts.positions.reshape(-1, len(axes))
+    for i, a in enumerate(axes):
+        cols[a] = pos[:, i]
+    if object_ids:
+        ids = pts.object_ids
+        cols["object_id"] = ids if ids is not None else np.full(len(pos), -1, dtype=np.int64)
+    for name in attributes:
+        v = pts.attributes.get(name)
+        if v is None:
+            continue
+        if v.ndim == 1:
+            cols[name] = v
+        else:
+            for c in range(v.shape[1]):
+                cols[f"{name}_{c}"] = v[:, c]
+    return pd.DataFrame(cols)
+
+
+def read_points(
+    path: PathLike,
+    level: int = 0,
+    box: Optional[Tuple[Sequence[float], Sequence[float]]] = None,
+    *,
+    attributes: Optional[Sequence[str]] = None,
+    object_ids: bool = True,
+    chunks_per_partition: int = 64,
+    storage_options: Optional[Mapping[str, object]] = None,
+):
+    """The points of level ``level`` (or those inside ``box = (lo, hi)``, inclusive) as a
+    dask DataFrame: columns named after the store's axes, ``object_id`` (-1 for a point no
+    object names; with ``object_ids``), then the vertex ``attributes`` (``None``: all). One
+    partition per ``chunks_per_partition`` chunks, read on the workers."""
+    import dask.dataframe as dd
+
+    path = os.fspath(path)
+    if storage_options is not None:
+        _storage.set_storage_options(storage_options)
+    lv = _open(path)[level]
+    axes = [a["name"] if isinstance(a, dict) else str(a) for a in _open(path).info()["axes"]]
+    names = list(attributes) if attributes is not None else lv.vertex_attribute_names()
+    keys = lv.chunk_keys()
+    step = max(1, int(chunks_per_partition))
+    groups = [keys[i:i + step] for i in range(0, len(keys), step)] or [[]]
+    b = None if box is None else ([float(v) for v in box[0]], [float(v) for v in box[1]])
+
+    def read(group, bbox=b, like=None):
+        if storage_options is not None:
+            _storage.set_storage_options(storage_options)
+        pts = _open(path)[level].points(bbox, attributes=names, object_ids=object_ids,
+                                        chunks=list(group))
+        df = _columns_of(pts, axes, names, object_ids)
+        if like is not None and list(df.columns) != list(like.columns):
+            # no point read: no attribute column either; the partition keeps the schema
+            df = df.reindex(columns=like.columns).astype(like.dtypes)
+        return df
+
+    # the columns and types of a real partition, read without the box (which may miss it)
+    meta = read(groups[0], None).iloc[:0]
+    return dd.from_map(read, groups, meta=meta, like=meta)
