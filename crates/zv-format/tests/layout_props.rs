@@ -154,6 +154,19 @@ proptest! {
         prop_assert_eq!(Manifest::decode(&b, 3).unwrap(), m);
     }
 
+    /// A filtered decode keeps exactly the blocks the filter accepts, in order, and ends
+    /// where the whole decode ends.
+    #[test]
+    fn filtered_manifest_decodes_keep_the_accepted_blocks(m in manifest(3), parity in 0i64..2) {
+        let b = m.encode(3).unwrap();
+        let keep = |c: &[i64]| c[0].rem_euclid(2) == parity;
+        let (got, end) = Manifest::decode_at_where(&b, 0, 3, keep).unwrap();
+        let want: Vec<ManifestBlock> =
+            m.blocks.iter().filter(|x| keep(x.chunk.as_slice())).cloned().collect();
+        prop_assert_eq!(got.blocks, want);
+        prop_assert_eq!(end, b.len());
+    }
+
     #[test]
     fn planned_manifests_keep_fragment_order(refs in prop::collection::vec(
         (prop::sample::select(vec![vec![0i64, 0, 0], vec![1, 0, -1], vec![2, 2, 2]]), 0u64..20), 0..60)) {
@@ -237,6 +250,7 @@ fn decode_everything(bytes: &[u8], small: u64) {
         Box::new(|| drop(FragmentIndex::decode(bytes, Some(small)))),
         Box::new(|| drop(Manifest::decode(bytes, 3))),
         Box::new(|| drop(Manifest::decode(bytes, 0))),
+        Box::new(|| drop(Manifest::decode_at_where(bytes, 0, 3, |c| c[0] % 2 == 0))),
         Box::new(|| drop(decode_stream(bytes, 3, None))),
         Box::new(|| drop(decode_stream(bytes, 2, Some(small as usize)))),
         Box::new(|| drop(decode_with_offsets(bytes, bytes, 3))),

@@ -477,6 +477,7 @@ fn point_columns_equal_points_and_box_queries() {
         theirs.sort();
         assert_eq!(mine, theirs, "object {id}");
     }
+    let mut checked = 0;
     for (lo, hi) in [
         ([-30.0, -20.0, -40.0], [20.0, 25.0, 15.0]),
         ([300.0; 3], [330.0; 3]),
@@ -490,7 +491,37 @@ fn point_columns_equal_points_and_box_queries() {
             columns_as_points(&c),
             (q.positions.as_flat().to_vec(), q.vertex_attributes.clone())
         );
+        // with object ids (the index scanned for the box's chunks only): each point's object
+        // is the one the whole read gives it
+        let with = level.point_columns(Some((&lo, &hi)), &names, true).unwrap();
+        assert_eq!(with.positions, c.positions);
+        let row = whole.positions.len() / whole.len();
+        let id_of: std::collections::HashMap<&[u8], i64> = whole
+            .positions
+            .chunks(row)
+            .zip(whole.object_ids.as_ref().unwrap())
+            .map(|(p, &o)| (p, o))
+            .collect();
+        let box_ids = with.object_ids.as_ref().unwrap();
+        assert_eq!(box_ids.len(), c.len());
+        for (p, &o) in with.positions.chunks(row).zip(box_ids) {
+            assert_eq!(id_of[p], o);
+        }
+        checked += box_ids.len();
     }
+    assert!(checked > 0, "no box held a point");
+    // a chunk subset, in the order given: those chunks' rows and objects
+    let keys = level.chunk_keys().unwrap();
+    let some: Vec<_> = keys.iter().rev().step_by(3).cloned().collect();
+    let sub = level
+        .point_columns_in(Some(&some), None, &names, true)
+        .unwrap();
+    let mut want = Vec::new();
+    for k in &some {
+        want.extend_from_slice(level.vertices(k).unwrap().unwrap().as_le_bytes());
+    }
+    assert_eq!(sub.positions, want);
+    assert_eq!(sub.object_ids.as_ref().unwrap().len(), sub.len());
 }
 
 #[test]

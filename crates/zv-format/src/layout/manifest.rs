@@ -314,14 +314,44 @@ impl Manifest {
         offset: usize,
         sid_ndim: usize,
     ) -> Result<(Self, usize), LayoutError> {
+        Self::decode_at_where(bytes, offset, sid_ndim, |_| true)
+    }
+
+    /// [`Manifest::decode_at`] keeping only the blocks whose chunk `keep` accepts: the others
+    /// are stepped over (their lengths checked, their fragments neither checked nor
+    /// allocated), so a reader that wants a few chunks of a large index pays little for the
+    /// rest.
+    pub fn decode_at_where(
+        bytes: &[u8],
+        offset: usize,
+        sid_ndim: usize,
+        keep: impl Fn(&[i64]) -> bool,
+    ) -> Result<(Self, usize), LayoutError> {
         let mut c = Cursor::at(bytes, offset, WHAT);
         let n = c.u32()? as usize;
         // Every block takes at least 8·sid_ndim + 5 bytes (an empty mode-2 block): check
         // before allocating.
         c.need(n.saturating_mul(8 * sid_ndim + 5))?;
-        let mut blocks = Vec::with_capacity(n);
+        // room for the blocks of a small manifest (a filtered one keeps few of a large one)
+        let mut blocks = Vec::with_capacity(n.min(64));
         for _ in 0..n {
             let chunk = ChunkCoords::try_from_fn(sid_ndim, || c.i64())?;
+            if !keep(chunk.as_slice()) {
+                let at = c.pos();
+                let len = match c.u8()? {
+                    0 => 8,
+                    1 => 16,
+                    2 => (c.u32()? as usize).saturating_mul(8),
+                    m => {
+                        return Err(invalid(
+                            WHAT,
+                            format!("unknown block mode {m} at offset {at}"),
+                        ))
+                    }
+                };
+                c.take(len)?;
+                continue;
+            }
             let at = c.pos();
             let fragments = match c.u8()? {
                 0 => BlockFragments::Single(fragment(&mut c)?),

@@ -63,6 +63,20 @@ impl PointColumns {
 /// in the keys read.
 type Owners = Vec<Vec<(u64, BlockFragments)>>;
 
+/// The smallest and largest coordinate per axis of `keys` (empty ranges for no keys).
+fn key_range(keys: &[ChunkKey]) -> (Vec<i64>, Vec<i64>) {
+    let n = keys.first().map_or(0, |k| k.coords().len());
+    let mut lo = vec![i64::MAX; n];
+    let mut hi = vec![i64::MIN; n];
+    for k in keys {
+        for ((l, h), &x) in lo.iter_mut().zip(hi.iter_mut()).zip(k.coords()) {
+            *l = (*l).min(x);
+            *h = (*h).max(x);
+        }
+    }
+    (lo, hi)
+}
+
 /// Objects per part when the object index is decoded for the owners of the chunks read.
 const OWNER_PART_OBJECTS: usize = 256;
 
@@ -118,19 +132,45 @@ impl Level {
                 .map(|(i, k)| (k.coords(), i))
                 .collect();
             owners = vec![Vec::new(); keys.len()];
-            self.object_index_parts(OWNER_PART_OBJECTS, |first, manifests| {
-                if first == 0 {
-                    owners.iter_mut().for_each(Vec::clear);
+            // a part of the level (a box, a chunk subset): its blocks scanned out of the index
+            // without decoding the others
+            let scanned = match (chunks, bbox) {
+                (None, None) => None,
+                _ => {
+                    // the corners of the chunks read: most blocks fail this before hashing
+                    let (lo, hi) = key_range(&keys);
+                    let inside = |c: &[i64]| {
+                        c.len() == lo.len()
+                            && c.iter()
+                                .zip(&lo)
+                                .zip(&hi)
+                                .all(|((x, a), b)| a <= x && x <= b)
+                    };
+                    self.object_index_blocks_where(|c| inside(c) && slot.contains_key(c))?
                 }
-                for (i, m) in manifests.iter().enumerate() {
-                    for b in &m.blocks {
-                        if let Some(&s) = slot.get(b.chunk.as_slice()) {
-                            owners[s].push((first + i as u64, b.fragments.clone()));
-                        }
+            };
+            if let Some(blocks) = scanned {
+                for (oid, b) in blocks {
+                    if let Some(&s) = slot.get(b.chunk.as_slice()) {
+                        owners[s].push((oid, b.fragments));
                     }
                 }
-            })?
-            .is_some()
+                true
+            } else {
+                self.object_index_parts(OWNER_PART_OBJECTS, |first, manifests| {
+                    if first == 0 {
+                        owners.iter_mut().for_each(Vec::clear);
+                    }
+                    for (i, m) in manifests.iter().enumerate() {
+                        for b in &m.blocks {
+                            if let Some(&s) = slot.get(b.chunk.as_slice()) {
+                                owners[s].push((first + i as u64, b.fragments.clone()));
+                            }
+                        }
+                    }
+                })?
+                .is_some()
+            }
         };
         let mut out = PointColumns {
             ndim: self.root.ndim(),

@@ -10,7 +10,9 @@ use rayon::prelude::*;
 use super::{blob_err, Level};
 use crate::blob::{join, BlobData};
 use crate::error::{Error, Result};
-use crate::layout::manifest::{decode_stream, decode_vlen_items, decode_with_offsets, Manifest};
+use crate::layout::manifest::{
+    decode_stream, decode_vlen_items, decode_with_offsets, Manifest, ManifestBlock,
+};
 use crate::layout::LayoutError;
 use crate::metadata::arrays::{ObjectIndexArray, VLEN_MANIFESTS_V2};
 use crate::metadata::JsonObject;
@@ -197,6 +199,46 @@ impl Level {
         part: usize,
         each: &mut impl FnMut(u64, Vec<Manifest>),
     ) -> Result<Option<u64>> {
+        let Some((data, offsets, sid_ndim, n)) = self.zv_container()? else {
+            return Ok(None);
+        };
+        let parts = n.div_ceil(part.max(1)).max(1);
+        Ok(decode_parts(&data, &offsets, sid_ndim, parts, each)
+            .ok()
+            .map(|()| n as u64))
+    }
+
+    /// The blocks of the object index whose chunk `keep` accepts, as `(object, block)` in id
+    /// order, from zv's container (stream + offsets) scanned without decoding the other
+    /// blocks ([`Manifest::decode_at_where`]); `None`: another container, an index this
+    /// level has decoded already, or a fault (the whole read names it).
+    pub(crate) fn object_index_blocks_where(
+        &self,
+        keep: impl Fn(&[i64]) -> bool,
+    ) -> Result<Option<Vec<(u64, ManifestBlock)>>> {
+        let Some((data, offsets, sid_ndim, n)) = self.zv_container()? else {
+            return Ok(None);
+        };
+        let mut out = Vec::new();
+        for (i, o) in offsets.chunks_exact(8).enumerate().take(n) {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(o);
+            let Ok(at) = usize::try_from(i64::from_le_bytes(b)) else {
+                return Ok(None);
+            };
+            match Manifest::decode_at_where(&data, at, sid_ndim, &keep) {
+                Ok((m, _)) => out.extend(m.blocks.into_iter().map(|b| (i as u64, b))),
+                Err(_) => return Ok(None),
+            }
+        }
+        Ok(Some(out))
+    }
+
+    /// zv's container of the object index, not yet decoded by this level: its stream, its
+    /// offsets, the chunk-key arity and the object count (`None`: another container, no index,
+    /// offsets that disagree with the count, or an index already decoded).
+    #[allow(clippy::type_complexity)]
+    fn zv_container(&self) -> Result<Option<(Vec<u8>, Vec<u8>, usize, usize)>> {
         let group = self.p(&[names::OBJECT_INDEX]);
         if self.cache.object_index.get().is_some() {
             return Ok(None);
@@ -218,13 +260,10 @@ impl Level {
             return Ok(None);
         };
         let n = offsets.len() / 8;
-        if n as u64 != model.num_objects {
+        if n as u64 != model.num_objects || offsets.len() % 8 != 0 {
             return Ok(None);
         }
-        let parts = n.div_ceil(part.max(1)).max(1);
-        Ok(decode_parts(&data, &offsets, sid_ndim, parts, each)
-            .ok()
-            .map(|()| n as u64))
+        Ok(Some((data, offsets, sid_ndim, n)))
     }
 
     /// The `n` manifests of the object index group `group`, from whichever container it has.
