@@ -186,11 +186,7 @@ impl PartWriter {
     /// sends each row to that part. Positions are rounded to the vertex type first, as the
     /// writer does; one that cannot be stored goes to part 0, which reports it.
     pub fn owners(&self, coords: &[f64]) -> Vec<u32> {
-        let nd = self.writer.ndim().max(1);
-        coords
-            .chunks(nd)
-            .map(|p| self.writer.owner_of_position(p))
-            .collect()
+        self.writer.owners_of(coords)
     }
 
     /// Adds vertices as [`ZvWriter::add_vertices_flat`] does; a vertex in a chunk another part
@@ -221,10 +217,11 @@ impl PartWriter {
                 .writer
                 .add_vertices_flat(coords, object_ids, attributes);
         }
-        let keep: Vec<usize> = coords
-            .chunks_exact(nd)
+        let keep: Vec<usize> = self
+            .owners(coords)
+            .into_iter()
             .enumerate()
-            .filter(|(_, p)| self.owns(p))
+            .filter(|&(_, o)| o == self.part)
             .map(|(i, _)| i)
             .collect();
         if keep.len() == coords.len() / nd {
@@ -351,7 +348,7 @@ pub fn commit(store: Arc<dyn Store>, inputs: CommitInputs) -> Result<WriteSummar
     writer.set_object_attributes(inputs.object_attributes);
     writer.set_groups(inputs.groups, inputs.group_attributes);
     writer.set_num_objects(inputs.num_objects);
-    let summary = crate::io_pool::with_store(store.as_ref(), || writer.commit_parts(&receipts))?;
+    let summary = crate::io_pool::with_store(store.as_ref(), || writer.commit_parts(receipts))?;
     remove_parts(store.as_ref(), plan.parts)?;
     Ok(summary)
 }

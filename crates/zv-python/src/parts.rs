@@ -12,7 +12,7 @@ use zv_core::store::Store;
 use zv_format::parts::{self, CommitInputs, PartWriter};
 
 use crate::errors::{input, IntoPy};
-use crate::write::{attributes, indices, options};
+use crate::write::{attributes, object_ids_of, options};
 
 /// Adds the functions to the module.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -115,14 +115,7 @@ fn _write_part<'py>(
     owned_only: bool,
     memory_budget: Option<u64>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let ids = match &object_ids {
-        Some(o) => Some(indices(
-            o.as_slice()
-                .map_err(|e| input(format!("object_ids: {e}")))?,
-            "object_ids",
-        )?),
-        None => None,
-    };
+    let ids = object_ids_of(object_ids.as_ref())?;
     let vattrs = attributes(vertex_attributes.as_ref(), "vertex")?;
     let store = open(&path)?;
     let budget = memory_budget.unwrap_or(zv_format::writer::DEFAULT_MEMORY_BUDGET);

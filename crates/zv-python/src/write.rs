@@ -57,6 +57,17 @@ pub(crate) fn indices(values: &[i64], what: &str) -> PyResult<Vec<u64>> {
         .collect()
 }
 
+/// The object ids of an int64 array (none may be negative), if given.
+pub(crate) fn object_ids_of(a: Option<&PyReadonlyArray1<'_, i64>>) -> PyResult<Option<Vec<u64>>> {
+    a.map(|o| {
+        let values = o
+            .as_slice()
+            .map_err(|e| input(format!("object_ids: {e}")))?;
+        indices(values, "object_ids")
+    })
+    .transpose()
+}
+
 /// The writer options from the keyword arguments.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn options(
@@ -167,14 +178,7 @@ fn _write<'py>(
         }
         None => None,
     };
-    let ids = match &object_ids {
-        Some(o) => Some(indices(
-            o.as_slice()
-                .map_err(|e| input(format!("object_ids: {e}")))?,
-            "object_ids",
-        )?),
-        None => None,
-    };
+    let ids = object_ids_of(object_ids.as_ref())?;
     let links = match &links {
         Some(l) => {
             let k = l.shape()[1];

@@ -46,32 +46,42 @@ impl ZvWriter {
             .is_none_or(|o| part_of(coords, o.parts) == o.part)
     }
 
-    /// The part that takes a vertex at `position` (its chunk's owner; 0 outside a
-    /// distributed write). A position that cannot be stored (wrong arity, not finite, too
-    /// far) goes to part 0, so that one part reports it.
-    pub(crate) fn owner_of_position(&self, position: &[f64]) -> u32 {
-        let Some(o) = &self.owner else { return 0 };
+    /// The part that takes each vertex of `coords` (`ndim` values each): its chunk's owner
+    /// (0 outside a distributed write). A position that cannot be stored (not finite, too
+    /// far) goes to part 0, so that one part reports it. No allocation per vertex.
+    pub(crate) fn owners_of(&self, coords: &[f64]) -> Vec<u32> {
+        let nd = self.grid.ndim.max(1);
+        let (mut stored, mut chunk) = (vec![0.0; nd], vec![0; nd]);
+        coords
+            .chunks(nd)
+            .map(|p| self.owner_with(p, &mut stored, &mut chunk))
+            .collect()
+    }
+
+    /// Whether this writer takes a vertex at `position` (see [`ZvWriter::owners_of`]; a
+    /// position of the wrong arity goes to part 0).
+    pub(crate) fn owns_position(&self, position: &[f64]) -> bool {
         let nd = self.grid.ndim;
-        let mut stored = vec![0.0; nd];
-        let mut chunk = vec![0; nd];
-        let ok = position.len() == nd
+        let (mut stored, mut chunk) = (vec![0.0; nd], vec![0; nd]);
+        self.owner
+            .as_ref()
+            .is_none_or(|o| self.owner_with(position, &mut stored, &mut chunk) == o.part)
+    }
+
+    /// The owner of `position`, with scratch space for its stored coordinates and chunk.
+    fn owner_with(&self, position: &[f64], stored: &mut [f64], chunk: &mut [i64]) -> u32 {
+        let Some(o) = &self.owner else { return 0 };
+        let ok = position.len() == self.grid.ndim
             && self
                 .grid
-                .store_into(position, || InputItem::Vertex(0), &mut stored)
+                .store_into(position, || InputItem::Vertex(0), stored)
                 .is_ok()
-            && self.grid.chunk_in_range(&stored, &mut chunk).is_none();
+            && self.grid.chunk_in_range(stored, chunk).is_none();
         if ok {
-            part_of(&chunk, o.parts)
+            part_of(chunk, o.parts)
         } else {
             0
         }
-    }
-
-    /// Whether this writer takes a vertex at `position` ([`ZvWriter::owner_of_position`]).
-    pub(crate) fn owns_position(&self, position: &[f64]) -> bool {
-        self.owner
-            .as_ref()
-            .is_none_or(|o| self.owner_of_position(position) == o.part)
     }
 
     /// Refuses a vertex (named by `item`) in chunk `coords` when another part owns it.
@@ -166,10 +176,16 @@ impl ZvWriter {
     /// checked by the caller to belong to one run and to be complete): merges their chunks,
     /// then writes the object index, the object attributes and groups given to this writer,
     /// the documents, and the root last.
-    pub(crate) fn commit_parts(mut self, receipts: &[PartReceipt]) -> Result<WriteSummary> {
+    pub(crate) fn commit_parts(mut self, mut receipts: Vec<PartReceipt>) -> Result<WriteSummary> {
         self.check_part_options()?;
+        // the fragments' objects, moved out of the receipts (not copied: they are most of a
+        // commit's memory), in the order the chunks are taken below
+        let mut fragment_objects: Vec<Vec<u64>> = receipts
+            .iter_mut()
+            .flat_map(|r| r.chunks.iter_mut().map(|c| std::mem::take(&mut c.objects)))
+            .collect();
+        let receipts = &receipts;
         let mut owner_of: BTreeMap<&[i64], u32> = BTreeMap::new();
-        let mut fragment_objects = Vec::new();
         let mut schema: Option<(u32, &[crate::parts::ColumnSchema])> = None;
         for r in receipts {
             if let Some(given) = r.objects_given {
@@ -204,7 +220,6 @@ impl ZvWriter {
                 }
                 let ci = self.spill.index(&c.key);
                 self.spill.set_rows(ci, c.rows);
-                fragment_objects.push(c.objects.clone());
             }
             if let Some((lo, hi)) = &r.extent {
                 self.extent.note(lo);
