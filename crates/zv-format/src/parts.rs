@@ -28,9 +28,20 @@
 //! rows reach its part in the input order (with another order, each object holds the same
 //! vertices in another order). Tests check this for 1 to 7 parts.
 //!
-//! This release distributes point clouds (with or without object ids, numeric vertex
-//! attributes) in the ZV 0.7 layout. Categorical vertex attributes are refused (their codes
-//! depend on every category of the whole write), as are other geometries and the 0.9 layout.
+//! Polylines (lines, polylines, streamlines) are distributed too. A part is given whole
+//! polylines — every polyline with a vertex in one of its chunks
+//! ([`PartWriter::polyline_parts`]), with its id in the whole write, ids increasing — and
+//! keeps the pieces in its own chunks; its receipt lists them (polyline, number in the
+//! polyline, chunk, fragment, first and last row) with the polylines it saw and their piece
+//! counts. The commit joins the pieces into each polyline's path, refusing a polyline a part
+//! owning one of its chunks was not given (the error names it), and makes the cross-chunk
+//! record between consecutive pieces in different chunks. Every polyline below the object
+//! count must reach some part: a polyline without vertices goes to part 0.
+//!
+//! This release distributes point clouds (with or without object ids) and polylines, with
+//! numeric vertex attributes, in the ZV 0.7 layout. Categorical vertex attributes are refused
+//! (their codes depend on every category of the whole write), as are graphs, skeletons and
+//! meshes (their links join vertices any part may hold) and the 0.9 layout.
 
 mod plan;
 mod receipt;
@@ -48,7 +59,7 @@ use crate::error::{Error, Result};
 use crate::writer::{Owner, WriteSummary, WriterOptions, ZvWriter};
 
 pub use plan::Plan;
-pub use receipt::{ChunkReceipt, ColumnSchema, PartReceipt};
+pub use receipt::{ChunkReceipt, ColumnSchema, PartReceipt, PieceReceipt};
 
 /// The directory of a distributed write's plan and receipts, removed by the commit.
 pub const PARTS_DIR: &str = ".zv-parts";
@@ -248,6 +259,45 @@ impl PartWriter {
         self.writer
             .add_vertices_flat(&kept_coords, kept_ids.as_deref(), &kept_attributes)?;
         Ok(keep.len() as u64)
+    }
+
+    /// Adds polylines (polyline geometries) as [`ZvWriter::add_polylines_flat`] does, with
+    /// their ids in the whole write (`None`: the ids after the last polyline given, from 0 —
+    /// for inputs every part reads whole). A part is given each polyline that has a vertex in
+    /// one of its chunks ([`PartWriter::polyline_parts`]; more is harmless) and keeps the
+    /// pieces in its own chunks. Ids must increase over the part's calls, as must each
+    /// chunk's polylines reach its part in id order for the single writer's bytes.
+    pub fn add_polylines_flat(
+        &mut self,
+        coords: &[f64],
+        offsets: &[usize],
+        ids: Option<&[u64]>,
+        attributes: &BTreeMap<String, Attribute>,
+    ) -> Result<()> {
+        self.writer
+            .add_polylines_with(coords, offsets, ids, attributes)
+    }
+
+    /// The parts each polyline goes to (`offsets` as [`ZvWriter::add_polylines_flat`]): the
+    /// owners of its vertices' chunks, ascending and once each; part 0 for a polyline without
+    /// vertices (someone must report it). Returns `(polyline index, part)` pairs in that
+    /// order.
+    pub fn polyline_parts(&self, coords: &[f64], offsets: &[usize]) -> Vec<(usize, u32)> {
+        let owners = self.owners(coords);
+        let mut out = Vec::new();
+        let mut parts: Vec<u32> = Vec::new();
+        for (pi, w) in offsets.windows(2).enumerate() {
+            let (a, b) = (w[0].min(owners.len()), w[1].min(owners.len()));
+            parts.clear();
+            parts.extend_from_slice(&owners[a..b.max(a)]);
+            if parts.is_empty() {
+                parts.push(0);
+            }
+            parts.sort_unstable();
+            parts.dedup();
+            out.extend(parts.iter().map(|&p| (pi, p)));
+        }
+        out
     }
 
     /// Writes this part's chunks, makes them durable, then stores and returns its receipt.

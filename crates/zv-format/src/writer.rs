@@ -65,6 +65,7 @@ mod lookup;
 mod objects;
 mod options;
 mod part;
+mod part_pieces;
 mod placement;
 mod polylines;
 mod skeleton;
@@ -320,14 +321,31 @@ impl ZvWriter {
         offsets: &[usize],
         attributes: &BTreeMap<String, Attribute>,
     ) -> Result<()> {
+        self.add_polylines_with(coords, offsets, None, attributes)
+    }
+
+    /// [`ZvWriter::add_polylines_flat`] with the polylines' ids (a part of a distributed
+    /// write is given some polylines of the whole write; `None`: the next ids in order).
+    pub(crate) fn add_polylines_with(
+        &mut self,
+        coords: &[f64],
+        offsets: &[usize],
+        ids: Option<&[u64]>,
+        attributes: &BTreeMap<String, Attribute>,
+    ) -> Result<()> {
         self.check_sequential()?;
+        if ids.is_some() && self.owner.is_none() {
+            return Err(bad(
+                "polyline ids are given to the parts of a distributed write only",
+            ));
+        }
         let n = self.whole_vertices(coords)?;
         polylines::check_offsets(offsets, n)?;
         let schema = self.columns.check(attributes, n)?;
-        let placed = self.check_polylines(coords, offsets)?;
+        let placed = self.check_polylines(coords, offsets, ids)?;
         // the whole batch is valid: keep it
         self.columns.install(schema);
-        self.keep_polylines(coords, offsets, placed, attributes)
+        self.keep_polylines(coords, offsets, ids, placed, attributes)
     }
 
     /// Refuses polylines for geometries of vertex rows.

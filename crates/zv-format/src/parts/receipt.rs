@@ -1,7 +1,9 @@
 //! A part's receipt (`.zv-parts/part-K.json`): what the commit needs of the chunks a part
 //! wrote, and nothing else (no vertex, no attribute value): per chunk its key, rows and the
 //! object of each fragment; the part's vertex count, extent, largest object id and attribute
-//! schema. Its size grows with the part's fragments (about 8 bytes of JSON per fragment).
+//! schema; for polylines, the pieces it kept and the polylines it saw. Its size grows with
+//! the part's fragments (about 8 bytes of JSON per point-cloud fragment, about 40 per
+//! polyline piece).
 
 use serde::{Deserialize, Serialize};
 use zv_core::key::StoreKey;
@@ -34,6 +36,51 @@ pub struct ChunkReceipt {
     pub objects: Vec<u64>,
 }
 
+/// A piece of a polyline a part kept (stored as the array `[polyline, seq, chunk, fragment,
+/// first_row, last_row]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "[u64; 6]", into = "[u64; 6]")]
+pub struct PieceReceipt {
+    /// The polyline (its object id).
+    pub polyline: u64,
+    /// The piece's number in the polyline (0 first, counting every chunk's pieces).
+    pub seq: u64,
+    /// The chunk, as an index into the receipt's `chunks`.
+    pub chunk: u64,
+    /// The piece's fragment in its chunk.
+    pub fragment: u64,
+    /// The chunk row of its first vertex.
+    pub first_row: u64,
+    /// The chunk row of its last vertex.
+    pub last_row: u64,
+}
+
+impl From<[u64; 6]> for PieceReceipt {
+    fn from(a: [u64; 6]) -> Self {
+        Self {
+            polyline: a[0],
+            seq: a[1],
+            chunk: a[2],
+            fragment: a[3],
+            first_row: a[4],
+            last_row: a[5],
+        }
+    }
+}
+
+impl From<PieceReceipt> for [u64; 6] {
+    fn from(p: PieceReceipt) -> Self {
+        [
+            p.polyline,
+            p.seq,
+            p.chunk,
+            p.fragment,
+            p.first_row,
+            p.last_row,
+        ]
+    }
+}
+
 /// What a part wrote, for the commit.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PartReceipt {
@@ -55,6 +102,13 @@ pub struct PartReceipt {
     pub columns: Vec<ColumnSchema>,
     /// Its chunks.
     pub chunks: Vec<ChunkReceipt>,
+    /// The polyline pieces it kept (polyline geometries).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pieces: Vec<PieceReceipt>,
+    /// `[polyline, pieces]`: each polyline it kept a piece of (or that has no vertices) and
+    /// its number of pieces in all chunks (polyline geometries).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub polylines: Vec<[u64; 2]>,
 }
 
 impl PartReceipt {
@@ -101,6 +155,18 @@ impl PartReceipt {
             .find(|c| !c.objects.is_empty() && c.objects.len() as u64 > c.rows)
         {
             return bad(format!("chunk {:?} has more fragments than rows", c.key));
+        }
+        if let Some(p) = self
+            .pieces
+            .iter()
+            .find(|p| p.chunk >= self.chunks.len() as u64)
+        {
+            return bad(format!(
+                "a piece of polyline {} names chunk {} of {}",
+                p.polyline,
+                p.chunk,
+                self.chunks.len()
+            ));
         }
         let rows = self
             .chunks

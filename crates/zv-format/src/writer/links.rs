@@ -206,16 +206,7 @@ impl ZvWriter {
             cross_links: Vec::new(),
         };
         if self.opts.geometry.is_sequential() {
-            for &[a, ra, b, rb] in self.polylines.crossings() {
-                routed
-                    .cross
-                    .push(&[
-                        (&keys[a as usize].0, ra as u64),
-                        (&keys[b as usize].0, rb as u64),
-                    ])
-                    .map_err(cross_chunk_error(&self.level))?;
-            }
-            return Ok(routed);
+            return self.sequential_links();
         }
         if !self.linked() {
             return Ok(routed);
@@ -247,6 +238,29 @@ impl ZvWriter {
                     .map_err(cross_chunk_error(&self.level))?;
                 routed.cross_links.push(li);
             }
+        }
+        Ok(routed)
+    }
+
+    /// The cross-chunk records of polylines (none for other geometries), routed.
+    pub(super) fn sequential_links(&self) -> Result<RoutedLinks> {
+        let keys = self.spill.keys();
+        let mut routed = RoutedLinks {
+            intra: vec![Vec::new(); keys.len()],
+            cross: CrossChunkLinks::new(self.links.width(), self.grid.ndim),
+            cross_links: Vec::new(),
+        };
+        if !self.opts.geometry.is_sequential() {
+            return Ok(routed);
+        }
+        for &[a, ra, b, rb] in self.polylines.crossings() {
+            routed
+                .cross
+                .push(&[
+                    (&keys[a as usize].0, ra as u64),
+                    (&keys[b as usize].0, rb as u64),
+                ])
+                .map_err(cross_chunk_error(&self.level))?;
         }
         Ok(routed)
     }

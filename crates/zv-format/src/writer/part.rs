@@ -31,6 +31,9 @@ impl ZvWriter {
     /// chunks other parts own.
     pub(crate) fn set_owner(&mut self, owner: Owner) {
         self.owner = Some(owner);
+        if self.opts.geometry.is_sequential() {
+            self.polylines.set_part();
+        }
     }
 
     /// The number of axes.
@@ -40,7 +43,7 @@ impl ZvWriter {
 
     /// Whether this writer may take vertices in chunk `coords` (always, outside a
     /// distributed write).
-    fn owns_chunk(&self, coords: &[i64]) -> bool {
+    pub(super) fn owns_chunk(&self, coords: &[i64]) -> bool {
         self.owner
             .as_ref()
             .is_none_or(|o| part_of(coords, o.parts) == o.part)
@@ -107,9 +110,10 @@ impl ZvWriter {
 
     /// Refuses what a distributed write does not carry yet.
     pub(crate) fn check_part_options(&self) -> Result<()> {
-        if self.opts.geometry != Geometry::PointCloud {
+        let geometry = &self.opts.geometry;
+        if *geometry != Geometry::PointCloud && !geometry.is_sequential() {
             return Err(bad(format!(
-                "distributed writes take point clouds for now, not {}",
+                "distributed writes take point clouds, lines, polylines and streamlines for now, not {}",
                 self.opts.geometry.name()
             )));
         }
@@ -128,7 +132,7 @@ impl ZvWriter {
     }
 
     /// [`ZvWriter::finish_part`], on the pool the store wants.
-    fn write_part(self) -> Result<PartReceipt> {
+    fn write_part(mut self) -> Result<PartReceipt> {
         let owner = self
             .owner
             .clone()
@@ -159,16 +163,25 @@ impl ZvWriter {
             })
             .collect();
         let extent = self.extent.seen();
+        let (pieces, polylines) = self.polylines.take_part();
+        let max_object = if self.opts.geometry.is_sequential() {
+            // the last polyline given (the commit checks that every one below it is whole)
+            self.polylines.count().checked_sub(1)
+        } else {
+            self.max_object
+        };
         Ok(PartReceipt {
             run: owner.run,
             part: owner.part,
             parts: owner.parts,
             vertices: self.n_vertices,
             objects_given: self.objects_given,
-            max_object: self.max_object,
+            max_object,
             extent,
             columns: schema,
             chunks: receipts,
+            pieces,
+            polylines,
         })
     }
 
@@ -186,6 +199,8 @@ impl ZvWriter {
             .collect();
         let receipts = &receipts;
         let mut owner_of: BTreeMap<&[i64], u32> = BTreeMap::new();
+        // each receipt's chunks as the commit's chunk indices (for the polylines' pieces)
+        let mut chunk_maps: Vec<Vec<u32>> = Vec::with_capacity(receipts.len());
         let mut schema: Option<(u32, &[crate::parts::ColumnSchema])> = None;
         for r in receipts {
             if let Some(given) = r.objects_given {
@@ -211,6 +226,7 @@ impl ZvWriter {
                     Some(_) => {}
                 }
             }
+            let mut chunk_map = Vec::with_capacity(r.chunks.len());
             for c in &r.chunks {
                 if let Some(other) = owner_of.insert(&c.key, r.part) {
                     return Err(Error::input(
@@ -220,7 +236,9 @@ impl ZvWriter {
                 }
                 let ci = self.spill.index(&c.key);
                 self.spill.set_rows(ci, c.rows);
+                chunk_map.push(ci);
             }
+            chunk_maps.push(chunk_map);
             if let Some((lo, hi)) = &r.extent {
                 self.extent.note(lo);
                 self.extent.note(hi);
@@ -243,6 +261,16 @@ impl ZvWriter {
                 self.n_vertices
             )));
         }
+        if self.opts.geometry.is_sequential() {
+            self.join_polylines(receipts, chunk_maps)?;
+        } else if receipts
+            .iter()
+            .any(|r| !r.pieces.is_empty() || !r.polylines.is_empty())
+        {
+            return Err(bad(
+                "a point cloud's part has polyline pieces in its receipt",
+            ));
+        }
         let counts = self.validate()?;
         if matches!(self.target, Target::Store) && self.blobs.node("")?.is_some() {
             return Err(bad(
@@ -255,14 +283,55 @@ impl ZvWriter {
         }
         self.write_objects(&fragment_objects, &counts)?;
         self.write_vertex_documents(&columns, &[])?;
+        let routed = self.sequential_links()?;
+        let cross_chunk_links = routed.cross_chunk_len() as u64;
+        self.write_cross_chunk_links(routed, &self.links.finish_columns()?)?;
         self.write_level_and_root(rows, !columns.is_empty())?;
         Ok(WriteSummary {
             vertices: rows,
             chunks: self.spill.keys().len(),
             objects: counts.objects,
             intra_links: 0,
-            cross_chunk_links: 0,
+            cross_chunk_links,
             groups: counts.groups,
         })
+    }
+
+    /// Joins the parts' polyline pieces ([`super::part_pieces::join`]) into this writer's
+    /// polylines: every polyline below the object count (the largest of the count given, the
+    /// object attribute rows and the last polyline a part was given + 1) must be whole.
+    fn join_polylines(
+        &mut self,
+        receipts: &[PartReceipt],
+        chunk_maps: Vec<Vec<u32>>,
+    ) -> Result<()> {
+        let at_least = receipts
+            .iter()
+            .filter_map(|r| r.max_object.map(|m| m.saturating_add(1)))
+            .chain(
+                self.object_attributes
+                    .values()
+                    .map(|a| a.values.len() as u64),
+            )
+            .chain([self.num_objects_hint])
+            .max()
+            .unwrap_or(0);
+        let inputs = receipts
+            .iter()
+            .zip(chunk_maps)
+            .map(|(r, chunks)| super::part_pieces::PartInput {
+                part: r.part,
+                chunks,
+                pieces: r.pieces.clone(),
+                seen: r.polylines.clone(),
+            })
+            .collect();
+        let rows: Vec<u64> = self.spill.chunks().map(|(_, c)| c.rows).collect();
+        let (polylines, segments) = super::part_pieces::join(inputs, at_least, &rows)?;
+        self.polylines = polylines;
+        for (ci, n) in segments.into_iter().enumerate() {
+            self.spill.set_segments(ci as u32, n);
+        }
+        Ok(())
     }
 }

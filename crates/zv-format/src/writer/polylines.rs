@@ -6,8 +6,9 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 
+use super::part_pieces::PartPieces;
 use super::spill::SpillHeader;
-use super::vertices::Placed;
+use super::vertices::{Placed, FOREIGN};
 use super::ZvWriter;
 use crate::document::Attribute;
 use crate::error::{Error, InputItem, Result};
@@ -22,6 +23,9 @@ pub(super) struct Polylines {
     starts: Vec<u64>,
     /// Cross-chunk records (chunk A, row, chunk B, row), chunks as indices.
     crossings: Vec<[u32; 4]>,
+    /// In a part of a distributed write: the pieces it keeps, for its receipt (the commit
+    /// joins them into the polylines' pieces and cross-chunk records).
+    part: Option<PartPieces>,
 }
 
 /// The previous vertex of a polyline: its chunk index, row and fragment (its bin coordinates
@@ -49,9 +53,79 @@ pub(super) fn check_offsets(offsets: &[usize], n: usize) -> Result<()> {
 }
 
 impl Polylines {
-    /// The number of polylines.
+    /// The number of polylines (in a part: the id after the last one given).
     pub(super) fn count(&self) -> u64 {
-        self.starts.len() as u64
+        match &self.part {
+            Some(p) => p.next_id(),
+            None => self.starts.len() as u64,
+        }
+    }
+
+    /// Makes these the polylines of a part of a distributed write.
+    pub(super) fn set_part(&mut self) {
+        self.part = Some(PartPieces::default());
+    }
+
+    /// A part's pieces and the polylines it saw, for its receipt (none outside a part).
+    pub(super) fn take_part(&mut self) -> (Vec<crate::parts::PieceReceipt>, Vec<[u64; 2]>) {
+        self.part
+            .take()
+            .map(PartPieces::into_receipt)
+            .unwrap_or_default()
+    }
+
+    /// Checks a part's polyline ids for a batch of `n` polylines: one each, increasing, after
+    /// the last one given.
+    fn check_ids(&self, ids: &[u64], n: usize) -> Result<()> {
+        if ids.len() != n {
+            return Err(Error::input(
+                InputItem::ObjectIds,
+                format!("{} polyline ids for {n} polylines", ids.len()),
+            ));
+        }
+        let mut after = self.count();
+        for &id in ids {
+            if id < after {
+                return Err(Error::input(
+                    InputItem::Polyline(id),
+                    format!(
+                        "polyline ids must increase (this one comes after polyline {})",
+                        after.wrapping_sub(1)
+                    ),
+                ));
+            }
+            after = id
+                .checked_add(1)
+                .ok_or_else(|| Error::input(InputItem::Polyline(id), "polyline id too large"))?;
+        }
+        Ok(())
+    }
+
+    /// Starts the next polyline of a commit's join.
+    pub(super) fn begin_joined(&mut self) {
+        self.starts.push(self.pieces.len() as u64);
+    }
+
+    /// Appends a piece of a commit's join to the current polyline: fragment `fragment` of
+    /// chunk `chunk` from `first_row`, after the piece `prev` (its chunk and last row) if any.
+    pub(super) fn push_joined(
+        &mut self,
+        prev: Option<(u32, u64)>,
+        chunk: u32,
+        first_row: u64,
+        fragment: u64,
+    ) -> Result<()> {
+        let narrow = |v: u64| {
+            u32::try_from(v).map_err(|_| super::bad(format!("row or fragment {v} beyond 2^32")))
+        };
+        if let Some((q, last)) = prev {
+            if q != chunk {
+                self.crossings
+                    .push([q, narrow(last)?, chunk, narrow(first_row)?]);
+            }
+        }
+        self.pieces.push((chunk, narrow(fragment)?));
+        Ok(())
     }
 
     /// The range of `pieces` of polyline `o`.
@@ -97,9 +171,20 @@ impl Polylines {
 
 impl ZvWriter {
     /// Converts and checks every vertex of a batch of polylines (`offsets` checked by
-    /// [`check_offsets`]) and finds its chunk, before anything is kept.
-    pub(super) fn check_polylines(&mut self, coords: &[f64], offsets: &[usize]) -> Result<Placed> {
+    /// [`check_offsets`]; `ids`, in a part of a distributed write, checked by
+    /// [`Polylines::check_ids`]) and finds its chunk, before anything is kept.
+    pub(super) fn check_polylines(
+        &mut self,
+        coords: &[f64],
+        offsets: &[usize],
+        ids: Option<&[u64]>,
+    ) -> Result<Placed> {
         let first = self.polylines.count();
+        if let Some(ids) = ids {
+            self.polylines
+                .check_ids(ids, offsets.len().saturating_sub(1))?;
+        }
+        let name = |pi: usize| ids.map_or(first + pi as u64, |ids| ids[pi]);
         if self.opts.geometry == Geometry::Line {
             // a pyramid level's line of a dropped object has no vertices (an empty manifest)
             let empty_ok = matches!(self.target, super::Target::Level(_));
@@ -109,7 +194,7 @@ impl ZvWriter {
                 .find(|(_, w)| w[1] - w[0] != 2 && !(empty_ok && w[1] == w[0]))
             {
                 return Err(Error::input(
-                    InputItem::Polyline(first + pi as u64),
+                    InputItem::Polyline(name(pi)),
                     format!("has {} vertices (a line has 2)", w[1] - w[0]),
                 ));
             }
@@ -118,18 +203,22 @@ impl ZvWriter {
             // the polyline holding vertex v: the last one starting at or before it
             let pi = offsets.partition_point(|&o| o <= v).saturating_sub(1);
             InputItem::PolylineVertex {
-                polyline: first + pi as u64,
+                polyline: name(pi),
                 vertex: (v - offsets[pi]) as u64,
             }
         })
     }
 
     /// Keeps a checked batch: splits each polyline into pieces and keeps its vertices as
-    /// records of their chunks.
+    /// records of their chunks. A piece starts where the chunk or the bin changes; in a part
+    /// of a distributed write, vertices in other parts' chunks ([`FOREIGN`]) are skipped but
+    /// still count for where pieces start, so each piece the part keeps is the single
+    /// writer's piece, numbered as it would be.
     pub(super) fn keep_polylines(
         &mut self,
         coords: &[f64],
         offsets: &[usize],
+        ids: Option<&[u64]>,
         placed: Placed,
         attributes: &BTreeMap<String, Attribute>,
     ) -> Result<()> {
@@ -138,13 +227,12 @@ impl ZvWriter {
         let chunk_of = self.settle(placed, record_len);
         let mut stored = vec![0.0; nd];
         let (mut bin, mut prev_bin) = (vec![0i64; nd], vec![0i64; nd]);
+        let (mut chunk, mut prev_chunk) = (vec![0i64; nd], vec![0i64; nd]);
         let mut cells = self.columns.cells(attributes);
         let mut rec = Vec::with_capacity(record_len);
-        for w in offsets.windows(2) {
-            let oid = self.polylines.count();
-            self.polylines
-                .starts
-                .push(self.polylines.pieces.len() as u64);
+        for (pi, w) in offsets.windows(2).enumerate() {
+            let oid = ids.map_or(self.polylines.count(), |ids| ids[pi]);
+            self.polylines.begin(oid);
             let mut prev: Option<Previous> = None;
             for v in w[0]..w[1] {
                 let item = || InputItem::PolylineVertex {
@@ -154,36 +242,52 @@ impl ZvWriter {
                 self.grid
                     .store_into(&coords[v * nd..(v + 1) * nd], item, &mut stored)?;
                 self.grid.bin_into(&stored, &mut bin);
+                self.grid.chunk_into(&stored, &mut chunk);
+                let same_piece = prev.is_some() && prev_chunk == chunk && prev_bin == bin;
                 let ci = chunk_of[v];
-                let row = self.spill.chunk(ci).rows;
-                let fragment = match &prev {
-                    Some(q) if q.chunk == ci && prev_bin == bin => q.fragment,
-                    _ => {
-                        let fragment = self.spill.add_segment(ci);
-                        self.polylines.start_piece(prev.as_ref(), ci, row, fragment);
-                        fragment
+                if ci == FOREIGN {
+                    if !same_piece {
+                        self.polylines.skip_piece();
                     }
-                };
-                rec.clear();
-                SpillHeader {
-                    fragment,
-                    vertex: self.n_vertices,
+                    prev = Some(Previous {
+                        chunk: FOREIGN,
+                        row: 0,
+                        fragment: 0,
+                    });
+                } else {
+                    let row = self.spill.chunk(ci).rows;
+                    let fragment = match &prev {
+                        Some(q) if same_piece => q.fragment,
+                        _ => {
+                            let fragment = self.spill.add_segment(ci);
+                            self.polylines.start_piece(prev.as_ref(), ci, row, fragment);
+                            fragment
+                        }
+                    };
+                    self.polylines.extend_piece(row);
+                    rec.clear();
+                    SpillHeader {
+                        fragment,
+                        vertex: self.n_vertices,
+                    }
+                    .encode_into(&mut rec);
+                    self.grid.put(&stored, &mut rec);
+                    cells.push_row(v, &mut rec);
+                    self.spill.push(ci, &rec);
+                    self.n_vertices += 1;
+                    prev = Some(Previous {
+                        chunk: ci,
+                        row,
+                        fragment,
+                    });
+                    if self.spill.over_budget() {
+                        self.spill.spill_all()?;
+                    }
                 }
-                .encode_into(&mut rec);
-                self.grid.put(&stored, &mut rec);
-                cells.push_row(v, &mut rec);
-                self.spill.push(ci, &rec);
-                self.n_vertices += 1;
-                prev = Some(Previous {
-                    chunk: ci,
-                    row,
-                    fragment,
-                });
                 std::mem::swap(&mut bin, &mut prev_bin);
-                if self.spill.over_budget() {
-                    self.spill.spill_all()?;
-                }
+                std::mem::swap(&mut chunk, &mut prev_chunk);
             }
+            self.polylines.end();
         }
         self.spill.unstage();
         Ok(())
@@ -191,9 +295,43 @@ impl ZvWriter {
 }
 
 impl Polylines {
+    /// Starts polyline `id` (its number: the count so far, or the id a part is given).
+    fn begin(&mut self, id: u64) {
+        match &mut self.part {
+            Some(p) => p.begin(id),
+            None => self.starts.push(self.pieces.len() as u64),
+        }
+    }
+
+    /// Ends the current polyline.
+    fn end(&mut self) {
+        if let Some(p) = &mut self.part {
+            p.end();
+        }
+    }
+
+    /// Counts a piece of the current polyline in another part's chunk.
+    fn skip_piece(&mut self) {
+        if let Some(p) = &mut self.part {
+            p.skip_piece();
+        }
+    }
+
+    /// Notes that the current piece reaches `row` of its chunk.
+    fn extend_piece(&mut self, row: u64) {
+        if let Some(p) = &mut self.part {
+            p.extend_piece(row);
+        }
+    }
+
     /// Starts a piece in chunk `chunk` at `row`, after the previous vertex `prev` of the
-    /// polyline (a cross-chunk record joins them when they are in different chunks).
+    /// polyline (a cross-chunk record joins them when they are in different chunks; in a
+    /// part, the commit makes the records).
     fn start_piece(&mut self, prev: Option<&Previous>, chunk: u32, row: u64, fragment: u64) {
+        if let Some(p) = &mut self.part {
+            p.start_piece(chunk, row, fragment);
+            return;
+        }
         if let Some(q) = prev {
             if q.chunk != chunk {
                 // rows beyond u32 are refused by `validate` before use

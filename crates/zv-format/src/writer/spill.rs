@@ -180,6 +180,11 @@ impl Spill {
         self.chunks[index as usize].rows = rows;
     }
 
+    /// Sets the piece count of chunk number `index`, whose pieces were written elsewhere.
+    pub(super) fn set_segments(&mut self, index: u32, segments: u64) {
+        self.chunks[index as usize].segments = segments;
+    }
+
     /// Forgets the chunks from number `occupied` on (which hold no records yet).
     pub(super) fn truncate(&mut self, occupied: usize) {
         for key in self.keys.drain(occupied..) {

@@ -26,6 +26,10 @@ pub(super) struct Placed {
 /// The chunk index of a vertex that is not kept.
 pub(super) const DROPPED: u32 = u32::MAX;
 
+/// The chunk index of a polyline vertex in a chunk another part of a distributed write owns:
+/// the part skips it (the owner writes it), but it still shapes the polyline's pieces.
+pub(super) const FOREIGN: u32 = u32::MAX - 1;
+
 /// Checks that a batch of `n` vertices has `n` object ids, if it has any.
 pub(crate) fn check_id_count(object_ids: Option<&[u64]>, n: usize) -> Result<()> {
     match object_ids {
@@ -65,6 +69,9 @@ impl ZvWriter {
     /// Converts and checks every vertex of a batch and finds its chunk (`item(i)` names
     /// vertex `i` of the batch in errors). Chunks met for the first time become occupied; if
     /// the batch is refused they are forgotten again, so a refused batch changes nothing.
+    /// In a part of a distributed write, a vertex in a chunk another part owns is refused,
+    /// except a polyline's, which is [`FOREIGN`] (a part takes whole polylines and writes the
+    /// pieces in its own chunks).
     pub(super) fn place_batch(
         &mut self,
         coords: &[f64],
@@ -83,6 +90,7 @@ impl ZvWriter {
         let nd = self.grid.ndim;
         let n = coords.len() / nd;
         let ignore = self.opts.out_of_bounds == OutOfBounds::Ignore;
+        let skip_foreign = self.owner.is_some() && self.opts.geometry.is_sequential();
         let mut placed = Placed {
             chunk_of: Vec::with_capacity(n),
             // counting costs a slot per occupied chunk: only for batches at least that large
@@ -100,6 +108,10 @@ impl ZvWriter {
             }
             if let Some((x, bin)) = self.grid.chunk_in_range(&place.stored, &mut place.chunk) {
                 return Err(too_far(x, bin, item()));
+            }
+            if skip_foreign && !self.owns_chunk(&place.chunk) {
+                placed.chunk_of.push(FOREIGN);
+                continue;
             }
             place.note();
             let occupied = self.spill.keys().len();
