@@ -1,5 +1,5 @@
 //! `zv import --part K/N` on N "machines" (processes), then `zv commit`: the store is the
-//! whole import's, file for file; before the commit nothing opens; a missing part is named;
+//! whole import's, file for file (points from CSV, streamlines from TCK); before the commit nothing opens; a missing part is named;
 //! a part killed at any moment and run again, or a commit killed and run again, still gives
 //! the whole import's store; and the 0.7.0 reference reads the committed store with exactly
 //! zv's content.
@@ -127,7 +127,6 @@ fn killed_parts_and_a_killed_commit_are_run_again_to_the_same_store() {
 
 #[test]
 fn the_reference_reads_a_store_written_in_parts_as_zv_does() {
-    let python = reference_python();
     let dir = common::scratch_dir();
     let file = dir.path().join("points.csv");
     csv(&file, 3000);
@@ -138,9 +137,70 @@ fn the_reference_reads_a_store_written_in_parts_as_zv_does() {
         zv_success(&import_args(file, s, Some(part)));
     }
     zv_success(&["commit", s]);
+    assert_reference_agrees(&store, dir.path());
+}
+
+/// A TCK file of `n` random walks of 2 to 60 points in `[0, 100)^3`, steps up to 6.
+fn tck(path: &Path, n: usize) {
+    let mut next = common::uniform();
+    let head = format!("mrtrix tracks\ndatatype: Float32LE\ncount: {n}\nfile: . 128\nEND\n");
+    let mut f = head.into_bytes();
+    f.resize(128, 0);
+    let put = |f: &mut Vec<u8>, v: [f32; 3]| f.extend(v.iter().flat_map(|x| x.to_le_bytes()));
+    for _ in 0..n {
+        let mut p = [next() * 100.0, next() * 100.0, next() * 100.0];
+        for _ in 0..2 + (next() * 58.0) as usize {
+            for x in p.iter_mut() {
+                *x = (*x + (next() - 0.5) * 12.0).clamp(0.0, 99.9);
+            }
+            put(&mut f, p.map(|x| x as f32));
+        }
+        put(&mut f, [f32::NAN; 3]);
+    }
+    put(&mut f, [f32::INFINITY; 3]);
+    std::fs::write(path, f).unwrap();
+}
+
+#[test]
+fn streamline_parts_make_the_whole_imports_store_and_the_reference_reads_it() {
+    let dir = common::scratch_dir();
+    let file = dir.path().join("tracks.tck");
+    tck(&file, 1500);
+    let file = file.to_str().unwrap();
+    let whole = dir.path().join("whole.zv");
+    zv_success(&import_args(file, whole.to_str().unwrap(), None));
+    let store = dir.path().join("parts.zv");
+    let s = store.to_str().unwrap();
+    for part in ["2/3", "0/3"] {
+        zv_success(&import_args(file, s, Some(part)));
+    }
+    assert!(
+        !zv(&["dump", s]).status.success(),
+        "opens before the commit"
+    );
+    zv_success(&import_args(file, s, Some("1/3")));
+    zv_success(&["commit", s]);
+    let (want, got) = (tree(&whole), tree(&store));
+    assert!(
+        want.keys().any(|k| k.contains("cross_chunk_links")),
+        "the streamlines cross chunks"
+    );
+    assert_eq!(
+        got.keys().collect::<Vec<_>>(),
+        want.keys().collect::<Vec<_>>()
+    );
+    assert!(got == want, "the stores differ in content");
+    assert_reference_agrees(&store, dir.path());
+}
+
+/// The 0.7.0 reference reads `store` with zv's content (`compare_dumps`) and its
+/// `validate(level=5)` finds no error.
+fn assert_reference_agrees(store: &Path, dir: &Path) {
+    let python = reference_python();
+    let s = store.to_str().unwrap();
     let reference = Command::new(&python)
         .arg(shared_dir().join("tools/dump_store.py"))
-        .arg(&store)
+        .arg(store)
         .output()
         .unwrap();
     assert!(
@@ -148,9 +208,9 @@ fn the_reference_reads_a_store_written_in_parts_as_zv_does() {
         "{}",
         String::from_utf8_lossy(&reference.stderr)
     );
-    let ref_path = dir.path().join("reference.json");
+    let ref_path = dir.join("reference.json");
     std::fs::write(&ref_path, &reference.stdout).unwrap();
-    let zv_path = dir.path().join("zv.json");
+    let zv_path = dir.join("zv.json");
     std::fs::write(&zv_path, zv_success(&["dump", s]).stdout).unwrap();
     let out = Command::new(&python)
         .arg(shared_dir().join("tools/compare_dumps.py"))

@@ -246,10 +246,15 @@ pub fn import_file(
             reason: "an edge list goes with a CSV file of nodes".into(),
         });
     }
-    if opts.part.is_some() && !matches!(format, Format::Ply | Format::Csv) {
+    if opts.part.is_some()
+        && !matches!(
+            format,
+            Format::Ply | Format::Csv | Format::Trk | Format::Tck
+        )
+    {
         return Err(Error::Unsupported {
             file: path.display().to_string(),
-            reason: "a distributed import (a part) takes point clouds from PLY or CSV files".into(),
+            reason: "a distributed import (a part) takes point clouds from PLY or CSV files and streamlines from TRK or TCK files".into(),
         });
     }
     match format {

@@ -31,7 +31,8 @@ pub struct ImportOptions {
     /// A part of a distributed write ([`zv_format::parts`]): `(part, parts)`. The import
     /// stages the write (or joins the one staged with the same options), keeps the points
     /// whose chunk the part owns and stores the part's receipt; `zv_format::parts::commit`
-    /// makes the store once every part has run. Point clouds from PLY and CSV files.
+    /// makes the store once every part has run. Point clouds from PLY and CSV files, and
+    /// streamlines from TRK and TCK files (without per-streamline values).
     pub part: Option<(u32, u32)>,
 }
 

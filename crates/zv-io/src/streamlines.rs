@@ -10,6 +10,7 @@ use zv_core::store::Store;
 use zv_format::document::{Attribute, AttributeValues};
 use zv_format::export::polylines::{Polyline, PolylineStream};
 use zv_format::layout::attributes::{f64_to_le, AttributeRows};
+use zv_format::parts::PartWriter;
 use zv_format::progress::Progress;
 use zv_format::reader::DenseAttribute;
 use zv_format::writer::{WriteSummary, ZvWriter};
@@ -73,6 +74,13 @@ fn take_all(file: &FileName, cols: &mut [ValueColumn]) -> Result<BTreeMap<String
         .collect()
 }
 
+/// Where a streamline sink's batches go: the store's writer, or one part of a distributed
+/// write (which reads the whole file and keeps the pieces in its chunks).
+enum Writer {
+    Whole(Box<ZvWriter>),
+    Part(Box<PartWriter>),
+}
+
 /// Gathers streamlines into batches for the writer (streamline geometry, 3-D); the object
 /// (per-streamline) values are held whole, 4 bytes per value.
 pub(crate) struct StreamlineSink {
@@ -80,7 +88,7 @@ pub(crate) struct StreamlineSink {
     store: Arc<dyn Store>,
     opts: ImportOptions,
     vertex_type: DataType,
-    writer: Option<ZvWriter>,
+    writer: Option<Writer>,
     coords: Vec<f64>,
     offsets: Vec<usize>,
     /// The per-point columns of the current batch.
@@ -149,15 +157,30 @@ impl StreamlineSink {
                 auto_chunk_shape(&lo, &hi)
             });
             let o = writer_options(Geometry::Streamline, chunk, self.vertex_type, &self.opts);
-            self.writer =
-                Some(ZvWriter::create(self.store.clone(), o).map_err(|e| file.format(e))?);
+            self.writer = Some(match self.opts.part {
+                None => Writer::Whole(Box::new(
+                    ZvWriter::create(self.store.clone(), o).map_err(|e| file.format(e))?,
+                )),
+                Some((part, parts)) => {
+                    zv_format::parts::prepare(self.store.clone(), &o, parts)
+                        .map_err(|e| file.format(e))?;
+                    Writer::Part(Box::new(
+                        PartWriter::open_with_budget(self.store.clone(), part, o.memory_budget)
+                            .map_err(|e| file.format(e))?,
+                    ))
+                }
+            });
         }
         if self.offsets.len() > 1 {
             let attrs = take_all(&file, &mut self.point_values)?;
-            if let Some(w) = self.writer.as_mut() {
-                w.add_polylines_flat(&self.coords, &self.offsets, &attrs)
-                    .map_err(|e| file.format(e))?;
+            match self.writer.as_mut() {
+                Some(Writer::Whole(w)) => w.add_polylines_flat(&self.coords, &self.offsets, &attrs),
+                Some(Writer::Part(w)) => {
+                    w.add_polylines_flat(&self.coords, &self.offsets, None, &attrs)
+                }
+                None => Ok(()),
             }
+            .map_err(|e| file.format(e))?;
         }
         self.coords.clear();
         self.offsets.truncate(1);
@@ -174,11 +197,24 @@ impl StreamlineSink {
         let file = self.file.clone();
         let objects = take_all(&file, &mut self.streamline_values)?;
         match self.writer.take() {
-            Some(mut w) => {
+            Some(Writer::Whole(mut w)) => {
                 if !objects.is_empty() {
                     w.set_object_attributes(objects);
                 }
                 w.finish().map_err(|e| file.format(e))
+            }
+            Some(Writer::Part(w)) => {
+                if let Some(name) = objects.keys().next() {
+                    return Err(file.unsupported(format!(
+                        "a distributed import (a part) does not carry per-streamline values yet (`{name}`)"
+                    )));
+                }
+                let receipt = w.finish().map_err(|e| file.format(e))?;
+                Ok(WriteSummary {
+                    vertices: receipt.vertices,
+                    chunks: receipt.chunks.len(),
+                    ..Default::default()
+                })
             }
             None => Err(file.unsupported("the writer could not be created")),
         }
