@@ -64,3 +64,61 @@ def test_a_row_of_another_part_is_refused(tmp_path):
         zv.write_part(store, 0, pos[owners == 1], object_ids=ids[owners == 1], owned_only=False)
     with pytest.raises(zv.ZvError, match="another distributed write"):
         zv.prepare_parts(store, 3, chunk_shape=(10, 10, 10))
+
+
+def walks(n=300, seed=5):
+    """``n`` random walks in ``[0, 100)^3`` crossing chunks of 20, flat with offsets."""
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(2, 40, n)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    steps = rng.uniform(-4, 4, (offsets[-1], 3))
+    pos = np.empty_like(steps)
+    for i in range(n):
+        a, b = offsets[i], offsets[i + 1]
+        pos[a:b] = np.clip(rng.random(3) * 100 + np.cumsum(steps[a:b], axis=0), 0, 99.9)
+    return pos, offsets
+
+
+def test_streamline_parts_from_routed_polylines_are_the_single_write(tmp_path):
+    pos, offsets = walks()
+    fa = np.arange(len(pos), dtype=np.float32)
+    opts = dict(chunk_shape=(20, 20, 25), compression="zstd:1")
+    zv.write_streamlines(tmp_path / "one", pos, offsets=offsets, vertex_attributes={"fa": fa}, **opts)
+    store = tmp_path / "parts"
+    zv.prepare_parts(store, 3, geometry="streamline", **opts)
+    index, part = zv.polyline_parts(store, pos, offsets)
+    assert (np.diff(index) >= 0).all() and set(part.tolist()) == {0, 1, 2}
+    assert len(index) > len(offsets) - 1, "some streamlines go to two parts"
+    for k in (1, 2, 0):
+        mine = index[part == k]
+        rows = np.concatenate([np.arange(offsets[i], offsets[i + 1]) for i in mine])
+        lengths = offsets[mine + 1] - offsets[mine]
+        offs = np.zeros(len(mine) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offs[1:])
+        zv.write_part(store, k, pos[rows], offsets=offs, polyline_ids=mine,
+                      vertex_attributes={"fa": fa[rows]})
+    summary = zv.commit_parts(store)
+    assert summary["objects"] == len(offsets) - 1
+    assert files(store) == files(tmp_path / "one")
+
+
+def test_a_streamline_withheld_from_a_part_is_named_by_the_commit(tmp_path):
+    pos, offsets = walks(50, seed=8)
+    store = tmp_path / "parts"
+    zv.prepare_parts(store, 2, geometry="streamline", chunk_shape=(20, 20, 25))
+    index, part = zv.polyline_parts(store, pos, offsets)
+    both = [i for i in set(index.tolist()) if (index == i).sum() == 2]
+    lost = both[0]
+    for k in (0, 1):
+        mine = index[(part == k) & ~((index == lost) & (k == 1))]
+        rows = np.concatenate([np.arange(offsets[i], offsets[i + 1]) for i in mine])
+        offs = np.zeros(len(mine) + 1, dtype=np.int64)
+        np.cumsum(offsets[mine + 1] - offsets[mine], out=offs[1:])
+        zv.write_part(store, k, pos[rows], offsets=offs, polyline_ids=mine)
+    with pytest.raises(zv.InputError, match=f"polyline {lost}: piece .* is in no receipt"):
+        zv.commit_parts(store)
+    with pytest.raises(zv.ZvError):
+        zv.open(store)
+    with pytest.raises(zv.InputError, match="polyline_ids go with offsets"):
+        zv.write_part(store, 0, pos, polyline_ids=[0])

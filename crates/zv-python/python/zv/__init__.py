@@ -27,7 +27,14 @@ from ._zv import (
 )
 from ._read import Graph, Level, Mesh, Object, Points, Polylines, Store, open, validate
 from ._storage import set_storage_options
-from ._parts import commit_parts, missing_parts, part_owners, prepare_parts, write_part
+from ._parts import (
+    commit_parts,
+    missing_parts,
+    part_owners,
+    polyline_parts,
+    prepare_parts,
+    write_part,
+)
 from ._write import (
     write_graph,
     write_mesh,
@@ -57,6 +64,7 @@ __all__ = [
     "write_mesh",
     "prepare_parts",
     "part_owners",
+    "polyline_parts",
     "write_part",
     "missing_parts",
     "commit_parts",

@@ -8,8 +8,11 @@
 4. ``commit_parts(path, …)`` merges the receipts, writes the root last and removes the plan.
 
 The committed store is the one ``write_points`` makes of the same rows (byte for byte when
-each chunk's rows reach their part in the input order). Point clouds, numeric attributes,
-the 0.7 layout. See docs/python.md."""
+each chunk's rows reach their part in the input order). Polylines and streamlines
+(``prepare_parts(…, geometry="streamline")``) go whole to every part owning one of their
+chunks (``polyline_parts``), with their ids in the whole write; each part keeps its pieces
+and the commit joins them (the store ``write_streamlines`` makes). Numeric attributes, the
+0.7 layout. See docs/python.md."""
 
 from __future__ import annotations
 
@@ -27,18 +30,21 @@ def prepare_parts(
     parts: int,
     *,
     chunk_shape: Sequence[float],
+    geometry: str = "point_cloud",
     bin_shape: Optional[Sequence[float]] = None,
     bounds: Optional[Tuple[Sequence[float], Sequence[float]]] = None,
     dtype: str = "float32",
     compression: str = "spec-default",
     out_of_bounds: str = "raise",
 ) -> Dict[str, Any]:
-    """Stages a distributed write of ``parts`` parts; returns ``{"run", "parts"}``. Preparing
-    again with the same options returns the same run (a client resumes)."""
+    """Stages a distributed write of ``parts`` parts of ``geometry`` (``point_cloud``,
+    ``line``, ``polyline`` or ``streamline``); returns ``{"run", "parts"}``. Preparing again
+    with the same options returns the same run (a client resumes)."""
     return _zv._prepare_parts(
         os.fspath(path),
         int(parts),
         chunk_shape=[float(c) for c in chunk_shape],
+        geometry=geometry,
         bin_shape=None if bin_shape is None else [float(b) for b in bin_shape],
         bounds=None if bounds is None else ([float(v) for v in bounds[0]], [float(v) for v in bounds[1]]),
         dtype=dtype,
@@ -59,6 +65,15 @@ def part_owners(path: PathLike, positions: Any) -> np.ndarray:
     return _zv._part_owners(os.fspath(path), _positions(positions))
 
 
+def polyline_parts(path: PathLike, positions: Any, offsets: Any) -> Tuple[np.ndarray, np.ndarray]:
+    """The parts each polyline goes to in the staged write (flat ``positions`` cut by
+    ``offsets``, ``P + 1``): ``(polyline, part)`` as two arrays, by polyline, each part once
+    (the owners of its vertices' chunks; part 0 for a polyline without vertices)."""
+    return _zv._polyline_parts(
+        os.fspath(path), _positions(positions), np.ascontiguousarray(offsets, dtype=np.int64)
+    )
+
+
 def write_part(
     path: PathLike,
     part: int,
@@ -68,9 +83,15 @@ def write_part(
     vertex_attributes: Arrays = None,
     owned_only: bool = True,
     memory_budget: Optional[int] = None,
+    offsets: Any = None,
+    polyline_ids: Any = None,
 ) -> Dict[str, int]:
-    """Writes part ``part``: the rows it owns (``owned_only``; else a row of another part is
-    an error), then its receipt. Returns ``{"part", "vertices", "chunks"}``."""
+    """Writes part ``part``, then its receipt. Returns ``{"part", "vertices", "chunks"}``.
+
+    Points: the rows it owns (``owned_only``; else a row of another part is an error).
+    Polylines (``offsets``, ``P + 1``): whole polylines with their ids in the write
+    (``polyline_ids``, increasing; default 0, 1, …); the part keeps the pieces in its
+    chunks."""
     return _zv._write_part(
         os.fspath(path),
         int(part),
@@ -79,6 +100,8 @@ def write_part(
         vertex_attributes=_columns(vertex_attributes),
         owned_only=owned_only,
         memory_budget=memory_budget,
+        offsets=None if offsets is None else np.ascontiguousarray(offsets, dtype=np.int64),
+        polyline_ids=None if polyline_ids is None else np.ascontiguousarray(polyline_ids, dtype=np.int64),
     )
 
 

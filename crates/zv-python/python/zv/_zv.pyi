@@ -81,6 +81,7 @@ def _prepare_parts(
     parts: int,
     *,
     chunk_shape: Sequence[float],
+    geometry: str = "point_cloud",
     bin_shape: Optional[Sequence[float]] = None,
     bounds: Optional[Tuple[Sequence[float], Sequence[float]]] = None,
     dtype: str = "float32",
@@ -88,6 +89,9 @@ def _prepare_parts(
     out_of_bounds: str = "raise",
 ) -> Dict[str, Any]: ...
 def _part_owners(path: str, positions: np.ndarray) -> np.ndarray: ...
+def _polyline_parts(
+    path: str, positions: np.ndarray, offsets: np.ndarray
+) -> Tuple[np.ndarray, np.ndarray]: ...
 def _write_part(
     path: str,
     part: int,
@@ -97,6 +101,8 @@ def _write_part(
     vertex_attributes: Optional[Mapping[str, np.ndarray]] = None,
     owned_only: bool = True,
     memory_budget: Optional[int] = None,
+    offsets: Optional[np.ndarray] = None,
+    polyline_ids: Optional[np.ndarray] = None,
 ) -> Dict[str, int]: ...
 def _missing_parts(path: str) -> List[int]: ...
 def _commit_parts(

@@ -21,6 +21,14 @@ arguments resumes: the staged plan is reused, parts that finished are not writte
 
 Point clouds with object ids and numeric attributes, the ZV 0.7 layout.
 
+``write_polylines(path, bag, …)`` (and ``write_streamlines``) does the same for polylines: a
+dask Bag whose elements are polylines (an ``(k, ndim)`` array, or a mapping with
+``"positions"`` and one value per vertex for each of ``attributes``), numbered in bag order.
+Each input partition sends every polyline to each part owning one of its chunks
+(``zv.polyline_parts``), whole; the shuffle gathers each part's polylines; the part keeps
+the pieces in its own chunks; the commit joins the pieces and makes the cross-chunk records.
+The store is the one ``zv.write_polylines`` writes of the whole input, file for file.
+
 ``read_points(path, level=0, box=None, …)`` reads a level into a dask DataFrame with one
 partition per group of chunks (``chunks_per_partition``, in chunk key order): each partition
 is read on a worker by ``Level.points(chunks=…)``; concatenated, the partitions are
@@ -41,6 +49,7 @@ from ._write import Arrays, PathLike
 _PART = "_zv_part"
 _SRC = "_zv_src"
 _ROW = "_zv_row"
+_LOCAL = "_zv_polyline"
 
 
 def _frame(data: Any, columns: Sequence[str]):
@@ -244,3 +253,188 @@ def read_points(
     # the columns and types of a real partition, read without the box (which may miss it)
     meta = read(groups[0], None).iloc[:0]
     return dd.from_map(read, groups, meta=meta, like=meta)
+
+
+def _axes(ndim: int) -> list:
+    """The position columns of a polyline frame."""
+    return [f"_zv_x{i}" for i in range(ndim)]
+
+
+def _attribute_types(attributes: Any) -> Dict[str, np.dtype]:
+    """``attributes`` as name → dtype (a sequence of names: float32 each)."""
+    if isinstance(attributes, Mapping):
+        return {str(k): np.dtype(v) for k, v in attributes.items()}
+    return {str(k): np.dtype(np.float32) for k in attributes}
+
+
+def _polyline_frame(path, items, src, ndim, types, storage_options):
+    """Input partition ``src`` (polylines) as vertex rows, each polyline repeated for every
+    part it goes to: the part, the partition, the polyline's index in it, the vertex row
+    (-1: the one row of a polyline without vertices), the positions and attributes. Also
+    returns the partition's polyline count."""
+    import pandas as pd
+
+    if storage_options is not None:
+        _storage.set_storage_options(storage_options)
+    items = list(items)
+    pos, attrs = [], {a: [] for a in types}
+    for i, item in enumerate(items):
+        is_map = isinstance(item, Mapping)
+        p = np.asarray(item["positions"] if is_map else item, dtype=np.float64)
+        if p.size == 0:
+            p = p.reshape(0, ndim)
+        if p.ndim != 2 or p.shape[1] != ndim:
+            raise ValueError(f"polyline {i} of partition {src} has shape {p.shape}, not (k, {ndim})")
+        pos.append(p)
+        for a, t in types.items():
+            if not is_map or a not in item:
+                raise KeyError(f"polyline {i} of partition {src} has no attribute {a!r}")
+            v = np.asarray(item[a], dtype=t)
+            if v.shape != (len(p),):
+                raise ValueError(f"attribute {a!r} of polyline {i} of partition {src} has shape "
+                                 f"{v.shape}, not ({len(p)},)")
+            attrs[a].append(v)
+    lengths = np.array([len(p) for p in pos], dtype=np.int64)
+    offsets = np.zeros(len(pos) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    flat = np.concatenate(pos) if pos else np.zeros((0, ndim))
+    index, part = _parts.polyline_parts(path, flat, offsets) if pos else (
+        np.zeros(0, np.int64), np.zeros(0, np.uint32))
+    # each (polyline, part) pair gives the polyline's rows; an empty polyline one marker row
+    n = lengths[index]
+    reps = np.maximum(n, 1)
+    first = np.zeros(len(reps) + 1, dtype=np.int64)
+    np.cumsum(reps, out=first[1:])
+    step = np.arange(first[-1], dtype=np.int64) - np.repeat(first[:-1], reps)
+    rows = np.repeat(offsets[index], reps) + step
+    empty = np.repeat(n == 0, reps)
+    take = np.where(empty, 0, rows)
+    cols: Dict[str, Any] = {
+        _PART: np.repeat(part.astype(np.int64), reps),
+        _SRC: np.full(len(rows), src, dtype=np.int64),
+        _LOCAL: np.repeat(index, reps),
+        _ROW: np.where(empty, -1, rows),
+    }
+    src_pos = flat if len(flat) else np.zeros((1, ndim))
+    for i, c in enumerate(_axes(ndim)):
+        cols[c] = src_pos[take, i] if len(rows) else np.zeros(0)
+    for a, t in types.items():
+        v = np.concatenate(attrs[a]) if attrs[a] and len(flat) else np.zeros(1, dtype=t)
+        cols[a] = v[take] if len(rows) else np.zeros(0, dtype=t)
+    return pd.DataFrame(cols), len(items)
+
+
+def _bases(*counts):
+    """Each input partition's first polyline id, and the total (the last value)."""
+    out = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(np.asarray(counts, dtype=np.int64), out=out[1:])
+    return out
+
+
+def write_polylines(
+    path: PathLike,
+    data: Any,
+    *,
+    chunk_shape: Sequence[float],
+    geometry: str = "polyline",
+    attributes: Any = (),
+    parts: Optional[int] = None,
+    bin_shape: Optional[Sequence[float]] = None,
+    bounds: Optional[Tuple[Sequence[float], Sequence[float]]] = None,
+    dtype: str = "float32",
+    compression: str = "spec-default",
+    out_of_bounds: str = "raise",
+    object_attributes: Arrays = None,
+    groups: Optional[Mapping[int, Sequence[int]]] = None,
+    group_attributes: Arrays = None,
+    memory_budget: Optional[int] = None,
+    commit: bool = True,
+    resume: bool = True,
+    on_part: Optional[Callable[[int], None]] = None,
+    storage_options: Optional[Mapping[str, object]] = None,
+) -> Dict[str, Any]:
+    """Writes the polylines of a dask Bag (elements: ``(k, ndim)`` arrays, or mappings with
+    ``"positions"`` and the ``attributes``, one value per vertex) to a new store at
+    ``path``, polyline ``i`` of the bag (in partition order) being object ``i``, and
+    commits it. ``attributes``: names (float32) or a mapping name → dtype. ``parts``
+    defaults to the bag's partition count. Other arguments as ``write_points``; returns the
+    commit's summary (``vertices``, ``chunks``, ``objects``, ``groups``) and ``parts``."""
+    import dask
+    import dask.dataframe as dd
+    import pandas as pd
+
+    path = os.fspath(path)
+    if storage_options is not None:
+        _storage.set_storage_options(storage_options)
+    if not hasattr(data, "to_delayed"):
+        raise TypeError(f"expected a dask Bag of polylines, not {type(data).__name__}")
+    ndim = len(chunk_shape)
+    types = _attribute_types(attributes)
+    inputs = data.to_delayed()
+    n = int(parts) if parts is not None else max(1, len(inputs))
+    _parts.prepare_parts(path, n, chunk_shape=chunk_shape, geometry=geometry,
+                         bin_shape=bin_shape, bounds=bounds, dtype=dtype,
+                         compression=compression, out_of_bounds=out_of_bounds)
+    todo = set(_parts.missing_parts(path)) if resume else set(range(n))
+    written: list = []
+    total = 0
+    if todo:
+        made = [dask.delayed(_polyline_frame, nout=2)(path, items, i, ndim, types, storage_options)
+                for i, items in enumerate(inputs)]
+        bases = dask.delayed(_bases)(*[m[1] for m in made])
+        meta = pd.DataFrame({
+            _PART: np.zeros(0, np.int64), _SRC: np.zeros(0, np.int64),
+            _LOCAL: np.zeros(0, np.int64), _ROW: np.zeros(0, np.int64),
+            **{c: np.zeros(0) for c in _axes(ndim)},
+            **{a: np.zeros(0, dtype=t) for a, t in types.items()},
+        })
+        frame = dd.from_delayed([m[0] for m in made], meta=meta)
+        shuffled = frame.set_index(_PART, divisions=list(range(n)) + [n - 1])
+
+        def write(df, bases, partition_info=None):
+            k = int(partition_info["number"]) if partition_info else 0
+            done = pd.DataFrame({"part": np.array([k], dtype=np.int64),
+                                 "total": np.array([bases[-1]], dtype=np.int64)})
+            if k not in todo:
+                return done.iloc[:0]
+            if storage_options is not None:
+                _storage.set_storage_options(storage_options)
+            if on_part is not None:
+                on_part(k)
+            df = df.sort_values([_SRC, _LOCAL, _ROW])
+            ids = bases[df[_SRC].to_numpy()] + df[_LOCAL].to_numpy()
+            starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]]) if len(ids) else np.zeros(0, np.int64)
+            real = df[_ROW].to_numpy() >= 0
+            counts = np.add.reduceat(real.astype(np.int64), starts) if len(ids) else np.zeros(0, np.int64)
+            offsets = np.zeros(len(starts) + 1, dtype=np.int64)
+            np.cumsum(counts, out=offsets[1:])
+            pos = np.ascontiguousarray(df[_axes(ndim)].to_numpy(dtype=np.float64)[real])
+            attrs = {a: np.ascontiguousarray(df[a].to_numpy()[real]) for a in types}
+            _parts.write_part(path, k, pos.reshape(-1, ndim), vertex_attributes=attrs,
+                              offsets=offsets, polyline_ids=ids[starts],
+                              memory_budget=memory_budget)
+            return done
+
+        out = shuffled.map_partitions(write, bases, meta={"part": "i8", "total": "i8"}).compute()
+        written = out["part"].tolist()
+        total = int(out["total"].max()) if len(out) else 0
+    missing = _parts.missing_parts(path)
+    if missing:
+        raise RuntimeError(f"parts {missing} did not finish (run write_polylines again to resume)")
+    summary: Dict[str, Any] = {"parts": sorted(written)}
+    if commit:
+        summary.update(
+            _parts.commit_parts(
+                path,
+                object_attributes=object_attributes,
+                groups=groups,
+                group_attributes=group_attributes,
+                num_objects=total,
+            )
+        )
+    return summary
+
+
+def write_streamlines(path: PathLike, data: Any, **kw: Any) -> Dict[str, Any]:
+    """``write_polylines`` with ``geometry="streamline"``."""
+    return write_polylines(path, data, geometry="streamline", **kw)
