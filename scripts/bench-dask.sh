@@ -3,7 +3,8 @@
 # cost by parts and points: scripts/bench/dask_write.py on the Python package in release mode
 # (.venv-py, made by scripts/test.sh).
 #
-#   scripts/bench-dask.sh [DIR] [POINTS] [REPS]     (DIR on tmpfs by default)
+#   scripts/bench-dask.sh [DIR] [POINTS] [REPS] [--streamlines S] [--streamlines-only]
+#                                                   (DIR on tmpfs by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIR=${1:-/dev/shm/zv-bench-dask}
@@ -12,5 +13,5 @@ REPS=${3:-3}
 VIRTUAL_ENV="$PWD/.venv-py" CARGO_TARGET_DIR="$PWD/target" \
   .venv-py/bin/maturin develop --release --quiet -m crates/zv-python/Cargo.toml --locked
 rm -rf "$DIR"
-.venv-py/bin/python scripts/bench/dask_write.py --dir "$DIR" --points "$POINTS" --reps "$REPS" 2>/dev/null
+.venv-py/bin/python scripts/bench/dask_write.py --dir "$DIR" --points "$POINTS" --reps "$REPS" "${@:4}" 2>/dev/null
 rm -rf "$DIR"

@@ -8,8 +8,10 @@
    the repetitions, points per second, and the scaling ratio (1 worker / 2 workers).
 2. The commit model: for several part counts and point counts, the parts are written
    (`commit=False`), the receipts' total size is measured, then `zv.commit_parts` is timed.
+3. The same for streamlines (`zv.dask.write_streamlines`, random walks of 10 to 60 points
+   with steps up to 8 per axis in [0, 1000)^3, chunk 100^3): receipt bytes per piece, commit.
 
-Usage: dask_write.py --dir DIR [--points N] [--partitions P] [--reps R]
+Usage: dask_write.py --dir DIR [--points N] [--partitions P] [--reps R] [--streamlines S]
 Prints a table, and the figures as JSON on the last line.
 """
 
@@ -96,15 +98,68 @@ def commit_model(a, d: Path) -> list:
     return rows
 
 
+def walks(seed, n):
+    """``n`` random-walk streamlines (10 to 60 points, steps up to 8) in [0, 1000)^3."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        k = int(rng.integers(10, 61))
+        out.append(np.clip(rng.random(3) * 1000 + np.cumsum(rng.uniform(-8, 8, (k, 3)), axis=0), 0, 999.9))
+    return out
+
+
+def streamline_model(a, d: Path) -> list:
+    import dask.bag as db
+
+    rows = []
+    with dask.config.set(scheduler="threads"):
+        for lines, parts in [(a.streamlines, 4), (a.streamlines, 16), (a.streamlines, 64),
+                             (a.streamlines * 5, 16), (a.streamlines * 5, 64)]:
+            store = fresh(d / "lines.zarr")
+            per = lines // 16
+            bag = db.from_delayed([dask.delayed(walks)(2000 + i, per) for i in range(16)])
+            zv.dask.write_streamlines(store, bag, parts=parts, commit=False, **OPTS)
+            files = list((store / ".zv-parts").glob("part-*.json"))
+            receipts = sum(p.stat().st_size for p in files)
+            pieces = sum(len(json.loads(p.read_bytes()).get("pieces", [])) for p in files)
+            t = time.perf_counter()
+            s = zv.commit_parts(store)
+            secs = time.perf_counter() - t
+            rows.append({"streamlines": per * 16, "parts": parts, "vertices": s["vertices"],
+                         "pieces": pieces, "receipt_bytes": receipts, "commit_s": secs,
+                         "chunks": s["chunks"]})
+    return rows
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--dir", required=True)
     p.add_argument("--points", type=int, default=5_000_000)
     p.add_argument("--partitions", type=int, default=16)
     p.add_argument("--reps", type=int, default=3)
+    p.add_argument("--streamlines", type=int, default=20_000)
+    p.add_argument("--streamlines-only", action="store_true",
+                   help="only the streamline commit model (3.)")
     a = p.parse_args()
     d = Path(a.dir)
     d.mkdir(parents=True, exist_ok=True)
+    if a.streamlines_only:
+        t, model = {}, []
+    else:
+        t, model = points_figures(a, d)
+    lines = streamline_model(a, d)
+    print(f"\n{'streamlines':>11} {'parts':>6} {'vertices':>10} {'pieces':>9} {'receipts MB':>12} "
+          f"{'B/piece':>8} {'commit s':>9}")
+    for r in lines:
+        print(f"{r['streamlines']:11,} {r['parts']:6} {r['vertices']:10,} {r['pieces']:9,} "
+              f"{r['receipt_bytes'] / 1e6:12.2f} {r['receipt_bytes'] / max(r['pieces'], 1):8.1f} "
+              f"{r['commit_s']:9.3f}")
+    print(json.dumps({"throughput": {k: stats(v) if isinstance(v, list) else v for k, v in t.items()},
+                      "commit_model": model, "streamline_model": lines}))
+
+
+def points_figures(a, d: Path):
+    """Parts 1 and 2 (throughput, the points' commit model), printed; returns both."""
     t = throughput(a, d)
     n = t["points"]
     print(f"{'write ' + format(n, ',') + ' points':40} {'min s':>8} {'median s':>9} {'Mpoints/s':>10}")
@@ -119,8 +174,7 @@ def main():
     for r in model:
         print(f"{r['points']:10,} {r['parts']:6} {r['chunks']:7} {r['receipt_bytes'] / 1e6:12.2f} "
               f"{r['receipt_bytes'] / r['points']:8.2f} {r['commit_s']:9.3f}")
-    print(json.dumps({"throughput": {k: stats(v) if isinstance(v, list) else v for k, v in t.items()},
-                      "commit_model": model}))
+    return t, model
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Times the Python package zv reading the point store of `zv bench suite` into numpy: every
-point with its object ids and `intensity`, and the suite's 1% box (params.json of the peer
-inputs), each with object ids (as zarr-vectors 0.9.2's read_points returns them) and
-without (`object_ids=False`). Each repetition opens the store afresh; the time covers open +
+point with `intensity`, and the suite's 1% box (params.json of the peer inputs), each without
+object ids (`object_ids=False`: what zarr-vectors 0.9.2's `read_points(store, bbox=…,
+attribute_names=…)` returns, positions and attributes, so the like-for-like figure) and with
+them (zv's extra: each point's object, found through the object index). Each repetition opens the store afresh; the time covers open +
 read, as the peers' `read_points` and `box` phases do. Prints one JSON object:
 {"read_points": [s, ...], "box": [...], "read_points_no_ids": [...], "box_no_ids": [...],
 "count_points", "count_box"}.
