@@ -11,14 +11,21 @@
 //! with a `..` step it has to check; that open is retried, and after a few races the resolved
 //! path is checked instead. [`SymlinkPolicy::Follow`] opens the path as it is.
 //!
+//! The root directory is opened once (an `O_PATH` descriptor, [`RootDir`]) and reused by every
+//! read, which saves an open and a close per value read; a read that finds nothing beneath it
+//! opens the root again and retries once, so a root that was replaced (a [`crate::Shadow`]
+//! exchange, a store deleted and written anew) is followed as a path would be.
+//!
 //! Every open uses `O_NONBLOCK`, so a FIFO in place of a value does not block the reader, and
 //! the opened file must be a regular file: FIFOs, devices and sockets are refused with
 //! [`StoreError::NotAValue`]; a directory reads as a missing key. Hand-written because std
 //! has neither `openat2` nor `O_NONBLOCK`; the system calls come from `rustix` (safe wrappers).
 
 use std::fs::File;
+use std::os::fd::OwnedFd;
 use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 use rustix::fs::{Mode, OFlags, ResolveFlags};
 use rustix::io::Errno;
@@ -76,16 +83,42 @@ fn open_plain(path: &Path) -> Result<File, Errno> {
     rustix::fs::open(path, read_flags(), Mode::empty()).map(File::from)
 }
 
-fn open_beneath(root: &Path, relative: &Path) -> Result<File, Errno> {
-    let dir = rustix::fs::open(
-        root,
-        OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
-        Mode::empty(),
-    )?;
+/// The root directory, opened once for the reads beneath it.
+#[derive(Debug, Default)]
+pub(crate) struct RootDir(Mutex<Option<Arc<OwnedFd>>>);
+
+impl RootDir {
+    /// The open root (opened now if it is not, or if `fresh`: the one held may be stale).
+    fn get(&self, root: &Path, fresh: bool) -> Result<Arc<OwnedFd>, Errno> {
+        let mut held = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if let (Some(fd), false) = (held.as_ref(), fresh) {
+            return Ok(Arc::clone(fd));
+        }
+        *held = None;
+        let fd = Arc::new(rustix::fs::open(
+            root,
+            OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )?);
+        *held = Some(Arc::clone(&fd));
+        Ok(fd)
+    }
+}
+
+/// [`open_in`] beneath the held root; on nothing found, once more beneath a fresh one.
+fn open_beneath(root: &Path, dir: &RootDir, relative: &Path) -> Result<File, Errno> {
+    match open_in(root, &*dir.get(root, false)?, relative) {
+        Err(Errno::NOENT) | Err(Errno::NOTDIR) => open_in(root, &*dir.get(root, true)?, relative),
+        other => other,
+    }
+}
+
+/// Opens `relative` beneath the directory `dir` (the root at `root`).
+fn open_in(root: &Path, dir: &OwnedFd, relative: &Path) -> Result<File, Errno> {
     let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS;
     let mut attempt = 0;
     loop {
-        match rustix::fs::openat2(&dir, relative, read_flags(), Mode::empty(), resolve) {
+        match rustix::fs::openat2(dir, relative, read_flags(), Mode::empty(), resolve) {
             // The kernel answers EAGAIN when a rename or mount anywhere on the machine raced
             // with a `..` step it had to check; the caller is meant to retry.
             Err(Errno::AGAIN) if attempt < OPENAT2_RETRIES => attempt += 1,
@@ -112,12 +145,13 @@ const OPENAT2_RETRIES: u32 = 16;
 /// directory), the file and its size otherwise.
 pub(crate) fn open_value(
     root: &Path,
+    dir: &RootDir,
     relative: &Path,
     policy: SymlinkPolicy,
     key: &str,
 ) -> StoreResult<Option<(File, u64)>> {
     let opened = match policy {
-        SymlinkPolicy::WithinRoot => open_beneath(root, relative),
+        SymlinkPolicy::WithinRoot => open_beneath(root, dir, relative),
         SymlinkPolicy::Follow => open_plain(&root.join(relative)),
     };
     let file = match opened {

@@ -21,6 +21,11 @@
 //!   [`WritableStore::sync`] makes everything written durable with one `syncfs(2)`.
 //! - **Bounded reads**: [`ReadableStore::get_capped`] refuses a file larger than the caller
 //!   allows from its size before reading a byte.
+//! - **The root held open**: reads open keys beneath one descriptor of the root directory,
+//!   opened at the first read, not by walking the root's path each time; a read that finds
+//!   nothing there opens the root again and retries, so a root deleted and made anew, or
+//!   exchanged by a [`Shadow`], is followed. (A root renamed away while the old tree stays
+//!   is read there until a key is missing from it.)
 //! - **Exact reads**: a value, or a range of one, is read with one `pread` of its size (the
 //!   kernel fetches a cold range in one request), a range with readahead off
 //!   (`POSIX_FADV_RANDOM`: nothing around it is read from a cold disk).
@@ -79,6 +84,8 @@ pub struct FilesystemStore {
     dirs: DirCache,
     /// Large read buffers kept for reuse (module `pool`).
     buffers: Arc<BufferPool>,
+    /// The root directory, held open for reads (module `confine`).
+    root_dir: confine::RootDir,
 }
 
 fn io_err(key: impl ToString) -> impl FnOnce(io::Error) -> StoreError {
@@ -115,6 +122,7 @@ impl FilesystemStore {
             symlinks: SymlinkPolicy::default(),
             dirs: DirCache::default(),
             buffers: Arc::default(),
+            root_dir: confine::RootDir::default(),
         })
     }
 
@@ -155,6 +163,7 @@ impl FilesystemStore {
     fn open(&self, key: &StoreKey) -> StoreResult<Option<(fs::File, u64)>> {
         confine::open_value(
             &self.root,
+            &self.root_dir,
             &Self::relative(key),
             self.symlinks,
             key.as_str(),

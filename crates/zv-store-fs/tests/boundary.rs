@@ -1,7 +1,7 @@
 //! The store root is a boundary and only regular files are values: symbolic links that leave
 //! the root, FIFOs, sockets and devices are errors naming the key (never a hang, never an endless
 //! read); links inside the root work for every operation alike; reads can be capped; `sync`
-//! works under every durability.
+//! works under every durability; a root replaced under a live store is read anew.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 use std::os::unix::fs::symlink;
@@ -243,7 +243,7 @@ fn failed_writes_leave_no_temporary_files() {
 /// the answer for a link leaving the root must stay the same while they happen.
 #[test]
 fn links_leaving_the_root_are_refused_while_renames_race() {
-    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
     use std::sync::Arc;
     let dir = tempfile::tempdir().unwrap();
     let store = FilesystemStore::new(dir.path()).unwrap();
@@ -253,8 +253,9 @@ fn links_leaving_the_root_are_refused_while_renames_race() {
     symlink("../../../../../../../etc/passwd", dir.path().join("g/rel")).unwrap();
     let busy = tempfile::tempdir().unwrap();
     let stop = Arc::new(AtomicBool::new(false));
+    let renames = Arc::new(AtomicU64::new(0));
     let renamer = {
-        let stop = Arc::clone(&stop);
+        let (stop, renames) = (Arc::clone(&stop), Arc::clone(&renames));
         let (a, b) = (busy.path().join("a"), busy.path().join("b"));
         std::fs::write(&a, b"x").unwrap();
         std::thread::spawn(move || {
@@ -263,13 +264,46 @@ fn links_leaving_the_root_are_refused_while_renames_race() {
                 let (from, to) = if n % 2 == 0 { (&a, &b) } else { (&b, &a) };
                 std::fs::rename(from, to).unwrap();
                 n += 1;
+                renames.store(n, Ordering::Relaxed);
             }
-            n
         })
     };
-    for _ in 0..2000 {
+    // reads while the renames run: at least 2000, and until 1000 renames raced with them
+    let mut reads = 0;
+    while reads < 2000 || renames.load(Ordering::Relaxed) < 1000 {
         assert_not_a_value(store.get(&key("g/rel")), "g/rel", "leaves the store root");
+        reads += 1;
     }
     stop.store(true, Ordering::Relaxed);
-    assert!(renamer.join().unwrap() > 0);
+    renamer.join().unwrap();
+}
+
+#[test]
+fn a_root_replaced_under_a_live_store_is_read_anew() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("s.zarr");
+    let store = FilesystemStore::new(&root).unwrap();
+    // no root yet: a missing key, then the root appears
+    assert!(store.get(&key("a/zarr.json")).unwrap().is_none());
+    store
+        .set(&key("a/zarr.json"), Bytes::from_static(b"one"))
+        .unwrap();
+    assert_eq!(store.get(&key("a/zarr.json")).unwrap().unwrap(), "one");
+    // the root deleted and written anew by someone else: the new tree is read
+    std::fs::remove_dir_all(&root).unwrap();
+    std::fs::create_dir_all(root.join("a")).unwrap();
+    std::fs::write(root.join("a/zarr.json"), b"two").unwrap();
+    assert_eq!(store.get(&key("a/zarr.json")).unwrap().unwrap(), "two");
+    // replaced by a shadow's exchange (the old tree removed): the new tree is read
+    let shadow = zv_store_fs::Shadow::create(&root).unwrap();
+    std::fs::write(shadow.path().join("a/zarr.json.new"), b"three").unwrap();
+    std::fs::rename(
+        shadow.path().join("a/zarr.json.new"),
+        shadow.path().join("a/zarr.json"),
+    )
+    .unwrap();
+    std::fs::write(shadow.path().join("b"), b"four").unwrap();
+    shadow.publish().unwrap();
+    assert_eq!(store.get(&key("a/zarr.json")).unwrap().unwrap(), "three");
+    assert_eq!(store.get(&key("b")).unwrap().unwrap(), "four");
 }
