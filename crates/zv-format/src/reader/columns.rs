@@ -24,8 +24,16 @@ use crate::layout::manifest::BlockFragments;
 use crate::metadata::ChunkKey;
 use crate::names;
 
-/// Chunks read at once (in parallel) per thread before they are appended.
+/// Chunks read at once (in parallel) per thread before they are appended, at first; the
+/// window then grows while the chunks are small, up to [`WINDOW_MAX_PER_THREAD`] per thread
+/// and [`WINDOW_BYTES`] of decoded chunks (fewer windows: threads sleep and wake less).
 const WINDOW_PER_THREAD: usize = 2;
+
+/// The most chunks read at once per thread.
+const WINDOW_MAX_PER_THREAD: usize = 32;
+
+/// The decoded bytes a window may hold (besides the columns being built).
+const WINDOW_BYTES: usize = 64 << 20;
 
 /// Points as columns: positions as stored, each point's object, vertex attributes as stored.
 /// Points are in chunk key order, rows in row order within a chunk (in bin order for a box
@@ -101,6 +109,18 @@ impl Level {
     /// chunk the level does not have gives no points. Readers that split a level between
     /// workers (`zv.dask.read_points`) read their share this way.
     pub fn point_columns_in(
+        &self,
+        chunks: Option<&[ChunkKey]>,
+        bbox: Option<(&[f64], &[f64])>,
+        attributes: &[&str],
+        object_ids: bool,
+    ) -> Result<PointColumns> {
+        // as many chunks in flight as the store wants (32 requests for an object store)
+        self.with_store_pool(|| self.read_point_columns(chunks, bbox, attributes, object_ids))
+    }
+
+    /// [`Level::point_columns_in`], on the store's pool.
+    fn read_point_columns(
         &self,
         chunks: Option<&[ChunkKey]>,
         bbox: Option<(&[f64], &[f64])>,
@@ -194,9 +214,14 @@ impl Level {
             let _ = ids.try_reserve_exact(expected);
         }
         let mut columns: Vec<Column> = infos.iter().map(|_| Column::expecting(expected)).collect();
-        let window = rayon::current_num_threads().max(1) * WINDOW_PER_THREAD;
-        for (w, keys) in keys.chunks(window).enumerate() {
-            let parts: Vec<Option<(ChunkPart, Option<Vec<i64>>)>> = keys
+        let threads = rayon::current_num_threads().max(1);
+        let mut window = threads * WINDOW_PER_THREAD;
+        let mut start = 0;
+        while start < keys.len() {
+            let first = start;
+            let window_keys = &keys[first..(first + window).min(keys.len())];
+            start += window_keys.len();
+            let parts: Vec<Option<(ChunkPart, Option<Vec<i64>>)>> = window_keys
                 .par_iter()
                 .enumerate()
                 .map(|(j, k)| {
@@ -207,7 +232,7 @@ impl Level {
                     let Some(part) = part else { return Ok(None) };
                     let ids = match has_index {
                         true => {
-                            let blocks = owners.get(w * window + j).map_or(&[][..], Vec::as_slice);
+                            let blocks = owners.get(first + j).map_or(&[][..], Vec::as_slice);
                             Some(self.row_objects(k, &part, blocks)?)
                         }
                         false => None,
@@ -215,10 +240,15 @@ impl Level {
                     Ok(Some((part, ids)))
                 })
                 .collect::<Result<_>>()?;
-            for (key, p) in keys.iter().zip(parts) {
+            let held: usize = parts.iter().flatten().map(|(p, _)| p.byte_len()).sum();
+            for (key, p) in window_keys.iter().zip(parts) {
                 let Some((part, ids)) = p else { continue };
                 self.append(key, &part, ids, &infos, &mut columns, &mut out)?;
             }
+            // the next window: as many chunks of this window's average size as fit
+            let per_chunk = held / window_keys.len().max(1);
+            window =
+                (WINDOW_BYTES / per_chunk.max(1)).clamp(threads, threads * WINDOW_MAX_PER_THREAD);
         }
         for (info, column) in infos.iter().zip(columns) {
             let path = || self.p(&[names::VERTEX_ATTRIBUTES, &info.name]);

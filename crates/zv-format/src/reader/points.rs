@@ -56,6 +56,19 @@ impl ChunkPart {
     fn len(&self) -> usize {
         self.rows.as_ref().map_or(self.vertices.len(), Vec::len)
     }
+
+    /// The decoded bytes held: positions and attribute rows (about).
+    pub(crate) fn byte_len(&self) -> usize {
+        let rows = self.vertices.len().max(1);
+        let per_row = self.vertices.byte_len() / rows
+            + self
+                .attributes
+                .iter()
+                .flatten()
+                .map(|a| a.data_type().size().unwrap_or(8) * a.channels())
+                .sum::<usize>();
+        per_row * rows
+    }
 }
 
 /// Attribute rows appended chunk after chunk into one buffer.

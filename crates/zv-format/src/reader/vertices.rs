@@ -119,6 +119,27 @@ impl Vertices {
         }
         let mut lo = vec![f64::INFINITY; self.ndim];
         let mut hi = vec![f64::NEG_INFINITY; self.ndim];
+        if self.data_type == DataType::Float32 {
+            // the common case, without a per-row decode: f32 bounds widen exactly to f64
+            let mut l32 = vec![f32::INFINITY; self.ndim];
+            let mut h32 = vec![f32::NEG_INFINITY; self.ndim];
+            for bytes in self.bytes.chunks_exact(w) {
+                for ((l, h), c) in l32
+                    .iter_mut()
+                    .zip(h32.iter_mut())
+                    .zip(bytes.chunks_exact(4))
+                {
+                    let x = f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+                    *l = l.min(x);
+                    *h = h.max(x);
+                }
+            }
+            for (d, (l, h)) in l32.iter().zip(&h32).enumerate() {
+                lo[d] = f64::from(*l);
+                hi[d] = f64::from(*h);
+            }
+            return Some((lo, hi));
+        }
         let mut row = vec![0.0; self.ndim];
         for bytes in self.bytes.chunks_exact(w) {
             self.decode_into(bytes, &mut row);
