@@ -6,7 +6,7 @@
 //! then from the options map. Option keys are `object_store`'s configuration keys of the
 //! service (`aws_endpoint`, `region`, `allow_http`, `google_service_account`,
 //! `azure_storage_account_name`, `timeout`, …), plus zv's own [`MAX_RETRIES`],
-//! [`RETRY_TIMEOUT`] and [`CONCURRENCY`].
+//! [`RETRY_TIMEOUT`], [`CONCURRENCY`], [`MULTIPART_THRESHOLD`] and [`MULTIPART_PART_SIZE`].
 
 use std::collections::BTreeMap;
 use std::str::FromStr;
@@ -35,6 +35,32 @@ pub const RETRY_TIMEOUT: &str = "retry_timeout";
 /// Option: how many requests readers and writers keep in flight on the store (default
 /// [`zv_core::store::DEFAULT_CONCURRENCY`]); see [`zv_core::store::ReadableStore::concurrency`].
 pub const CONCURRENCY: &str = "concurrency";
+
+/// Option: values of at least this many bytes are written by a multipart upload (default
+/// [`DEFAULT_MULTIPART_THRESHOLD`]); smaller ones by one PUT.
+pub const MULTIPART_THRESHOLD: &str = "multipart_threshold";
+
+/// Option: the size of a multipart upload's parts, the last one excepted (default
+/// [`DEFAULT_MULTIPART_PART_SIZE`]; at least [`MIN_MULTIPART_PART_SIZE`], S3's smallest).
+pub const MULTIPART_PART_SIZE: &str = "multipart_part_size";
+
+/// The default [`MULTIPART_THRESHOLD`]: 64 MiB.
+pub const DEFAULT_MULTIPART_THRESHOLD: u64 = 64 << 20;
+
+/// The default [`MULTIPART_PART_SIZE`]: 16 MiB.
+pub const DEFAULT_MULTIPART_PART_SIZE: u64 = 16 << 20;
+
+/// The smallest [`MULTIPART_PART_SIZE`]: 5 MiB (S3 refuses smaller parts but the last).
+pub const MIN_MULTIPART_PART_SIZE: u64 = 5 << 20;
+
+/// When and how values are uploaded in parts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Multipart {
+    /// Values of at least this many bytes go in parts.
+    pub threshold: u64,
+    /// The part size.
+    pub part_size: u64,
+}
 
 /// The URL schemes this crate registers.
 pub const SCHEMES: [&str; 7] = ["s3", "gs", "az", "abfs", "abfss", "http", "https"];
@@ -72,6 +98,8 @@ pub(crate) struct Target {
     pub(crate) service: Service,
     /// Requests to keep in flight (option [`CONCURRENCY`]).
     pub(crate) concurrency: usize,
+    /// Multipart uploads (options [`MULTIPART_THRESHOLD`], [`MULTIPART_PART_SIZE`]).
+    pub(crate) multipart: Multipart,
 }
 
 static DEFAULTS: RwLock<Options> = RwLock::new(BTreeMap::new());
@@ -153,6 +181,7 @@ pub(crate) fn build(url: &str, options: &Options) -> StoreResult<Target> {
             )
         })?,
     };
+    let multipart = multipart_config(url, &mut options)?;
     let fail = |e: object_store::Error| open_error(url, e);
     let client: Arc<dyn object_store::ObjectStore> = match service {
         Service::S3 => {
@@ -205,5 +234,27 @@ pub(crate) fn build(url: &str, options: &Options) -> StoreResult<Target> {
         prefix,
         service,
         concurrency,
+        multipart,
+    })
+}
+
+/// The multipart options (removed from `options`).
+fn multipart_config(url: &str, options: &mut Options) -> StoreResult<Multipart> {
+    let mut bytes = |key: &str, default: u64, least: u64| match options.remove(key) {
+        None => Ok(default),
+        Some(v) => v.parse().ok().filter(|n: &u64| *n >= least).ok_or_else(|| {
+            open_error(
+                url,
+                format!("option {key}={v} is not a whole number of bytes from {least}"),
+            )
+        }),
+    };
+    Ok(Multipart {
+        threshold: bytes(MULTIPART_THRESHOLD, DEFAULT_MULTIPART_THRESHOLD, 1)?,
+        part_size: bytes(
+            MULTIPART_PART_SIZE,
+            DEFAULT_MULTIPART_PART_SIZE,
+            MIN_MULTIPART_PART_SIZE,
+        )?,
     })
 }

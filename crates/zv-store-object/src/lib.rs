@@ -23,7 +23,11 @@
 //!   exponential backoff and jitter by `object_store` (options [`MAX_RETRIES`],
 //!   [`RETRY_TIMEOUT`]); a final failure is an error naming the key, whose message carries
 //!   the HTTP status.
-//! - **Commit without rename**: each `set` is one PUT, atomic per key. [`Store::set_new`] is a
+//! - **Commit without rename**: each `set` is one PUT, atomic per key; a value of at least
+//!   [`MULTIPART_THRESHOLD`] bytes (64 MiB by default) is a multipart upload instead, its
+//!   parts ([`MULTIPART_PART_SIZE`], 16 MiB) sent concurrently, which the server makes the
+//!   value only when the upload completes — a failed part aborts the upload, so nothing is
+//!   stored. [`Store::set_new`] is a
 //!   conditional PUT (`If-None-Match: *`): the ZV writer creates the root `zarr.json` with it,
 //!   so of two writers creating the same store only one commits.
 //! - **Bounded reads**: [`ReadableStore::get_capped`] refuses a value larger than allowed from
@@ -59,7 +63,9 @@ use zv_core::store::{
 };
 
 pub use config::{
-    set_default_options, Options, Service, CONCURRENCY, MAX_RETRIES, RETRY_TIMEOUT, SCHEMES,
+    set_default_options, Multipart, Options, Service, CONCURRENCY, DEFAULT_MULTIPART_PART_SIZE,
+    DEFAULT_MULTIPART_THRESHOLD, MAX_RETRIES, MIN_MULTIPART_PART_SIZE, MULTIPART_PART_SIZE,
+    MULTIPART_THRESHOLD, RETRY_TIMEOUT, SCHEMES,
 };
 
 /// A zv store in an object store bucket (or under an HTTP URL).
@@ -71,6 +77,7 @@ pub struct ObjectStore {
     url: String,
     runtime: &'static Runtime,
     concurrency: usize,
+    multipart: Multipart,
 }
 
 impl std::fmt::Debug for ObjectStore {
@@ -109,6 +116,7 @@ impl ObjectStore {
             url: url.to_owned(),
             runtime,
             concurrency: target.concurrency,
+            multipart: target.multipart,
         })
     }
 
@@ -317,6 +325,14 @@ impl ObjectStore {
         let path = self.path(key.as_str())?;
         let client = self.client.clone();
         let k = key.to_string();
+        if matches!(mode, PutMode::Overwrite) && value.len() as u64 >= self.multipart.threshold {
+            let (part, in_flight) = (self.multipart.part_size as usize, self.concurrency);
+            return self.run(key.as_str(), async move {
+                put_multipart(client.as_ref(), &path, value, part, in_flight)
+                    .await
+                    .map_err(|e| request_error(&k, e))
+            });
+        }
         self.run(key.as_str(), async move {
             let options = PutOptions {
                 mode,
@@ -334,6 +350,39 @@ impl ObjectStore {
             }
         })
     }
+}
+
+/// Uploads `value` to `path` in parts of `part` bytes (the last may be smaller), at most
+/// `in_flight` at once; the value appears when the upload completes. A part that fails for
+/// good aborts the upload (the server drops the parts sent), and its error is returned.
+async fn put_multipart(
+    client: &dyn object_store::ObjectStore,
+    path: &Path,
+    value: Bytes,
+    part: usize,
+    in_flight: usize,
+) -> object_store::Result<()> {
+    let mut upload = client.put_multipart(path).await?;
+    let parts: Vec<_> = (0..value.len().div_ceil(part.max(1)))
+        .map(|i| {
+            let range = i * part..((i + 1) * part).min(value.len());
+            upload.put_part(PutPayload::from_bytes(value.slice(range)))
+        })
+        .collect();
+    let sent: object_store::Result<Vec<()>> = futures_util::stream::iter(parts)
+        .buffered(in_flight.max(1))
+        .try_collect()
+        .await;
+    let done = match sent {
+        Ok(_) => upload.complete().await.map(|_| ()),
+        Err(e) => Err(e),
+    };
+    if let Err(e) = done {
+        // the parts sent are dropped with the upload; the first error is the one reported
+        let _ = upload.abort().await;
+        return Err(e);
+    }
+    Ok(())
 }
 
 impl WritableStore for ObjectStore {

@@ -1,6 +1,7 @@
 //! Faults injected by the server side: `tests/interop/fault_proxy.py` in front of a real S3
 //! server (`moto`) on 127.0.0.1 answers chosen requests 503 or drops their connection
-//! mid-body; the store retries transient failures and names the key of a final one.
+//! mid-body; the store retries transient failures and names the key of a final one; large
+//! values go up in parts, and a part that fails for good leaves nothing stored.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use bytes::Bytes;
@@ -85,4 +86,68 @@ fn a_final_failure_names_the_key_and_the_status() {
         .to_string();
     assert!(text.contains("1/links/2.0.1"), "{text}");
     assert!(server.keys("zv-final", "s.zv").is_empty(), "nothing stored");
+}
+
+/// A store whose values from 6 MiB go up in 5 MiB parts.
+fn open_multipart(server: &S3Server, proxy: &FaultProxy, url: &str) -> ObjectStore {
+    let mut options: Options = proxy.options(server).into_iter().collect();
+    options.insert("max_retries".into(), "1".into());
+    options.insert("multipart_threshold".into(), (6 << 20).to_string());
+    options.insert("multipart_part_size".into(), (5 << 20).to_string());
+    ObjectStore::open(url, &options).unwrap()
+}
+
+#[test]
+fn large_values_go_up_in_parts_and_a_failed_part_stores_nothing() {
+    let (server, proxy) = setup("zv-multipart");
+    let store = open_multipart(&server, &proxy, "s3://zv-multipart/s.zv");
+    let big = StoreKey::new("0/object_index/data/c/0").unwrap();
+    let value = Bytes::from(
+        (0..12u32 << 20)
+            .map(|i| (i % 251) as u8)
+            .collect::<Vec<u8>>(),
+    );
+    proxy.reset();
+    store.set(&big, value.clone()).unwrap();
+    let stats = proxy.stats();
+    // the upload's start and completion, and 3 parts (5 + 5 + 2 MiB)
+    assert_eq!(
+        (stats.requests.get("POST"), stats.requests.get("PUT")),
+        (Some(&2), Some(&3)),
+        "{stats:?}"
+    );
+    assert_eq!(store.get(&big).unwrap(), Some(value.clone()));
+    // a value under the threshold is one PUT
+    proxy.reset();
+    let small = StoreKey::new("zarr.json").unwrap();
+    store.set(&small, Bytes::from(vec![b' '; 1 << 20])).unwrap();
+    let stats = proxy.stats();
+    assert_eq!(
+        (stats.requests.get("PUT"), stats.requests.get("POST")),
+        (Some(&1), None)
+    );
+    // a part that keeps failing: the error names the key, the upload is aborted, nothing is
+    // stored under the key
+    proxy.inject("PUT", "partNumber=2", 1, 0, Fault::Unavailable);
+    let other = StoreKey::new("1/object_index/data/c/0").unwrap();
+    let text = store.set(&other, value).unwrap_err().to_string();
+    assert!(text.contains("1/object_index/data/c/0"), "{text}");
+    assert!(
+        !server
+            .keys("zv-multipart", "s.zv")
+            .iter()
+            .any(|k| k.starts_with("s.zv/1/")),
+        "{:?}",
+        server.keys("zv-multipart", "s.zv")
+    );
+    // a part size under S3's smallest is refused when the store opens
+    let mut options: Options = server.options().into_iter().collect();
+    options.insert("multipart_part_size".into(), "1000".into());
+    let e = ObjectStore::open("s3://zv-multipart/t.zv", &options)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("multipart_part_size=1000") && e.contains("5242880"),
+        "{e}"
+    );
 }
