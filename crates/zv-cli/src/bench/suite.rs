@@ -9,7 +9,9 @@
 //! Floors: a write's floor re-creates the files zv just wrote (their bytes read beforehand)
 //! with one create + write + rename each and one `syncfs`, into a fresh tree on the same
 //! location; a read's floor reads the files the read needs (all files of the store; for the
-//! box, the files of the chunks the box intersects) with one `read` each.
+//! box, the files of the chunks the box intersects) with one `read` each. A read and its floor
+//! are timed in turn, the floor first in every other repetition, so that neither is always
+//! the one that finds the other's caches warm.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -221,7 +223,7 @@ fn box_files(store: &Path) -> CliResult<Vec<PathBuf>> {
         .collect())
 }
 
-fn zv_round(a: &SuiteArgs, inputs: &Inputs, figures: &mut Figures) -> CliResult {
+fn zv_round(a: &SuiteArgs, inputs: &Inputs, rep: usize, figures: &mut Figures) -> CliResult {
     let attrs = intensity(inputs)?;
     let popts = a.writer_options(Geometry::PointCloud)?;
     let note = format!("zv's stores: ZV {} layout", a.format_version);
@@ -246,7 +248,7 @@ fn zv_round(a: &SuiteArgs, inputs: &Inputs, figures: &mut Figures) -> CliResult 
         write_points(&points, inputs, &attrs, &popts)?;
     }
     if reads.iter().any(|&p| a.wants(p)) {
-        read_round(a, inputs, &points, figures)?;
+        read_round(a, inputs, &points, rep % 2 == 1, figures)?;
     }
     if a.reads_only {
         return Ok(());
@@ -293,11 +295,26 @@ fn polyline_round(a: &SuiteArgs, inputs: &Inputs, figures: &mut Figures) -> CliR
     Ok(())
 }
 
-/// The read figures on the point store at `points`, each after its floor.
-fn read_round(a: &SuiteArgs, inputs: &Inputs, points: &Path, figures: &mut Figures) -> CliResult {
+/// The read figures on the point store at `points`, each with its floor (timed first when
+/// `floor_first`).
+fn read_round(
+    a: &SuiteArgs,
+    inputs: &Inputs,
+    points: &Path,
+    floor_first: bool,
+    figures: &mut Figures,
+) -> CliResult {
     let n = inputs.num_points();
     let url = points.to_string_lossy();
     if a.wants(PeerPhase::ReadPoints) {
+        let all = list_files(points)?;
+        let floor = |f: &mut Figures| {
+            f.get("read all points: floor")
+                .time(|| read_files(points, &all))
+        };
+        if floor_first {
+            floor(figures)?;
+        }
         let got = figures
             .get("read all points")
             .time(|| -> CliResult<usize> {
@@ -306,12 +323,16 @@ fn read_round(a: &SuiteArgs, inputs: &Inputs, points: &Path, figures: &mut Figur
                 Ok(points.positions.len())
             })?;
         figures.check("read all points", got, n)?;
-        let all = list_files(points)?;
-        figures
-            .get("read all points: floor")
-            .time(|| read_files(points, &all))?;
+        if !floor_first {
+            floor(figures)?;
+        }
     }
     if a.wants(PeerPhase::Box) {
+        let in_box = box_files(points)?;
+        let floor = |f: &mut Figures| f.get("1% box: floor").time(|| read_files(points, &in_box));
+        if floor_first {
+            floor(figures)?;
+        }
         let got = figures.get("1% box").time(|| -> CliResult<usize> {
             let level = ZvStore::open_url(&url)?.level(0)?;
             Ok(level
@@ -320,10 +341,9 @@ fn read_round(a: &SuiteArgs, inputs: &Inputs, points: &Path, figures: &mut Figur
                 .len())
         })?;
         figures.check("1% box", got, inputs.count_in_box(&BOX_LO, &BOX_HI))?;
-        let in_box = box_files(points)?;
-        figures
-            .get("1% box: floor")
-            .time(|| read_files(points, &in_box))?;
+        if !floor_first {
+            floor(figures)?;
+        }
     }
     if a.wants(PeerPhase::ReadObjects) {
         let got = figures
@@ -451,7 +471,7 @@ pub(crate) fn run(a: &SuiteArgs) -> CliResult {
     let mut figures = Figures::default();
     for rep in 0..a.reps {
         eprintln!("repetition {}/{}", rep + 1, a.reps);
-        zv_round(a, &inputs, &mut figures)?;
+        zv_round(a, &inputs, rep, &mut figures)?;
         for peer in &peers {
             peer_round(a, peer, &inputs_dir, &mut figures)?;
         }
