@@ -81,13 +81,18 @@ pub fn part_of(coords: &[i64], parts: u32) -> u32 {
     (h % u64::from(parts.max(1))) as u32
 }
 
+/// A run id unlikely to repeat (the time, the process and a counter, mixed).
+pub(crate) fn new_run_id() -> String {
+    plan::new_run_id()
+}
+
 /// The key of `name` under [`PARTS_DIR`].
-fn parts_key(name: &str) -> Result<StoreKey> {
+pub(crate) fn parts_key(name: &str) -> Result<StoreKey> {
     Ok(StoreKey::new(format!("{PARTS_DIR}/{name}")).map_err(zv_core::Error::from)?)
 }
 
 /// The key of part `part`'s receipt.
-fn receipt_key(part: u32) -> Result<StoreKey> {
+pub(crate) fn receipt_key(part: u32) -> Result<StoreKey> {
     parts_key(&format!("part-{part}.json"))
 }
 
@@ -361,18 +366,31 @@ pub fn commit(store: Arc<dyn Store>, inputs: CommitInputs) -> Result<WriteSummar
     let plan = plan::require(store.as_ref())?;
     if store.exists(&StoreKey::new("zarr.json").map_err(zv_core::Error::from)?)? {
         // a commit that ended before removing the plan
-        remove_parts(store.as_ref(), plan.parts)?;
+        remove_parts(store.as_ref(), plan.parts, plan::PLAN)?;
         return Err(Error::InvalidInput(
             "the store is committed already (its leftover plan and receipts are removed now)"
                 .into(),
         ));
     }
+    let receipts = read_receipts(store.as_ref(), &plan)?;
+    let mut writer = ZvWriter::create(Arc::clone(&store), plan.options.clone())?;
+    writer.set_object_attributes(inputs.object_attributes);
+    writer.set_groups(inputs.groups, inputs.group_attributes);
+    writer.set_num_objects(inputs.num_objects);
+    let summary = crate::io_pool::with_store(store.as_ref(), || writer.commit_parts(receipts))?;
+    remove_parts(store.as_ref(), plan.parts, plan::PLAN)?;
+    Ok(summary)
+}
+
+/// Every part's receipt of the write `plan` stages, checked; an error naming the parts
+/// without one.
+pub(crate) fn read_receipts(store: &dyn Store, plan: &Plan) -> Result<Vec<PartReceipt>> {
     // the receipts are read and parsed in parallel (as many requests in flight as the store
     // wants: thousands of parts in a bucket)
-    let read: Vec<Result<Option<PartReceipt>>> = crate::io_pool::with_store(store.as_ref(), || {
+    let read: Vec<Result<Option<PartReceipt>>> = crate::io_pool::with_store(store, || {
         (0..plan.parts)
             .into_par_iter()
-            .map(|part| read_receipt(store.as_ref(), part))
+            .map(|part| read_receipt(store, part))
             .collect()
     });
     let mut receipts = Vec::with_capacity(plan.parts as usize);
@@ -380,7 +398,7 @@ pub fn commit(store: Arc<dyn Store>, inputs: CommitInputs) -> Result<WriteSummar
     for (part, r) in (0..plan.parts).zip(read) {
         match r? {
             Some(r) => {
-                r.check(&plan, part, receipt_key(part)?.as_ref())?;
+                r.check(plan, part, receipt_key(part)?.as_ref())?;
                 receipts.push(r);
             }
             None => missing.push(part),
@@ -394,21 +412,16 @@ pub fn commit(store: Arc<dyn Store>, inputs: CommitInputs) -> Result<WriteSummar
             list(&missing)
         )));
     }
-    let mut writer = ZvWriter::create(Arc::clone(&store), plan.options.clone())?;
-    writer.set_object_attributes(inputs.object_attributes);
-    writer.set_groups(inputs.groups, inputs.group_attributes);
-    writer.set_num_objects(inputs.num_objects);
-    let summary = crate::io_pool::with_store(store.as_ref(), || writer.commit_parts(receipts))?;
-    remove_parts(store.as_ref(), plan.parts)?;
-    Ok(summary)
+    Ok(receipts)
 }
 
-/// Removes the plan and receipts of a committed write (keys computed, no listing needed).
-fn remove_parts(store: &dyn Store, parts: u32) -> Result<()> {
+/// Removes the plan (`plan_name` under [`PARTS_DIR`]) and receipts of a committed write (keys
+/// computed, no listing needed).
+pub(crate) fn remove_parts(store: &dyn Store, parts: u32, plan_name: &str) -> Result<()> {
     for part in 0..parts {
         store.delete(&receipt_key(part)?)?;
     }
-    store.delete(&parts_key(plan::PLAN)?)?;
+    store.delete(&parts_key(plan_name)?)?;
     store.sync()?;
     Ok(())
 }

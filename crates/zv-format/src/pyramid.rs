@@ -45,6 +45,7 @@ mod attributes;
 mod build;
 pub mod coarsen;
 mod links;
+pub mod parts;
 mod source;
 pub mod sparsity;
 

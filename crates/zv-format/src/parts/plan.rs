@@ -146,7 +146,7 @@ pub(super) fn require(store: &dyn Store) -> Result<Plan> {
 }
 
 /// A run id unlikely to repeat: the time, the process and a per-process counter, mixed.
-fn new_run_id() -> String {
+pub(crate) fn new_run_id() -> String {
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let nanos = std::time::SystemTime::now()

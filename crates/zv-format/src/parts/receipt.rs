@@ -109,6 +109,10 @@ pub struct PartReceipt {
     /// its number of pieces in all chunks (polyline geometries).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub polylines: Vec<[u64; 2]>,
+    /// The rows of the cross-level link blobs it wrote, `[+k side, −k side]` (a part of a
+    /// pyramid level built in parts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cross_level_rows: Option<[u64; 2]>,
 }
 
 impl PartReceipt {

@@ -47,10 +47,10 @@ pub struct PyramidSummary {
 
 /// The grid of a level: bin and chunk shapes, the cumulative bin ratio.
 #[derive(Debug, Clone)]
-struct LevelGrid {
-    bin: Vec<f64>,
-    chunk: Vec<f64>,
-    ratio: Vec<u64>,
+pub(super) struct LevelGrid {
+    pub(super) bin: Vec<f64>,
+    pub(super) chunk: Vec<f64>,
+    pub(super) ratio: Vec<u64>,
 }
 
 fn bad(reason: impl Into<String>) -> Error {
@@ -116,15 +116,30 @@ pub fn build_pyramid_with_progress(
         if opts.writes_links() {
             chains = deeper_links(&blobs, opts, chains, step, coarse, root.ndim())?;
         }
-        datasets.push(json!({"path": coarse.to_string(), "coordinateTransformations": [
-            {"type": "scale", "scale": grid.ratio.iter().map(|&r| r as f64).collect::<Vec<_>>()},
-            {"type": "translation", "translation": grid.bin.iter().map(|b| b / 2.0).collect::<Vec<_>>()},
-        ]}));
+        datasets.push(dataset(coarse, grid));
         levels.push(summary);
         progress.advance(1);
     }
     update_root(&blobs, opts, datasets, with_objects)?;
     Ok(PyramidSummary { levels })
+}
+
+/// The NGFF dataset of level `level` with grid `grid`: its scale (the bin ratio) and
+/// translation (half a bin).
+fn dataset(level: u32, grid: &LevelGrid) -> Value {
+    json!({"path": level.to_string(), "coordinateTransformations": [
+        {"type": "scale", "scale": grid.ratio.iter().map(|&r| r as f64).collect::<Vec<_>>()},
+        {"type": "translation", "translation": grid.bin.iter().map(|b| b / 2.0).collect::<Vec<_>>()},
+    ]})
+}
+
+/// The NGFF datasets of levels `1..=N` of `grids`.
+pub(super) fn datasets(grids: &[LevelGrid]) -> Vec<Value> {
+    grids
+        .iter()
+        .enumerate()
+        .map(|(i, g)| dataset(i as u32 + 1, g))
+        .collect()
 }
 
 /// The cross-level links deeper than one step still to be written: for each finer level `L`
@@ -201,7 +216,11 @@ fn deeper_links(
 
 /// The grids of levels `1..=N`: bins cumulative from the base bin, chunks scaled step by
 /// step; an error if a level's bin does not divide its chunk.
-fn level_grids(base_bin: &[f64], chunk: &[f64], opts: &PyramidOptions) -> Result<Vec<LevelGrid>> {
+pub(super) fn level_grids(
+    base_bin: &[f64],
+    chunk: &[f64],
+    opts: &PyramidOptions,
+) -> Result<Vec<LevelGrid>> {
     let mut grid = LevelGrid {
         bin: base_bin.to_vec(),
         chunk: chunk.to_vec(),
@@ -233,7 +252,7 @@ fn level_grids(base_bin: &[f64], chunk: &[f64], opts: &PyramidOptions) -> Result
 }
 
 /// The level document's fields (beside `vertex_count` and `arrays_present`).
-fn level_fields(
+pub(super) fn level_fields(
     source: &SourceLevel,
     opts: &PyramidOptions,
     i: usize,
@@ -262,7 +281,11 @@ fn level_fields(
 }
 
 /// The fine chunk keys grouped by the coarse chunk they nest in (`key // scale`).
-fn nest(keys: Vec<ChunkKey>, scale: u64, ndim: usize) -> Result<BTreeMap<Vec<i64>, Vec<ChunkKey>>> {
+pub(super) fn nest(
+    keys: Vec<ChunkKey>,
+    scale: u64,
+    ndim: usize,
+) -> Result<BTreeMap<Vec<i64>, Vec<ChunkKey>>> {
     let mut out: BTreeMap<Vec<i64>, Vec<ChunkKey>> = BTreeMap::new();
     for k in keys {
         if k.arity() != ndim {
@@ -278,7 +301,7 @@ fn nest(keys: Vec<ChunkKey>, scale: u64, ndim: usize) -> Result<BTreeMap<Vec<i64
 }
 
 /// The objects' statistics for the sparsity strategies (one pass over the fine level).
-fn object_stats(
+pub(super) fn object_stats(
     source: &SourceLevel,
     keys: &[ChunkKey],
     strategy: &SparsityStrategy,
@@ -339,6 +362,70 @@ struct Step {
     places: Vec<(ChunkKey, u64)>,
 }
 
+/// The objects step `i` keeps (empty when the level has none): every object with vertices
+/// for a factor of 1, else the strategy's choice over the objects' statistics (`keys`: the
+/// source level's chunks).
+pub(super) fn level_keep(
+    source: &SourceLevel,
+    opts: &PyramidOptions,
+    i: usize,
+    grid: &LevelGrid,
+    keys: &[ChunkKey],
+) -> Result<Vec<bool>> {
+    if !source.has_objects() {
+        return Ok(Vec::new());
+    }
+    let step = &opts.steps[i];
+    let stats = if step.sparsity > 1 {
+        object_stats(source, keys, &opts.strategy, &grid.chunk)?
+    } else {
+        // every object with vertices is kept: their manifests say which
+        source
+            .nonempty
+            .iter()
+            .map(|&n| ObjectStats {
+                length: u64::from(n),
+                ..Default::default()
+            })
+            .collect()
+    };
+    Ok(select(&opts.strategy, &stats, step.sparsity, opts.seed))
+}
+
+/// The writer of level `i + 1` (grid `grid`, objects `keep`): with the per-object data of a
+/// level with objects (object count, object and fragment attributes, groups), or, for a
+/// part of a distributed build (`part`), the fragment attributes alone (its chunk blobs
+/// need them; the commit writes the rest).
+pub(super) fn level_writer(
+    store: &Arc<dyn Store>,
+    source: &SourceLevel,
+    opts: &PyramidOptions,
+    i: usize,
+    grid: &LevelGrid,
+    keep: &[bool],
+    part: bool,
+) -> Result<ZvWriter> {
+    let root = source.level.root().clone();
+    let mut wopts = WriterOptions::new(source.level.geometry().clone(), grid.chunk.clone());
+    wopts.axes = Some(root.axes.clone());
+    wopts.bin_shape = Some(grid.bin.clone());
+    wopts.vertex_type = source.level.vertex_type();
+    wopts.codecs = opts.codecs;
+    let fields = level_fields(source, opts, i, grid, &root.chunk_shape);
+    let mut writer = ZvWriter::for_level(store.clone(), wopts, i as u32 + 1, fields)?;
+    if source.has_objects() {
+        writer.set_fragment_attributes(fragment_attributes(source, keep)?);
+        if !part {
+            writer.set_num_objects(source.num_objects);
+            writer.set_object_attributes(object_attributes(source, keep)?);
+            if let Some((members, attributes)) = groups(source)? {
+                writer.set_groups(members, attributes);
+            }
+        }
+    }
+    Ok(writer)
+}
+
 /// Builds level `i + 1` from level `i` (and writes its `±1` links).
 fn build_level(
     store: &Arc<dyn Store>,
@@ -349,46 +436,13 @@ fn build_level(
     grid: &LevelGrid,
     scale: u64,
 ) -> Result<(LevelSummary, Step)> {
-    let step = &opts.steps[i];
     let root = source.level.root().clone();
     let ndim = root.ndim();
     let keys = source.level.chunk_keys()?;
-    let objects = source.has_objects();
-    let keep = if objects {
-        let stats = if step.sparsity > 1 {
-            object_stats(source, &keys, &opts.strategy, &grid.chunk)?
-        } else {
-            // every object with vertices is kept: their manifests say which
-            source
-                .nonempty
-                .iter()
-                .map(|&n| ObjectStats {
-                    length: u64::from(n),
-                    ..Default::default()
-                })
-                .collect()
-        };
-        select(&opts.strategy, &stats, step.sparsity, opts.seed)
-    } else {
-        Vec::new()
-    };
+    let keep = level_keep(source, opts, i, grid, &keys)?;
     let geometry = source.level.geometry().clone();
-    let mut wopts = WriterOptions::new(geometry.clone(), grid.chunk.clone());
-    wopts.axes = Some(root.axes.clone());
-    wopts.bin_shape = Some(grid.bin.clone());
-    wopts.vertex_type = source.level.vertex_type();
-    wopts.codecs = opts.codecs;
     let coarse = i as u32 + 1;
-    let fields = level_fields(source, opts, i, grid, &root.chunk_shape);
-    let mut writer = ZvWriter::for_level(store.clone(), wopts, coarse, fields)?;
-    if objects {
-        writer.set_num_objects(source.num_objects);
-        writer.set_object_attributes(object_attributes(source, &keep)?);
-        writer.set_fragment_attributes(fragment_attributes(source, &keep)?);
-        if let Some((members, attributes)) = groups(source)? {
-            writer.set_groups(members, attributes);
-        }
-    }
+    let mut writer = level_writer(store, source, opts, i, grid, &keep, false)?;
     let parents = match geometry {
         Geometry::PointCloud => points::coarsen_level(
             source,
@@ -438,7 +492,7 @@ fn build_level(
 /// Updates the root document after the last level: the NGFF datasets of the new levels,
 /// the capabilities, `cross_level_storage` and `cross_level_depth`. Everything written before
 /// is synced first.
-fn update_root(
+pub(super) fn update_root(
     blobs: &Blobs,
     opts: &PyramidOptions,
     datasets: Vec<Value>,

@@ -157,28 +157,78 @@ impl<'a> SideWriter<'a> {
             .write_bytes(&path, &blob, &self.codecs.codecs(8, true))
     }
 
-    /// Ends the side: the record blob's `zarr.json`, then the group documents. Returns (rows
-    /// in ragged blobs, cross-chunk records).
-    fn finish(self) -> Result<(u64, u64)> {
-        let d = delta_name(self.delta);
-        let links = join(&[&self.level, names::LINKS]);
-        self.blobs.write_group(&links, Map::new())?;
-        self.blobs.write_group(
-            &join(&[&links, &d]),
-            LinksArray::new(2, self.delta, Some(self.rows_total)).to_attributes(),
-        )?;
+    /// Ends the side: the record blob's `zarr.json`, then (with `documents`) the group
+    /// documents. Returns (rows in ragged blobs, cross-chunk records).
+    fn finish(self, documents: bool) -> Result<(u64, u64)> {
+        if documents {
+            write_links_documents(self.blobs, &self.level, self.delta, self.rows_total)?;
+        }
         if let Some(stream) = self.records {
             stream.finish()?;
             let group = join(&[&self.level, names::CROSS_CHUNK_LINKS]);
             self.blobs.write_group(&group, Map::new())?;
             self.blobs.write_group(
-                &join(&[&group, &d]),
+                &join(&[&group, &delta_name(self.delta)]),
                 CrossChunkLinksArray::new(self.delta, 2, self.records_total, self.sid_ndim)
                     .to_attributes(),
             )?;
         }
         Ok((self.rows_total, self.records_total))
     }
+}
+
+/// The documents of `level`'s `links/` group and of its `delta` links (`rows` in all).
+pub(crate) fn write_links_documents(
+    blobs: &Blobs,
+    level: &str,
+    delta: i32,
+    rows: u64,
+) -> Result<()> {
+    let links = join(&[level, names::LINKS]);
+    blobs.write_group(&links, Map::new())?;
+    blobs.write_group(
+        &join(&[&links, &delta_name(delta)]),
+        LinksArray::new(2, delta, Some(rows)).to_attributes(),
+    )
+}
+
+/// The ragged `±k` link blobs of one part of a distributed build (no documents: the commit
+/// writes them from the parts' row counts). Returns the rows of the `+k` side and of the
+/// `−k` side (0 unless `explicit`). A pair whose chunk keys differ (a cross-chunk record,
+/// level-global) is an error: distributed builds keep the chunk shape.
+pub(crate) fn write_cross_level_blobs(
+    blobs: &Blobs,
+    levels: (u32, u32),
+    parents: &ParentMap,
+    places: &[(ChunkKey, u64)],
+    (sid_ndim, explicit): (usize, bool),
+    codecs: &CodecChoice,
+) -> Result<[u64; 2]> {
+    let sides = write_sides(
+        blobs,
+        levels,
+        parents,
+        places,
+        (sid_ndim, explicit),
+        codecs,
+        (RECORD_CHUNK_BYTES, false),
+    )?;
+    if sides.records > 0 {
+        return Err(Error::InvalidInput(format!(
+            "pyramid level {}: {} cross-level pairs join chunks of different keys (a distributed build keeps the chunk shape)",
+            levels.1, sides.records
+        )));
+    }
+    Ok([sides.up, sides.down])
+}
+
+/// What [`write_sides`] wrote: the pairs, the rows of each side's ragged blobs, the
+/// cross-chunk records of each side.
+struct Sides {
+    pairs: u64,
+    up: u64,
+    down: u64,
+    records: u64,
 }
 
 /// Writes the `+k` links of `fine` (and, when `explicit`, the `-k` links of `coarse`), `k` =
@@ -208,13 +258,35 @@ pub(crate) fn write_cross_level(
 /// [`write_cross_level`] with the record blobs' chunk size.
 fn write_cross_level_chunked(
     blobs: &Blobs,
+    levels: (u32, u32),
+    parents: &ParentMap,
+    places: &[(ChunkKey, u64)],
+    shape: (usize, bool),
+    codecs: &CodecChoice,
+    chunk_cap: u64,
+) -> Result<u64> {
+    let sides = write_sides(
+        blobs,
+        levels,
+        parents,
+        places,
+        shape,
+        codecs,
+        (chunk_cap, true),
+    )?;
+    Ok(sides.pairs)
+}
+
+/// [`write_cross_level_chunked`], with the group documents when `documents`.
+fn write_sides(
+    blobs: &Blobs,
     (fine, coarse): (u32, u32),
     parents: &ParentMap,
     places: &[(ChunkKey, u64)],
     (sid_ndim, explicit): (usize, bool),
     codecs: &CodecChoice,
-    chunk_cap: u64,
-) -> Result<u64> {
+    (chunk_cap, documents): (u64, bool),
+) -> Result<Sides> {
     let place = |g: u64| {
         places.get(g as usize).ok_or_else(|| {
             Error::InvalidInput(format!(
@@ -253,7 +325,8 @@ fn write_cross_level_chunked(
         }
         up.group(key, &group)?;
     }
-    up.finish()?;
+    let (up_rows, _) = up.finish(documents)?;
+    let mut down_rows = 0;
     if explicit {
         let mut down = SideWriter::new(blobs, coarse, -k, sid_ndim, codecs, records, chunk_cap)?;
         for (ck, fine_chunks) in &children {
@@ -275,9 +348,14 @@ fn write_cross_level_chunked(
             });
             down.group(ck, &group)?;
         }
-        down.finish()?;
+        down_rows = down.finish(documents)?.0;
     }
-    Ok(pairs)
+    Ok(Sides {
+        pairs,
+        up: up_rows,
+        down: down_rows,
+        records,
+    })
 }
 
 #[cfg(test)]

@@ -19,6 +19,16 @@ pub enum SparsityStrategy {
 }
 
 impl SparsityStrategy {
+    /// The name [`SparsityStrategy::parse`] reads back.
+    pub fn name(&self) -> String {
+        match self {
+            Self::Random => "random".into(),
+            Self::Length => "length".into(),
+            Self::Attribute(a) => format!("attribute:{a}"),
+            Self::Coverage => "coverage".into(),
+        }
+    }
+
     /// Parses `random`, `length`, `attribute:NAME` or `coverage`.
     pub fn parse(s: &str) -> Result<Self> {
         match s {

@@ -127,21 +127,24 @@ impl ZvWriter {
     /// its receipt (which the caller persists). Writes no level-global array and no document
     /// above the chunks.
     pub(crate) fn finish_part(self) -> Result<PartReceipt> {
+        self.finish_part_with_places().map(|(receipt, _)| receipt)
+    }
+
+    /// [`ZvWriter::finish_part`], with where every vertex went (pyramid levels: their
+    /// metavertices, by the number they were added with, for the cross-level links).
+    pub(crate) fn finish_part_with_places(self) -> Result<(PartReceipt, Vec<(ChunkKey, u64)>)> {
         let store = std::sync::Arc::clone(self.blobs.store());
         crate::io_pool::with_store(store.as_ref(), move || self.write_part())
     }
 
-    /// [`ZvWriter::finish_part`], on the pool the store wants.
-    fn write_part(mut self) -> Result<PartReceipt> {
+    /// [`ZvWriter::finish_part_with_places`], on the pool the store wants.
+    fn write_part(mut self) -> Result<(PartReceipt, Vec<(ChunkKey, u64)>)> {
         let owner = self
             .owner
             .clone()
             .ok_or_else(|| bad("not a part of a distributed write"))?;
         self.check_part_options()?;
-        if !self.object_attributes.is_empty()
-            || !self.fragment_attributes.is_empty()
-            || !self.groups.is_empty()
-        {
+        if !self.object_attributes.is_empty() || !self.groups.is_empty() {
             return Err(bad(
                 "a part carries vertices only: give object attributes and groups to the commit",
             ));
@@ -149,7 +152,9 @@ impl ZvWriter {
         self.check_chunks()?;
         let schema = self.columns.part_schema()?;
         let columns = self.columns.finish()?;
-        let chunks = self.write_chunk_blobs(None, &columns, &[])?;
+        let fragment_columns = self.fragment_columns()?;
+        let chunks = self.write_chunk_blobs(None, &columns, &fragment_columns)?;
+        drop(fragment_columns);
         self.blobs.store().sync()?;
         let receipts = self
             .spill
@@ -170,7 +175,18 @@ impl ZvWriter {
         } else {
             self.max_object
         };
-        Ok(PartReceipt {
+        let places = if matches!(self.target, Target::Level(_)) {
+            let keys = self.spill.keys();
+            (0..self.n_vertices)
+                .map(|g| {
+                    let (ci, row) = chunks.place(g);
+                    (keys[ci].clone(), row)
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let receipt = PartReceipt {
             run: owner.run,
             part: owner.part,
             parts: owner.parts,
@@ -182,7 +198,9 @@ impl ZvWriter {
             chunks: receipts,
             pieces,
             polylines,
-        })
+            cross_level_rows: None,
+        };
+        Ok((receipt, places))
     }
 
     /// Commits a distributed write from its parts' `receipts` (one per part, in any order;
@@ -282,7 +300,7 @@ impl ZvWriter {
             fragment_objects.clear();
         }
         self.write_objects(&fragment_objects, &counts)?;
-        self.write_vertex_documents(&columns, &[])?;
+        self.write_vertex_documents(&columns, &self.fragment_columns()?)?;
         let routed = self.sequential_links()?;
         let cross_chunk_links = routed.cross_chunk_len() as u64;
         self.write_cross_chunk_links(routed, &self.links.finish_columns()?)?;
