@@ -52,7 +52,7 @@ pub mod sparsity;
 use crate::error::{Error, Result};
 use crate::writer::CodecChoice;
 
-pub use build::{build_pyramid, build_pyramid_with_progress, PyramidSummary};
+pub use build::{build_pyramid, build_pyramid_with_progress, LevelSummary, PyramidSummary};
 pub use sparsity::SparsityStrategy;
 
 /// One step of a pyramid: level `L` → `L + 1`.

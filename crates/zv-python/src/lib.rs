@@ -9,6 +9,7 @@
 //!   meshes, groups, validation;
 //! - [`write`]: one writer entry point for every geometry;
 //! - [`parts`]: distributed writes (prepare, route, write a part, commit);
+//! - [`pyramid`]: pyramids, in one process or a point cloud's levels in parts;
 //! - [`storage`]: the object stores' options (every path may be an `s3://`, `gs://`, `az://`
 //!   or `http(s)://` URL).
 //!
@@ -19,6 +20,7 @@ use pyo3::prelude::*;
 mod arrays;
 mod errors;
 mod parts;
+mod pyramid;
 mod read;
 mod storage;
 mod write;
@@ -30,6 +32,7 @@ fn _zv(m: &Bound<'_, PyModule>) -> PyResult<()> {
     read::register(m)?;
     write::register(m)?;
     parts::register(m)?;
+    pyramid::register(m)?;
     storage::register(m)?;
     Ok(())
 }

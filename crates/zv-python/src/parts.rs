@@ -137,8 +137,7 @@ fn _polyline_parts<'py>(
         )));
     }
     let pairs = py.detach(|| w.polyline_parts(flat, &offsets));
-    let (index, part): (Vec<i64>, Vec<u32>) =
-        pairs.into_iter().map(|(i, p)| (i as i64, p)).unzip();
+    let (index, part): (Vec<i64>, Vec<u32>) = pairs.into_iter().map(|(i, p)| (i as i64, p)).unzip();
     Ok((index.into_pyarray(py), part.into_pyarray(py)))
 }
 

@@ -288,3 +288,67 @@ def test_zv_dask_writes_streamlines_to_s3(tmp_path, client, s3_server):
     for i in (0, 1, 150, len(lines) - 1):
         np.testing.assert_array_equal(got.object(i).positions, want.object(i).positions)
     assert zv.validate(url, 3)["errors"] == 0
+
+
+def pyramid_input(path, n=300_000, seed=9, chunk=(100, 100, 100)):
+    rng = np.random.default_rng(seed)
+    zv.write_points(path, rng.random((n, 3)) * 1000, object_ids=rng.integers(0, 500, n),
+                    vertex_attributes={"w": rng.random(n).astype(np.float32)},
+                    object_attributes={"size": np.arange(500.0)}, chunk_shape=chunk,
+                    bin_shape=(25, 25, 25), compression="zstd:1")
+
+
+def test_pyramid_levels_built_on_two_workers_are_build_pyramids(tmp_path, client):
+    one, many = tmp_path / "one.zarr", tmp_path / "many.zarr"
+    pyramid_input(one)
+    pyramid_input(many)
+    want = zv.build_pyramid(one, "2;2,2", compression="zstd:1")
+    got = zv.dask.build_pyramid(many, "2;2,2", parts=6, compression="zstd:1")
+    assert got == want and [s["level"] for s in got] == [1, 2]
+    assert got[1]["objects_kept"] == 250
+    assert files(many) == files(one)
+    assert zv.open(many).levels == [0, 1, 2]
+    assert zv.validate(many, 3)["errors"] == 0
+
+
+def test_a_pyramid_part_that_fails_is_resumed_and_a_killed_worker_retried(tmp_path, client):
+    one, many = tmp_path / "one.zarr", tmp_path / "many.zarr"
+    pyramid_input(one, n=100_000)
+    pyramid_input(many, n=100_000)
+    zv.build_pyramid(one, "2;2", cross_level="implicit")
+    marker = tmp_path / "killed-once"
+
+    def fail_step_one(step, k):
+        if step == 1 and k == 2:
+            raise RuntimeError("part 2 of step 1 fails")
+
+    with pytest.raises(RuntimeError, match="part 2 of step 1 fails"):
+        zv.dask.build_pyramid(many, "2;2", parts=4, cross_level="implicit",
+                              on_part=fail_step_one)
+    # step 0 is committed; step 1 is staged, part 2 (and the tasks cancelled with it) missing
+    assert zv.open(many)[1].vertex_count == zv.open(one)[1].vertex_count
+    assert 2 in zv.missing_pyramid_parts(many)
+
+    def kill_once(step, k, marker=str(marker)):
+        if not os.path.exists(marker):
+            open(marker, "w").close()
+            os._exit(1)
+
+    # the rerun resumes at step 1, part 2; its worker dies once and the task is retried
+    zv.dask.build_pyramid(many, "2;2", parts=4, cross_level="implicit", on_part=kill_once)
+    assert marker.exists()
+    assert files(many) == files(one)
+
+
+def test_zv_dask_builds_a_pyramid_in_s3(tmp_path, client, s3_server):
+    url = "s3://zv-test/pyramid.zarr"
+    zv.set_storage_options(s3_server)
+    pyramid_input(url, n=50_000, chunk=(250, 250, 250))
+    pyramid_input(tmp_path / "one.zarr", n=50_000, chunk=(250, 250, 250))
+    want = zv.build_pyramid(tmp_path / "one.zarr", "2")
+    got = zv.dask.build_pyramid(url, "2", parts=3, storage_options=s3_server)
+    assert got == want
+    a, b = zv.open(url)[1].points(), zv.open(tmp_path / "one.zarr")[1].points()
+    np.testing.assert_array_equal(a.positions, b.positions)
+    np.testing.assert_array_equal(a.object_ids, b.object_ids)
+    assert zv.validate(url, 3)["errors"] == 0

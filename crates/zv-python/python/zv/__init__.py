@@ -35,6 +35,13 @@ from ._parts import (
     prepare_parts,
     write_part,
 )
+from ._pyramid import (
+    build_pyramid,
+    commit_pyramid_level,
+    missing_pyramid_parts,
+    prepare_pyramid_level,
+    write_pyramid_part,
+)
 from ._write import (
     write_graph,
     write_mesh,
@@ -68,6 +75,11 @@ __all__ = [
     "write_part",
     "missing_parts",
     "commit_parts",
+    "build_pyramid",
+    "prepare_pyramid_level",
+    "write_pyramid_part",
+    "missing_pyramid_parts",
+    "commit_pyramid_level",
     "set_storage_options",
     "ZvError",
     "StoreIOError",

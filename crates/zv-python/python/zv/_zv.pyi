@@ -113,4 +113,32 @@ def _commit_parts(
     group_attributes: Optional[Mapping[str, np.ndarray]] = None,
     num_objects: int = 0,
 ) -> Dict[str, int]: ...
+def _build_pyramid(
+    path: str,
+    levels: str,
+    *,
+    chunk_scale: Sequence[int] = ...,
+    sparsity: str = "random",
+    seed: int = 0,
+    cross_level: str = "explicit",
+    depth: int = 1,
+    compression: str = "spec-default",
+) -> List[Dict[str, int]]: ...
+def _pyramid_prepare_level(
+    path: str,
+    step: int,
+    parts: int,
+    *,
+    levels: str,
+    chunk_scale: Sequence[int] = ...,
+    sparsity: str = "random",
+    seed: int = 0,
+    cross_level: str = "explicit",
+    depth: int = 1,
+    compression: str = "spec-default",
+) -> Dict[str, Any]: ...
+def _pyramid_write_part(path: str, part: int) -> int: ...
+def _pyramid_missing_parts(path: str) -> List[int]: ...
+def _pyramid_staged_step(path: str) -> Optional[int]: ...
+def _pyramid_commit_level(path: str) -> Dict[str, int]: ...
 def _set_storage_options(options: Mapping[str, str]) -> None: ...

@@ -29,6 +29,11 @@ Each input partition sends every polyline to each part owning one of its chunks
 the pieces in its own chunks; the commit joins the pieces and makes the cross-chunk records.
 The store is the one ``zv.write_polylines`` writes of the whole input, file for file.
 
+``build_pyramid(path, levels, …)`` adds a point cloud's coarser levels on the cluster, one
+step after the other: each step is staged (``zv.prepare_pyramid_level``), its parts — one per
+group of coarse chunks — run as tasks (``zv.write_pyramid_part``), and the client commits
+it; the store is ``zv.build_pyramid``'s, byte for byte.
+
 ``read_points(path, level=0, box=None, …)`` reads a level into a dask DataFrame with one
 partition per group of chunks (``chunks_per_partition``, in chunk key order): each partition
 is read on a worker by ``Level.points(chunks=…)``; concatenated, the partitions are
@@ -42,7 +47,7 @@ from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import _parts, _storage
+from . import _parts, _storage, _zv
 from ._read import open as _open
 from ._write import Arrays, PathLike
 
@@ -438,3 +443,53 @@ def write_polylines(
 def write_streamlines(path: PathLike, data: Any, **kw: Any) -> Dict[str, Any]:
     """``write_polylines`` with ``geometry="streamline"``."""
     return write_polylines(path, data, geometry="streamline", **kw)
+
+
+def build_pyramid(
+    path: PathLike,
+    levels: str,
+    *,
+    parts: int = 16,
+    chunk_scale: Optional[Sequence[int]] = None,
+    sparsity: str = "random",
+    seed: int = 0,
+    cross_level: str = "explicit",
+    depth: int = 1,
+    compression: str = "spec-default",
+    on_part: Optional[Callable[[int, int], None]] = None,
+    storage_options: Optional[Mapping[str, object]] = None,
+) -> list:
+    """Adds levels 1..N to the point cloud at ``path`` (level 0 only, or the levels a
+    stopped call committed: it resumes) on the Dask cluster, ``parts`` tasks a step, each
+    writing the coarse chunks it owns. ``on_part(step, k)`` runs on the worker before part
+    ``k`` of step ``step``. Returns each new level's summary, as ``zv.build_pyramid``."""
+    import dask
+
+    from . import _pyramid
+
+    path = os.fspath(path)
+    if storage_options is not None:
+        _storage.set_storage_options(storage_options)
+    options = dict(levels=levels, chunk_scale=chunk_scale, sparsity=sparsity, seed=seed,
+                   cross_level=cross_level, depth=depth, compression=compression)
+    steps = len([s for s in str(levels).split(";") if s.strip()])
+    staged = _zv._pyramid_staged_step(path)
+    first = staged if staged is not None else len(_open(path).levels) - 1
+    summaries = []
+    for step in range(first, steps):
+        _pyramid.prepare_pyramid_level(path, step, parts, **options)
+        todo = _pyramid.missing_pyramid_parts(path)
+
+        def run(k, step=step):
+            if storage_options is not None:
+                _storage.set_storage_options(storage_options)
+            if on_part is not None:
+                on_part(step, k)
+            return _pyramid.write_pyramid_part(path, k)
+
+        dask.compute(*[dask.delayed(run)(k) for k in todo])
+        missing = _pyramid.missing_pyramid_parts(path)
+        if missing:
+            raise RuntimeError(f"parts {missing} of step {step} did not finish (run again)")
+        summaries.append(_pyramid.commit_pyramid_level(path))
+    return summaries
