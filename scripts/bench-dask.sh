@@ -3,7 +3,7 @@
 # cost by parts and points: scripts/bench/dask_write.py on the Python package in release mode
 # (.venv-py, made by scripts/test.sh).
 #
-#   scripts/bench-dask.sh [DIR] [POINTS] [REPS] [--streamlines S] [--streamlines-only]
+#   scripts/bench-dask.sh [DIR] [POINTS] [REPS] [--streamlines S] [--streamlines-only] [--pyramid]
 #                                                   (DIR on tmpfs by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."

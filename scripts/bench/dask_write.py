@@ -10,8 +10,12 @@
    (`commit=False`), the receipts' total size is measured, then `zv.commit_parts` is timed.
 3. The same for streamlines (`zv.dask.write_streamlines`, random walks of 10 to 60 points
    with steps up to 8 per axis in [0, 1000)^3, chunk 100^3): receipt bytes per piece, commit.
+4. Pyramids (`--pyramid`): levels "2;2" of the N points (bins of 25) built by
+   `zv.build_pyramid` in one process and by `zv.dask.build_pyramid` (16 parts) on 1 and 2
+   workers, each on a fresh copy of the level-0 store (copied outside the timing).
 
 Usage: dask_write.py --dir DIR [--points N] [--partitions P] [--reps R] [--streamlines S]
+                     [--streamlines-only] [--pyramid]
 Prints a table, and the figures as JSON on the last line.
 """
 
@@ -131,6 +135,38 @@ def streamline_model(a, d: Path) -> list:
     return rows
 
 
+def pyramid_throughput(a, d: Path) -> dict:
+    base = fresh(d / "pyramid-base.zarr")
+    n = a.points
+    rng = np.random.default_rng(5)
+    zv.write_points(base, rng.random((n, 3)) * 1000, object_ids=rng.integers(0, 1000, n),
+                    vertex_attributes={"w": rng.random(n).astype(np.float32)},
+                    chunk_shape=(100, 100, 100), bin_shape=(25, 25, 25), compression="none")
+    out = {"points": n, "single": []}
+
+    def copy():
+        target = fresh(d / "pyramid.zarr")
+        shutil.copytree(base, target)
+        return target
+
+    for _ in range(a.reps):
+        target = copy()
+        t = time.perf_counter()
+        zv.build_pyramid(target, "2;2", compression="none")
+        out["single"].append(time.perf_counter() - t)
+    for workers in (1, 2):
+        key = f"dask_{workers}"
+        out[key] = []
+        with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                      dashboard_address=None) as cluster, distributed.Client(cluster):
+            for _ in range(a.reps):
+                target = copy()
+                t = time.perf_counter()
+                zv.dask.build_pyramid(target, "2;2", parts=16, compression="none")
+                out[key].append(time.perf_counter() - t)
+    return out
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--dir", required=True)
@@ -140,9 +176,23 @@ def main():
     p.add_argument("--streamlines", type=int, default=20_000)
     p.add_argument("--streamlines-only", action="store_true",
                    help="only the streamline commit model (3.)")
+    p.add_argument("--pyramid", action="store_true", help="only the pyramid figures (4.)")
     a = p.parse_args()
     d = Path(a.dir)
     d.mkdir(parents=True, exist_ok=True)
+    if a.pyramid:
+        t = pyramid_throughput(a, d)
+        print(f"{'pyramid 2;2 of ' + format(t['points'], ',') + ' points':40} {'min s':>8} {'median s':>9}")
+        for key, label in (("single", "zv.build_pyramid (1 process)"),
+                           ("dask_1", "zv.dask.build_pyramid, 1 worker"),
+                           ("dask_2", "zv.dask.build_pyramid, 2 workers")):
+            s = stats(t[key])
+            print(f"{label:40} {s['min']:8.3f} {s['median']:9.3f}")
+        s1, s2 = stats(t["dask_1"]), stats(t["dask_2"])
+        print(f"{'scaling, 1 worker / 2 workers':40} {s1['min'] / s2['min']:8.2f} "
+              f"{s1['median'] / s2['median']:9.2f}")
+        print(json.dumps({"pyramid": {k: stats(v) if isinstance(v, list) else v for k, v in t.items()}}))
+        return
     if a.streamlines_only:
         t, model = {}, []
     else:

@@ -11,6 +11,9 @@
 //! polylines and skeletons a batch of objects at a time, graphs and meshes whole for their links
 //! ([`coarsen`]).
 //!
+//! A point cloud's levels can also be built in parts on many workers, with the same result
+//! ([`parts`]: one step at a time, each part writing the coarse chunks it owns).
+//!
 //! Every level's grid is checked before anything is written, but the levels are written in
 //! place: a failure or a crash midway leaves level groups that readers list (levels are found
 //! by listing, not through the root document). `zv pyramid` therefore builds a local store's

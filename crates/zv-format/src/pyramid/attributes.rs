@@ -31,10 +31,11 @@ pub(super) fn fragment_attributes(
 ) -> Result<BTreeMap<String, Attribute>> {
     let level = &source.level;
     let attribute_names = level.fragment_attribute_names()?;
-    let Some(index) = level
-        .object_index()?
-        .filter(|_| !attribute_names.is_empty())
-    else {
+    if attribute_names.is_empty() {
+        // no object index read (a part of a distributed build reads only its blocks of it)
+        return Ok(BTreeMap::new());
+    }
+    let Some(index) = level.object_index()? else {
         return Ok(BTreeMap::new());
     };
     let n = index.manifests.len();

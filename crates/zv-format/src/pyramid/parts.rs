@@ -39,6 +39,7 @@ use super::source::SourceLevel;
 use super::{CrossLevel, PyramidOptions, SparsityStrategy, Step};
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
+use crate::metadata::ChunkKey;
 use crate::parts::{part_of, parts_key, read_receipts, receipt_key, remove_parts, Plan};
 use crate::writer::{CodecChoice, Owner};
 use crate::ZvStore;
@@ -174,6 +175,24 @@ impl LevelPlan {
     }
 }
 
+/// Checks that `plan` keeps or drops each object of `source` (a plan made for another store
+/// is refused).
+fn check_keep(plan: &LevelPlan, source: &SourceLevel) -> Result<()> {
+    let objects = if source.has_objects() {
+        source.num_objects
+    } else {
+        0
+    };
+    if plan.keep.len() as u64 != objects {
+        return Err(bad_plan(format!(
+            "it keeps or drops {} objects, level {} has {objects}",
+            plan.keep.len(),
+            plan.step
+        )));
+    }
+    Ok(())
+}
+
 /// The plan staged in `store`, if any.
 pub fn read_level_plan(store: &dyn Store) -> Result<Option<LevelPlan>> {
     match store.get_capped(&parts_key(LEVEL_PLAN)?, MAX_LEVEL_PLAN_BYTES)? {
@@ -191,11 +210,13 @@ fn require(store: &dyn Store) -> Result<LevelPlan> {
     })
 }
 
-/// Level `step` of `store` as the source of a step, with its grid and the coarse level's.
+/// Level `step` of `store` as the source of a step (for reading the chunks `chunks` only,
+/// when given), with the coarse level's grid.
 fn source_of(
     store: &Arc<dyn Store>,
     opts: &PyramidOptions,
     step: usize,
+    chunks: Option<&[ChunkKey]>,
 ) -> Result<(SourceLevel, LevelGrid)> {
     let zv = ZvStore::open(store.clone())?;
     let root = zv.root().clone();
@@ -207,7 +228,11 @@ fn source_of(
             step + 1
         ))
     })?;
-    let source = SourceLevel::new(zv.level(step as u32)?)?;
+    let level = zv.level(step as u32)?;
+    let source = match chunks {
+        Some(chunks) => SourceLevel::for_chunks(level, chunks)?,
+        None => SourceLevel::new(level)?,
+    };
     Ok((source, grid))
 }
 
@@ -289,7 +314,7 @@ pub fn prepare_level(
         return if same(&p) { Ok(p) } else { Err(mismatch(&p)) };
     }
     check_step(&store, opts, step)?;
-    let (source, grid) = source_of(&store, opts, step)?;
+    let (source, grid) = source_of(&store, opts, step, None)?;
     let keys = source.level.chunk_keys()?;
     let keep = level_keep(&source, opts, step, &grid, &keys)?;
     let plan = LevelPlan {
@@ -339,12 +364,16 @@ pub fn write_level_part(store: Arc<dyn Store>, part: u32) -> Result<u64> {
         )));
     }
     let opts = &plan.options;
-    let (source, grid) = source_of(&store, opts, plan.step)?;
-    let ndim = source.level.root().ndim();
+    let zv = ZvStore::open(store.clone())?;
+    let ndim = zv.root().ndim();
     let scale = u64::from(opts.chunk_scale_of(plan.step));
-    let keys = source.level.chunk_keys()?;
+    // the fine chunks nested in this part's coarse chunks, and only their objects
+    let keys = zv.level(plan.step as u32)?.chunk_keys()?;
     let mut nested = nest(keys, scale, ndim)?;
     nested.retain(|coarse, _| part_of(coarse, plan.parts) == part);
+    let mine: Vec<ChunkKey> = nested.values().flatten().cloned().collect();
+    let (source, grid) = source_of(&store, opts, plan.step, Some(&mine))?;
+    check_keep(&plan, &source)?;
     let mut writer = level_writer(&store, &source, opts, plan.step, &grid, &plan.keep, true)?;
     writer.set_owner(Owner {
         run: plan.run.clone(),
@@ -378,19 +407,30 @@ pub fn commit_level(store: Arc<dyn Store>) -> Result<LevelSummary> {
     let plan = require(store.as_ref())?;
     let opts = &plan.options;
     let coarse = plan.step as u32 + 1;
-    let (source, grid) = source_of(&store, opts, plan.step)?;
+    // the commit reads no chunk: only the per-object data
+    let (source, grid) = source_of(&store, opts, plan.step, Some(&[]))?;
     if committed(&store, coarse)? {
         remove_parts(store.as_ref(), plan.parts, LEVEL_PLAN)?;
         return Err(bad(format!(
             "level {coarse} is committed already (its leftover plan and receipts are removed now)"
         )));
     }
+    check_keep(&plan, &source)?;
     let receipts = read_receipts(store.as_ref(), &plan.as_write_plan(&source))?;
     let (mut up, mut down) = (0u64, 0u64);
     for r in &receipts {
-        let [u, d] = r.cross_level_rows.unwrap_or_default();
-        up += u;
-        down += d;
+        let [u, d] = match r.cross_level_rows {
+            Some(rows) => rows,
+            None if !opts.writes_links() => [0, 0],
+            None => {
+                return Err(bad(format!(
+                    "the receipt of part {} has no cross-level link rows (not a pyramid part's)",
+                    r.part
+                )))
+            }
+        };
+        up = up.saturating_add(u);
+        down = down.saturating_add(d);
     }
     let writer = level_writer(&store, &source, opts, plan.step, &grid, &plan.keep, false)?;
     let summary = crate::io_pool::with_store(store.as_ref(), || writer.commit_parts(receipts))?;

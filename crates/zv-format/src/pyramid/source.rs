@@ -39,11 +39,24 @@ impl SourceChunk {
     }
 }
 
+/// Chunk coordinates → (fragment → object): a fragment several manifests name belongs to
+/// the first.
+type FragmentObjects = FxHashMap<Vec<i64>, FxHashMap<u64, u64>>;
+
+/// Notes that fragment `f` of `chunk` is object `o`'s (unless an earlier object has it).
+fn note(map: &mut FragmentObjects, chunk: &[i64], f: u64, o: u64) {
+    let fragments = match map.get_mut(chunk) {
+        Some(m) => m,
+        None => map.entry(chunk.to_vec()).or_default(),
+    };
+    fragments.entry(f).or_insert(o);
+}
+
 /// The fine level of a step.
 pub(crate) struct SourceLevel {
     pub(crate) level: Level,
-    /// (chunk coordinates, fragment) → object, when the level has an object index.
-    fragment_objects: Option<FxHashMap<(Vec<i64>, u64), u64>>,
+    /// Chunk coordinates → (fragment → object), when the level has an object index.
+    fragment_objects: Option<FragmentObjects>,
     /// The number of objects (0 without an object index).
     pub(crate) num_objects: u64,
     /// Whether each object's manifest names any fragment.
@@ -65,10 +78,10 @@ impl SourceLevel {
                 .collect()
         });
         let fragment_objects = index.map(|index| {
-            let mut map = FxHashMap::default();
+            let mut map = FragmentObjects::default();
             for (o, m) in index.manifests.iter().enumerate() {
                 for (chunk, f) in m.refs() {
-                    map.entry((chunk.to_vec(), f)).or_insert(o as u64);
+                    note(&mut map, chunk, f, o as u64);
                 }
             }
             map
@@ -79,6 +92,34 @@ impl SourceLevel {
             fragment_objects,
             num_objects,
             nonempty,
+            attributes,
+        })
+    }
+
+    /// The fine level for reading the chunks `chunks` only (a part of a distributed build):
+    /// the object index is scanned for the blocks naming those chunks, without decoding the
+    /// others, and `nonempty` is left empty (a part takes the objects kept from its plan).
+    /// Falls back to [`SourceLevel::new`] where the scan does not apply (another container).
+    pub(crate) fn for_chunks(level: Level, chunks: &[ChunkKey]) -> Result<Self> {
+        let Some(num_objects) = level.stated_num_objects()? else {
+            return Self::new(level);
+        };
+        let wanted: rustc_hash::FxHashSet<&[i64]> = chunks.iter().map(|k| k.coords()).collect();
+        let Some(blocks) = level.object_index_blocks_where(|c| wanted.contains(c))? else {
+            return Self::new(level);
+        };
+        let mut map = FragmentObjects::default();
+        for (o, b) in blocks {
+            for f in b.fragments.iter() {
+                note(&mut map, &b.chunk, f, o);
+            }
+        }
+        let attributes = level.vertex_attribute_infos()?;
+        Ok(Self {
+            level,
+            fragment_objects: Some(map),
+            num_objects,
+            nonempty: Vec::new(),
             attributes,
         })
     }
@@ -108,8 +149,9 @@ impl SourceLevel {
             None => Vec::new(),
             Some(map) => {
                 let mut objects = vec![None; rows];
+                let of_chunk = map.get(key.0.as_slice());
                 for (f, frag) in chunk.fragments.iter().enumerate() {
-                    let Some(&o) = map.get(&(key.0.clone(), f as u64)) else {
+                    let Some(&o) = of_chunk.and_then(|m| m.get(&(f as u64))) else {
                         continue;
                     };
                     for r in frag.iter() {
