@@ -93,6 +93,7 @@ pub use options::{
 };
 pub use placement::COORDINATE_LIMIT;
 
+use chunk_blobs::ChunkBlobs;
 use columns::Columns;
 use links::Connectivity;
 pub(crate) use part::Owner;
@@ -492,18 +493,24 @@ impl ZvWriter {
         }
         self.write_level_and_root(chunks.rows(), !columns.is_empty())?;
         let places = if self.tracks_places() {
-            let keys = self.spill.keys();
-            (0..self.n_vertices)
-                .map(|g| {
-                    let (ci, row) = chunks.place(g);
-                    (keys[ci].clone(), row)
-                })
-                .collect()
+            self.places(&chunks)
         } else {
             Vec::new()
         };
         // the spill directory is removed when `self` drops
         Ok((summary, places))
+    }
+
+    /// Where every vertex went, as (chunk key, row) by the number it was added with (the
+    /// chunk blobs must have tracked it: [`ZvWriter::tracks_places`]).
+    fn places(&self, chunks: &ChunkBlobs) -> Vec<(ChunkKey, u64)> {
+        let keys = self.spill.keys();
+        (0..self.n_vertices)
+            .map(|g| {
+                let (ci, row) = chunks.place(g);
+                (keys[ci].clone(), row)
+            })
+            .collect()
     }
 
     /// Whether the chunk blobs keep where every vertex went: linked geometries need it for

@@ -176,13 +176,7 @@ impl ZvWriter {
             self.max_object
         };
         let places = if matches!(self.target, Target::Level(_)) {
-            let keys = self.spill.keys();
-            (0..self.n_vertices)
-                .map(|g| {
-                    let (ci, row) = chunks.place(g);
-                    (keys[ci].clone(), row)
-                })
-                .collect()
+            self.places(&chunks)
         } else {
             Vec::new()
         };

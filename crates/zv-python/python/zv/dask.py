@@ -128,9 +128,17 @@ def write_points(
     if todo:
         written = _write_parts(path, ddf, n, todo, columns, object_id, list(attributes),
                                memory_budget, on_part, storage_options)
+    return _finish(path, "write_points", written, commit, object_attributes, groups,
+                   group_attributes, num_objects)
+
+
+def _finish(path, call, written, commit, object_attributes, groups, group_attributes,
+            num_objects) -> Dict[str, Any]:
+    """Checks that every part finished (else an error telling to run ``call`` again), then
+    commits when asked; returns the summary with ``parts``, the parts this call wrote."""
     missing = _parts.missing_parts(path)
     if missing:
-        raise RuntimeError(f"parts {missing} did not finish (run write_points again to resume)")
+        raise RuntimeError(f"parts {missing} did not finish (run {call} again to resume)")
     summary: Dict[str, Any] = {"parts": sorted(written)}
     if commit:
         summary.update(
@@ -423,21 +431,8 @@ def write_polylines(
         out = shuffled.map_partitions(write, bases, meta={"part": "i8", "total": "i8"}).compute()
         written = out["part"].tolist()
         total = int(out["total"].max()) if len(out) else 0
-    missing = _parts.missing_parts(path)
-    if missing:
-        raise RuntimeError(f"parts {missing} did not finish (run write_polylines again to resume)")
-    summary: Dict[str, Any] = {"parts": sorted(written)}
-    if commit:
-        summary.update(
-            _parts.commit_parts(
-                path,
-                object_attributes=object_attributes,
-                groups=groups,
-                group_attributes=group_attributes,
-                num_objects=total,
-            )
-        )
-    return summary
+    return _finish(path, "write_polylines", written, commit, object_attributes, groups,
+                   group_attributes, total)
 
 
 def write_streamlines(path: PathLike, data: Any, **kw: Any) -> Dict[str, Any]:
