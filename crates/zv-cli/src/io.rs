@@ -28,7 +28,7 @@ pub(crate) struct ImportArgs {
     /// The stored vertex type: float32 or float64 (default: the file's, float64 for text formats).
     #[arg(long)]
     pub(crate) vertex_dtype: Option<String>,
-    /// Write part K of N of a distributed write (PLY or CSV points): keep the points whose chunk part K owns; `zv commit STORE` once all N parts have run.
+    /// Write part K of N of a distributed write (PLY or CSV points, TRK or TCK streamlines): keep the points, or the streamline pieces, in the chunks part K owns; `zv commit STORE` once all N parts have run.
     #[arg(long, value_name = "K/N")]
     pub(crate) part: Option<String>,
 }

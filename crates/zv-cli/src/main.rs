@@ -116,7 +116,7 @@ enum Command {
         #[command(flatten)]
         io: io::ImportArgs,
     },
-    /// Commit a distributed write once every part has run (`zv import --part K/N` on N machines, then this once).
+    /// Commit a distributed write once every part has run (`zv import --part K/N` or `zv pyramid --step S --part K/N` on N machines, then this once).
     #[command(
         after_help = "Examples:\n  zv import points.csv s3://bucket/cells.zv --chunk-shape 100,100,100 --part 0/2   # machine A\n  zv import points.csv s3://bucket/cells.zv --chunk-shape 100,100,100 --part 1/2   # machine B\n  zv commit s3://bucket/cells.zv"
     )]

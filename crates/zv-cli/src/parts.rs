@@ -16,10 +16,13 @@ pub(crate) fn parse_part(text: &str) -> CliResult<(u32, u32)> {
     Ok((k, n))
 }
 
-/// `zv commit STORE`: commits the distributed write staged in the store once every part has
-/// its receipt; names the parts still missing otherwise.
+/// `zv commit STORE`: commits the distributed write (or the pyramid step) staged in the
+/// store once every part has its receipt; names the parts still missing otherwise.
 pub(crate) fn commit(store: &str, json: bool) -> CliResult {
     let target = zv_core::plugin::open_store(store)?;
+    if zv_format::pyramid::parts::read_level_plan(target.as_ref())?.is_some() {
+        return commit_level(store, target, json);
+    }
     let summary = zv_format::parts::commit(target, Default::default())?;
     if json {
         return crate::print_json(&serde_json::json!({
@@ -33,6 +36,26 @@ pub(crate) fn commit(store: &str, json: bool) -> CliResult {
     crate::progress::note(format_args!(
         "committed {store}: {} vertices in {} chunks, {} objects",
         summary.vertices, summary.chunks, summary.objects
+    ));
+    Ok(())
+}
+
+/// `zv commit STORE` of a pyramid step built in parts (`zv pyramid --step S --part K/N`).
+fn commit_level(
+    store: &str,
+    target: std::sync::Arc<dyn zv_core::store::Store>,
+    json: bool,
+) -> CliResult {
+    let l = zv_format::pyramid::parts::commit_level(target)?;
+    if json {
+        return crate::print_json(&serde_json::json!({
+            "store": store, "level": l.level, "vertices": l.vertices, "chunks": l.chunks,
+            "objects_kept": l.objects_kept, "cross_level_links": l.cross_level_links,
+        }));
+    }
+    crate::progress::note(format_args!(
+        "committed level {} of {store}: {} vertices in {} chunks, {} objects kept, {} cross-level links",
+        l.level, l.vertices, l.chunks, l.objects_kept, l.cross_level_links
     ));
     Ok(())
 }

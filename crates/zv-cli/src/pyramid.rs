@@ -7,6 +7,11 @@
 //! exchange once complete, so a failure or a crash at any moment leaves the store as it was
 //! or with the whole pyramid. Other stores (and directories where the shadow cannot be made,
 //! e.g. a mount point) are written in place.
+//!
+//! A point cloud's step can also be built in parts on N machines, as `zv import --part`:
+//! `zv pyramid STORE --levels L --step S --part K/N` on each (it stages the step, or joins the
+//! one staged, and writes the coarse chunks part K owns), then `zv commit STORE` once
+//! (`zv_format::pyramid::parts`); step after step.
 
 use std::sync::Arc;
 
@@ -48,6 +53,13 @@ pub(crate) struct PyramidArgs {
     /// Print the new levels as JSON on stdout.
     #[arg(long)]
     json: bool,
+    /// Build step S (level S → S + 1) in parts: this machine writes part K of N (`K/N`);
+    /// `zv commit STORE` commits the step once every part has run. Point clouds.
+    #[arg(long, value_name = "K/N", requires = "step")]
+    part: Option<String>,
+    /// The step a `--part` builds (0: level 0 → 1).
+    #[arg(long, requires = "part")]
+    step: Option<usize>,
 }
 
 /// Builds the pyramid and reports each new level (on stderr, or as JSON on stdout with
@@ -60,6 +72,9 @@ pub(crate) fn run(args: PyramidArgs) -> CliResult {
     opts.cross_level = CrossLevel::parse(&args.cross_level)?;
     opts.depth = args.depth;
     opts.codecs = CodecChoice::parse(&args.codecs)?;
+    if let (Some(part), Some(step)) = (&args.part, args.step) {
+        return build_part(&args.store, &opts, step, part, args.json);
+    }
     let url = zv_core::plugin::StoreUrl::parse(&args.store)?;
     let dir = std::path::Path::new(&url.location);
     let bar = crate::progress::Bar::new("pyramid");
@@ -100,5 +115,29 @@ pub(crate) fn run(args: PyramidArgs) -> CliResult {
             l.level, l.vertices, l.chunks, l.objects_kept, l.cross_level_links
         ));
     }
+    Ok(())
+}
+
+/// `zv pyramid STORE --step S --part K/N`: stages step `step` (or joins the staged one) and
+/// writes part K; reports the metavertices written.
+fn build_part(
+    store: &str,
+    opts: &PyramidOptions,
+    step: usize,
+    part: &str,
+    json: bool,
+) -> CliResult {
+    let (k, n) = crate::parts::parse_part(part)?;
+    let target = zv_core::plugin::open_store(store)?;
+    zv_format::pyramid::parts::prepare_level(target.clone(), opts, step, n)?;
+    let written = zv_format::pyramid::parts::write_level_part(target, k)?;
+    if json {
+        return crate::print_json(&serde_json::json!({
+            "store": store, "step": step, "part": k, "parts": n, "vertices": written,
+        }));
+    }
+    crate::progress::note(format_args!(
+        "step {step}, part {k} of {n}: {written} metavertices (run `zv commit {store}` once every part has run)"
+    ));
     Ok(())
 }

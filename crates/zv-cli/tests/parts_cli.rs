@@ -235,3 +235,61 @@ fn assert_reference_agrees(store: &Path, dir: &Path) {
         String::from_utf8_lossy(&validate.stderr)
     );
 }
+
+#[test]
+fn pyramid_steps_built_in_parts_and_committed_are_zv_pyramids_store() {
+    let dir = common::scratch_dir();
+    let file = dir.path().join("points.csv");
+    csv(&file, 8000);
+    let file = file.to_str().unwrap();
+    let (one, many) = (dir.path().join("one.zv"), dir.path().join("many.zv"));
+    for store in [&one, &many] {
+        zv_success(&import_args(file, store.to_str().unwrap(), None));
+    }
+    // no bins: the coarse bins need larger chunks, so no cross-level links in parts
+    let opts = [
+        "--levels",
+        "2;2",
+        "--chunk-scale",
+        "2,2",
+        "--cross-level",
+        "none",
+    ];
+    let mut single = vec!["pyramid", one.to_str().unwrap()];
+    single.extend(opts);
+    zv_success(&single);
+    let m = many.to_str().unwrap();
+    for step in ["0", "1"] {
+        for part in ["2/3", "0/3"] {
+            let mut a = vec!["pyramid", m, "--step", step, "--part", part];
+            a.extend(opts);
+            zv_success(&a);
+        }
+        // part 1 has not run: the commit names it
+        let out = zv(&["commit", m]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains(": 1"), "{err}");
+        let mut a = vec!["pyramid", m, "--step", step, "--part", "1/3"];
+        a.extend(opts);
+        zv_success(&a);
+        zv_success(&["commit", m]);
+    }
+    let (want, got) = (tree(&one), tree(&many));
+    assert!(want.keys().any(|k| k.starts_with("2/")), "two levels");
+    assert_eq!(
+        got.keys().collect::<Vec<_>>(),
+        want.keys().collect::<Vec<_>>()
+    );
+    assert!(got == want, "the stores differ in content");
+    // links in parts need the chunk shape kept: refused, naming why
+    let mut a = vec![
+        "pyramid", m, "--levels", "2;2;2", "--step", "2", "--part", "0/2",
+    ];
+    a.extend(["--chunk-scale", "2,2,2"]);
+    let out = zv(&a);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("chunk-scale 1"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
