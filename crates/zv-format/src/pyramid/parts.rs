@@ -210,15 +210,14 @@ fn require(store: &dyn Store) -> Result<LevelPlan> {
     })
 }
 
-/// Level `step` of `store` as the source of a step (for reading the chunks `chunks` only,
-/// when given), with the coarse level's grid.
+/// Level `step` of the opened store `zv` as the source of a step (for reading the chunks
+/// `chunks` only, when given), with the coarse level's grid.
 fn source_of(
-    store: &Arc<dyn Store>,
+    zv: &ZvStore,
     opts: &PyramidOptions,
     step: usize,
     chunks: Option<&[ChunkKey]>,
 ) -> Result<(SourceLevel, LevelGrid)> {
-    let zv = ZvStore::open(store.clone())?;
     let root = zv.root().clone();
     let grids = level_grids(&root.effective_bin_shape(), &root.chunk_shape, opts)?;
     let grid = grids.get(step).cloned().ok_or_else(|| {
@@ -244,10 +243,14 @@ fn committed(store: &Arc<dyn Store>, level: u32) -> Result<bool> {
         .is_some())
 }
 
-/// Checks that step `step` of `opts` can be built in parts on `store`.
-fn check_step(store: &Arc<dyn Store>, opts: &PyramidOptions, step: usize) -> Result<()> {
+/// Checks that step `step` of `opts` can be built in parts on `store` (opened as `zv`).
+fn check_step(
+    store: &Arc<dyn Store>,
+    zv: &ZvStore,
+    opts: &PyramidOptions,
+    step: usize,
+) -> Result<()> {
     opts.validate()?;
-    let zv = ZvStore::open(store.clone())?;
     if zv.root().layout() != crate::metadata::Layout::PerChunkNodes {
         return Err(bad("pyramids are written in the ZV 0.7 layout"));
     }
@@ -313,8 +316,9 @@ pub fn prepare_level(
     if let Some(p) = read_level_plan(store.as_ref())? {
         return if same(&p) { Ok(p) } else { Err(mismatch(&p)) };
     }
-    check_step(&store, opts, step)?;
-    let (source, grid) = source_of(&store, opts, step, None)?;
+    let zv = ZvStore::open(store.clone())?;
+    check_step(&store, &zv, opts, step)?;
+    let (source, grid) = source_of(&zv, opts, step, None)?;
     let keys = source.level.chunk_keys()?;
     let keep = level_keep(&source, opts, step, &grid, &keys)?;
     let plan = LevelPlan {
@@ -372,7 +376,7 @@ pub fn write_level_part(store: Arc<dyn Store>, part: u32) -> Result<u64> {
     let mut nested = nest(keys, scale, ndim)?;
     nested.retain(|coarse, _| part_of(coarse, plan.parts) == part);
     let mine: Vec<ChunkKey> = nested.values().flatten().cloned().collect();
-    let (source, grid) = source_of(&store, opts, plan.step, Some(&mine))?;
+    let (source, grid) = source_of(&zv, opts, plan.step, Some(&mine))?;
     check_keep(&plan, &source)?;
     let mut writer = level_writer(&store, &source, opts, plan.step, &grid, &plan.keep, true)?;
     writer.set_owner(Owner {
@@ -408,7 +412,8 @@ pub fn commit_level(store: Arc<dyn Store>) -> Result<LevelSummary> {
     let opts = &plan.options;
     let coarse = plan.step as u32 + 1;
     // the commit reads no chunk: only the per-object data
-    let (source, grid) = source_of(&store, opts, plan.step, Some(&[]))?;
+    let zv = ZvStore::open(store.clone())?;
+    let (source, grid) = source_of(&zv, opts, plan.step, Some(&[]))?;
     if committed(&store, coarse)? {
         remove_parts(store.as_ref(), plan.parts, LEVEL_PLAN)?;
         return Err(bad(format!(
