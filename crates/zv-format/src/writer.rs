@@ -60,6 +60,7 @@ mod checks;
 mod chunk_blobs;
 mod columns;
 mod documents;
+mod ingest;
 mod links;
 mod lookup;
 mod objects;
@@ -68,6 +69,7 @@ mod part;
 mod part_pieces;
 mod placement;
 mod polylines;
+mod short_copy;
 mod skeleton;
 mod spill;
 mod v09;
@@ -276,10 +278,19 @@ impl ZvWriter {
         }
         let schema = self.columns.check(attributes, n)?;
         let first_vertex = self.n_vertices;
-        let placed = self.place_batch(coords, |i| InputItem::Vertex(first_vertex + i as u64))?;
+        let item = |i: usize| InputItem::Vertex(first_vertex + i as u64);
+        let placed = if ingest::parallel(n) {
+            self.place_batch_parallel(coords, item)?
+        } else {
+            self.place_batch(coords, item)?
+        };
         // the whole batch is valid: keep it
         self.columns.install(schema);
-        self.keep_vertices(coords, placed, object_ids, attributes)?;
+        if self.keeps_in_parallel(n, attributes) {
+            self.keep_vertices_parallel(coords, placed, object_ids, attributes)?;
+        } else {
+            self.keep_vertices(coords, placed, object_ids, attributes)?;
+        }
         Ok(first)
     }
 
@@ -467,8 +478,15 @@ impl ZvWriter {
         // the object index is built and written while the chunk blobs are
         let fragment_objects = self.fragment_objects(skeleton.as_ref())?;
         let (chunks, objects) = rayon::join(
-            || self.write_chunk_blobs(skeleton.as_ref(), &columns, &fragment_columns),
-            || self.write_objects(&fragment_objects, &counts),
+            || {
+                self.write_chunk_blobs(
+                    skeleton.as_ref(),
+                    &columns,
+                    &fragment_columns,
+                    Some(&fragment_objects),
+                )
+            },
+            || self.write_objects(&fragment_objects.objects, &counts),
         );
         drop(fragment_objects);
         let chunks = chunks?;

@@ -137,6 +137,81 @@ fn block_size(sid_ndim: usize, mode: u8, k: usize) -> usize {
         }
 }
 
+/// Calls `block` with each block of the most compact blocks of `refs`, in order (the rule
+/// of [`Manifest::from_refs`]).
+fn blocks_of<C: AsRef<[i64]>>(refs: &[(C, u64)], mut block: impl FnMut(&[i64], BlockFragments)) {
+    let mut frags = Vec::new();
+    let mut i = 0;
+    while i < refs.len() {
+        let chunk = refs[i].0.as_ref();
+        let mut j = i + 1;
+        while j < refs.len() && refs[j].0.as_ref() == chunk {
+            j += 1;
+        }
+        if j == i + 1 {
+            // what the program picks for one fragment: mode 0 is the smallest block
+            block(chunk, BlockFragments::Single(refs[i].1));
+            i = j;
+            continue;
+        }
+        frags.clear();
+        frags.extend(refs[i..j].iter().map(|r| r.1));
+        for fragments in plan_blocks(&frags, chunk.len()) {
+            block(chunk, fragments);
+        }
+        i = j;
+    }
+}
+
+/// Appends the encoding of one block (chunk `chunk`, `fragments`) to `out`.
+fn encode_block(
+    chunk: &[i64],
+    fragments: &BlockFragments,
+    out: &mut Vec<u8>,
+    sid_ndim: usize,
+) -> Result<(), LayoutError> {
+    if chunk.len() != sid_ndim {
+        return Err(invalid(
+            WHAT,
+            format!(
+                "chunk {chunk:?} has {} coordinates, sid_ndim is {sid_ndim}",
+                chunk.len()
+            ),
+        ));
+    }
+    let in_range = match fragments {
+        BlockFragments::Single(f) => *f < MAX_FRAGMENTS,
+        BlockFragments::Range { start, count } => start
+            .checked_add(*count)
+            .is_some_and(|e| e <= MAX_FRAGMENTS),
+        BlockFragments::Explicit(v) => v.iter().all(|f| *f < MAX_FRAGMENTS),
+    };
+    if !in_range {
+        return Err(invalid(
+            WHAT,
+            format!("fragments {fragments:?} go past 2^32 (a chunk has fewer)"),
+        ));
+    }
+    put_i64s(out, chunk.iter().copied());
+    out.push(fragments.mode());
+    match fragments {
+        BlockFragments::Single(f) => out.extend_from_slice(&to_i64(*f, WHAT)?.to_le_bytes()),
+        BlockFragments::Range { start, count } => {
+            out.extend_from_slice(&to_i64(*start, WHAT)?.to_le_bytes());
+            out.extend_from_slice(&to_i64(*count, WHAT)?.to_le_bytes());
+        }
+        BlockFragments::Explicit(v) => {
+            let k = u32::try_from(v.len())
+                .map_err(|_| invalid(WHAT, "more than u32::MAX fragments in a block"))?;
+            out.extend_from_slice(&k.to_le_bytes());
+            for f in v {
+                out.extend_from_slice(&to_i64(*f, WHAT)?.to_le_bytes());
+            }
+        }
+    }
+    Ok(())
+}
+
 impl Manifest {
     /// The manifest of fragment references `(chunk, fragment)` in vertex order, choosing the
     /// most compact blocks: for each run of references to the same chunk, a dynamic program
@@ -148,34 +223,38 @@ impl Manifest {
     /// case for objects spread over many chunks) is one mode-0 block, without the program.
     pub fn from_refs<C: AsRef<[i64]>>(refs: &[(C, u64)]) -> Self {
         let mut blocks = Vec::new();
-        let mut frags = Vec::new();
-        let mut i = 0;
-        while i < refs.len() {
-            let chunk = refs[i].0.as_ref();
-            let mut j = i + 1;
-            while j < refs.len() && refs[j].0.as_ref() == chunk {
-                j += 1;
-            }
-            if j == i + 1 {
-                // what the program picks for one fragment: mode 0 is the smallest block
-                blocks.push(ManifestBlock {
-                    chunk: chunk.into(),
-                    fragments: BlockFragments::Single(refs[i].1),
-                });
-                i = j;
-                continue;
-            }
-            frags.clear();
-            frags.extend(refs[i..j].iter().map(|r| r.1));
-            for fragments in plan_blocks(&frags, chunk.len()) {
-                blocks.push(ManifestBlock {
-                    chunk: chunk.into(),
-                    fragments,
-                });
-            }
-            i = j;
-        }
+        blocks_of(refs, |chunk, fragments| {
+            blocks.push(ManifestBlock {
+                chunk: chunk.into(),
+                fragments,
+            })
+        });
         Self { blocks }
+    }
+
+    /// Appends the encoding of [`Manifest::from_refs`]`(refs)` to `out` without building the
+    /// manifest (a writer encodes many large ones). On an error, `out` is left with part of
+    /// the encoding.
+    pub fn encode_refs_into<C: AsRef<[i64]>>(
+        refs: &[(C, u64)],
+        out: &mut Vec<u8>,
+        sid_ndim: usize,
+    ) -> Result<(), LayoutError> {
+        let at = out.len();
+        out.extend_from_slice(&[0; 4]);
+        let (mut n, mut failed) = (0u64, None);
+        blocks_of(refs, |chunk, fragments| {
+            if failed.is_none() {
+                failed = encode_block(chunk, &fragments, out, sid_ndim).err();
+                n += 1;
+            }
+        });
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        let n = u32::try_from(n).map_err(|_| invalid(WHAT, "more than u32::MAX blocks"))?;
+        out[at..at + 4].copy_from_slice(&n.to_le_bytes());
+        Ok(())
     }
 
     /// The fragment references `(chunk, fragment)` in order, blocks expanded.
@@ -239,51 +318,7 @@ impl Manifest {
             .map_err(|_| invalid(WHAT, "more than u32::MAX blocks"))?;
         out.extend_from_slice(&n.to_le_bytes());
         for b in &self.blocks {
-            if b.chunk.len() != sid_ndim {
-                return Err(invalid(
-                    WHAT,
-                    format!(
-                        "chunk {:?} has {} coordinates, sid_ndim is {sid_ndim}",
-                        b.chunk,
-                        b.chunk.len()
-                    ),
-                ));
-            }
-            let in_range = match &b.fragments {
-                BlockFragments::Single(f) => *f < MAX_FRAGMENTS,
-                BlockFragments::Range { start, count } => start
-                    .checked_add(*count)
-                    .is_some_and(|e| e <= MAX_FRAGMENTS),
-                BlockFragments::Explicit(v) => v.iter().all(|f| *f < MAX_FRAGMENTS),
-            };
-            if !in_range {
-                return Err(invalid(
-                    WHAT,
-                    format!(
-                        "fragments {:?} go past 2^32 (a chunk has fewer)",
-                        b.fragments
-                    ),
-                ));
-            }
-            put_i64s(out, b.chunk.iter().copied());
-            out.push(b.fragments.mode());
-            match &b.fragments {
-                BlockFragments::Single(f) => {
-                    out.extend_from_slice(&to_i64(*f, WHAT)?.to_le_bytes())
-                }
-                BlockFragments::Range { start, count } => {
-                    out.extend_from_slice(&to_i64(*start, WHAT)?.to_le_bytes());
-                    out.extend_from_slice(&to_i64(*count, WHAT)?.to_le_bytes());
-                }
-                BlockFragments::Explicit(v) => {
-                    let k = u32::try_from(v.len())
-                        .map_err(|_| invalid(WHAT, "more than u32::MAX fragments in a block"))?;
-                    out.extend_from_slice(&k.to_le_bytes());
-                    for f in v {
-                        out.extend_from_slice(&to_i64(*f, WHAT)?.to_le_bytes());
-                    }
-                }
-            }
+            encode_block(&b.chunk, &b.fragments, out, sid_ndim)?;
         }
         Ok(())
     }

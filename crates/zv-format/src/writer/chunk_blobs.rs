@@ -117,6 +117,18 @@ fn sort_records(recs: &mut Vec<&[u8]>, skeleton: Option<&SkeletonOrder>) {
     *recs = keyed.iter().map(|&(_, i)| recs[i as usize]).collect();
 }
 
+/// The fragments of every chunk, found before the chunk blobs and the object index are
+/// written: the object of each fragment of each chunk (stores with objects, but polylines)
+/// and, while the records are all in memory, each chunk's records in fragment order.
+#[derive(Debug, Default)]
+pub(super) struct SortedChunks {
+    /// The object of each fragment, by chunk (empty: not found this way).
+    pub(super) objects: Vec<Vec<u64>>,
+    /// By chunk, its record numbers in fragment order and the vertex count of each fragment
+    /// (empty: found as the chunk is written).
+    known: Vec<(Vec<u32>, Vec<u64>)>,
+}
+
 /// What every chunk's writing shares.
 struct ChunkContext<'a> {
     skeleton: Option<&'a SkeletonOrder>,
@@ -125,36 +137,59 @@ struct ChunkContext<'a> {
     /// Polylines with fragment attributes: the object of each piece of each chunk.
     owners: Vec<Vec<u64>>,
     places: Vec<AtomicU64>,
+    /// Each chunk's records in fragment order and its fragments' vertex counts, when known
+    /// ([`SortedChunks`]).
+    sorted: Option<&'a SortedChunks>,
 }
 
 impl ZvWriter {
     /// The object of each fragment of each chunk, for the object index, found before the
     /// chunk blobs are written (in parallel); none for polylines (their pieces are known) and
-    /// stores without objects.
+    /// stores without objects. While every record is held in memory, each chunk's sorted
+    /// order is kept too, so that the chunk blobs do not sort again.
     pub(super) fn fragment_objects(
         &self,
         skeleton: Option<&SkeletonOrder>,
-    ) -> Result<Vec<Vec<u64>>> {
+    ) -> Result<SortedChunks> {
         if !self.has_objects() || self.opts.geometry.is_sequential() {
-            return Ok(Vec::new());
+            return Ok(SortedChunks::default());
         }
-        (0..self.spill.keys().len())
+        let keep_orders = !self.spill.spilled();
+        let len = self.record_len();
+        type Sorted = (Vec<u64>, (Vec<u32>, Vec<u64>));
+        let sorted: Vec<Sorted> = (0..self.spill.keys().len())
             .into_par_iter()
             .map(|ci| {
                 let raw = self.spill.read(ci)?;
-                let mut recs: Vec<&[u8]> = raw.chunks_exact(self.record_len()).collect();
+                let mut recs: Vec<&[u8]> = raw.chunks_exact(len).collect();
                 sort_records(&mut recs, skeleton);
-                Ok(self.fragments(&recs, skeleton).1.objects)
+                let (counts, fragments) = self.fragments(&recs, skeleton);
+                if !keep_orders {
+                    return Ok((fragments.objects, Default::default()));
+                }
+                let base = raw.as_ptr() as usize;
+                let order = recs
+                    .iter()
+                    .map(|r| ((r.as_ptr() as usize - base) / len.max(1)) as u32)
+                    .collect();
+                Ok((fragments.objects, (order, counts)))
             })
-            .collect()
+            .collect::<Result<_>>()?;
+        let (objects, known): (Vec<_>, Vec<_>) = sorted.into_iter().unzip();
+        Ok(SortedChunks {
+            objects,
+            known: if keep_orders { known } else { Vec::new() },
+        })
     }
 
-    /// Writes every chunk's vertex blobs, in parallel.
+    /// Writes every chunk's vertex blobs, in parallel (`sorted`: the chunks' fragments when
+    /// found before, else `None`).
     pub(super) fn write_chunk_blobs(
         &self,
         skeleton: Option<&SkeletonOrder>,
         columns: &[FinishedColumn],
         fragment_columns: &[DenseAttribute<'_>],
+        sorted: Option<&SortedChunks>,
     ) -> Result<ChunkBlobs> {
         let keys = self.spill.keys();
         let owners = if self.opts.geometry.is_sequential() && !fragment_columns.is_empty() {
@@ -174,6 +209,7 @@ impl ZvWriter {
             fragment_columns,
             owners,
             places,
+            sorted: sorted.filter(|s| !s.known.is_empty()),
         };
         let chunks = keys
             .par_iter()
@@ -194,9 +230,34 @@ impl ZvWriter {
         ctx: &ChunkContext<'_>,
     ) -> Result<ChunkFragments> {
         let raw = self.spill.read(ci)?;
-        let mut recs: Vec<&[u8]> = raw.chunks_exact(self.record_len()).collect();
-        sort_records(&mut recs, ctx.skeleton);
-        let (counts, mut fragments) = self.fragments(&recs, ctx.skeleton);
+        let len = self.record_len();
+        let (recs, counts, mut fragments) = match ctx.sorted {
+            Some(sorted) => {
+                let (order, counts) = &sorted.known[ci];
+                let recs: Vec<&[u8]> = order
+                    .iter()
+                    .map(|&i| &raw[i as usize * len..(i as usize + 1) * len])
+                    .collect();
+                let mut spans = Vec::with_capacity(counts.len());
+                let mut start = 0;
+                for &c in counts {
+                    spans.push((start, start + c));
+                    start += c;
+                }
+                let fragments = ChunkFragments {
+                    objects: sorted.objects[ci].clone(),
+                    spans,
+                    rows: 0,
+                };
+                (recs, counts.clone(), fragments)
+            }
+            None => {
+                let mut recs: Vec<&[u8]> = raw.chunks_exact(len).collect();
+                sort_records(&mut recs, ctx.skeleton);
+                let (counts, fragments) = self.fragments(&recs, ctx.skeleton);
+                (recs, counts, fragments)
+            }
+        };
         let name = key.to_string();
         self.write_vertices(&name, &recs, &counts)?;
         let base = HEADER_LEN + self.grid.vertex_bytes();
@@ -277,7 +338,7 @@ impl ZvWriter {
         let vbytes = self.grid.vertex_bytes();
         let mut v = Vec::with_capacity(recs.len() * vbytes);
         for r in recs {
-            v.extend_from_slice(&r[HEADER_LEN..HEADER_LEN + vbytes]);
+            super::short_copy::append(&mut v, &r[HEADER_LEN..HEADER_LEN + vbytes]);
         }
         self.blobs.write_bytes(
             &join(&[&self.level, names::VERTICES, name]),

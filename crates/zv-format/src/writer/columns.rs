@@ -411,22 +411,40 @@ pub(super) struct Cells<'a> {
     columns: Vec<BatchColumn<'a>>,
 }
 
+impl NumericCells<'_> {
+    /// Appends the cell of row `r` to `out` (NaN where the row is missing).
+    fn push(&self, r: usize, out: &mut Vec<u8>) {
+        if self
+            .present
+            .is_some_and(|p| !p.get(r).copied().unwrap_or(true))
+        {
+            let size = self.data_type.size().unwrap_or(1).max(1);
+            for _ in 0..self.width / size {
+                f64_to_le(self.data_type, f64::NAN, out);
+            }
+        } else {
+            out.extend_from_slice(&self.bytes[r * self.width..(r + 1) * self.width]);
+        }
+    }
+}
+
 impl Cells<'_> {
     /// Appends the cells of row `r` (provisional codes for categorical values) to `out`.
     pub(super) fn push_row(&mut self, r: usize, out: &mut Vec<u8>) {
         for (column, a, numeric) in &mut self.columns {
             match numeric {
-                Some(n)
-                    if n.present
-                        .is_some_and(|p| !p.get(r).copied().unwrap_or(true)) =>
-                {
-                    let size = n.data_type.size().unwrap_or(1).max(1);
-                    for _ in 0..n.width / size {
-                        f64_to_le(n.data_type, f64::NAN, out);
-                    }
-                }
-                Some(n) => out.extend_from_slice(&n.bytes[r * n.width..(r + 1) * n.width]),
+                Some(n) => n.push(r, out),
                 None => column.push_row(a, r, out),
+            }
+        }
+    }
+
+    /// [`Cells::push_row`] through a shared reference, from several threads at once, for cells
+    /// that are all numeric (a categorical column's cell is left out).
+    pub(super) fn push_numeric_row(&self, r: usize, out: &mut Vec<u8>) {
+        for (_, _, numeric) in &self.columns {
+            if let Some(n) = numeric {
+                n.push(r, out);
             }
         }
     }
@@ -447,7 +465,7 @@ impl FinishedColumn {
         if !self.categorical {
             let mut le = Vec::with_capacity(cells.len() * self.record_len);
             for r in cells {
-                le.extend_from_slice(r);
+                super::short_copy::append(&mut le, r);
             }
             return AttributeRows::from_le(dt, self.channels, le)
                 .unwrap_or_else(|_| AttributeRows::empty(dt, self.channels));

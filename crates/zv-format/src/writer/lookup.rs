@@ -88,6 +88,21 @@ impl ChunkLookup {
         }
     }
 
+    /// An empty lookup over the same dense range, for a slice of a batch placed apart.
+    pub(super) fn empty_like(&self) -> Self {
+        Self {
+            dense: self.dense.as_ref().map(|d| Dense {
+                lo: d.lo.clone(),
+                extent: d.extent.clone(),
+                slots: vec![0; d.slots.len()],
+            }),
+            hashed: match &self.hashed {
+                Hashed::Inline(_) => Hashed::Inline(FxHashMap::default()),
+                Hashed::Boxed(_) => Hashed::Boxed(FxHashMap::default()),
+            },
+        }
+    }
+
     /// The dense slot of `coords`, if there is one.
     fn slot(&self, coords: &[i64]) -> Option<usize> {
         self.dense.as_ref().and_then(|d| d.slot(coords))

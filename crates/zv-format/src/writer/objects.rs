@@ -104,8 +104,7 @@ impl Manifests {
                 for o in t * OBJECTS_PER_TASK..((t + 1) * OBJECTS_PER_TASK).min(n) {
                     buf.clear();
                     buf.extend(refs(o).map(|(ci, f)| (keys[ci as usize].0.as_slice(), f as u64)));
-                    Manifest::from_refs(&buf)
-                        .encode_into(&mut data, sid_ndim)
+                    Manifest::encode_refs_into(&buf, &mut data, sid_ndim)
                         .map_err(manifest_error(level))?;
                     ends.push(data.len());
                 }

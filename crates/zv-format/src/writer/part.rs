@@ -153,7 +153,7 @@ impl ZvWriter {
         let schema = self.columns.part_schema()?;
         let columns = self.columns.finish()?;
         let fragment_columns = self.fragment_columns()?;
-        let chunks = self.write_chunk_blobs(None, &columns, &fragment_columns)?;
+        let chunks = self.write_chunk_blobs(None, &columns, &fragment_columns, None)?;
         drop(fragment_columns);
         self.blobs.store().sync()?;
         let receipts = self

@@ -101,9 +101,29 @@ impl Default for SpillChunk {
 
 impl SpillChunk {
     /// Appends the staged bytes to the buffer.
-    fn unstage(&mut self) {
+    pub(super) fn unstage(&mut self) {
         self.held.extend_from_slice(&self.stage[..self.staged]);
         self.staged = 0;
+    }
+
+    /// Appends a record (staged; [`SpillChunk::unstage`] ends a batch). Returns whether the
+    /// chunk's stage was empty before (the chunk then has staged bytes to append).
+    pub(super) fn push(&mut self, record: &[u8]) -> bool {
+        self.rows += 1;
+        if self.staged + record.len() > STAGE {
+            self.unstage();
+        }
+        if record.len() > STAGE {
+            self.held.extend_from_slice(record);
+            return false;
+        }
+        let began = self.staged == 0;
+        super::short_copy::copy(
+            &mut self.stage[self.staged..self.staged + record.len()],
+            record,
+        );
+        self.staged += record.len();
+        began
     }
 }
 
@@ -145,6 +165,11 @@ impl Spill {
             staging: Vec::new(),
             keys: Vec::new(),
         }
+    }
+
+    /// How chunks are found (an empty copy of it places a slice of a batch apart).
+    pub(super) fn lookup(&self) -> &ChunkLookup {
+        &self.lookup
     }
 
     /// The occupied chunks, in the order they were first seen (their index order).
@@ -203,20 +228,31 @@ impl Spill {
     /// Appends a record to chunk number `index` (staged: [`Spill::unstage`] ends a batch).
     pub(super) fn push(&mut self, index: u32, record: &[u8]) {
         self.held += record.len() as u64;
-        let c = &mut self.chunks[index as usize];
-        c.rows += 1;
-        if c.staged + record.len() > STAGE {
-            c.unstage();
-        }
-        if record.len() > STAGE {
-            c.held.extend_from_slice(record);
-            return;
-        }
-        if c.staged == 0 {
+        if self.chunks[index as usize].push(record) {
             self.staging.push(index);
         }
-        c.stage[c.staged..c.staged + record.len()].copy_from_slice(record);
-        c.staged += record.len();
+    }
+
+    /// Whether records went to spill files (else every record is held in memory).
+    pub(super) fn spilled(&self) -> bool {
+        self.dir.is_some()
+    }
+
+    /// Whether `bytes` more records fit the memory budget (none of them would be spilled).
+    pub(super) fn fits(&self, bytes: u64) -> bool {
+        self.held.saturating_add(bytes) <= self.budget
+    }
+
+    /// The keys and the chunks, the chunks to be filled in place (from several threads, each
+    /// its own chunks); [`Spill::filled`] then counts the bytes they were given.
+    pub(super) fn split_mut(&mut self) -> (&[ChunkKey], &mut [SpillChunk]) {
+        (&self.keys, &mut self.chunks)
+    }
+
+    /// Counts `bytes` of records given to the chunks through [`Spill::split_mut`] (each chunk
+    /// unstaged).
+    pub(super) fn filled(&mut self, bytes: u64) {
+        self.held += bytes;
     }
 
     /// Appends every chunk's staged records to its buffer.

@@ -19,8 +19,8 @@ use crate::geometry::Geometry;
 pub(super) struct Placed {
     /// The chunk index of each vertex.
     pub(super) chunk_of: Vec<u32>,
-    counts: Option<Vec<u32>>,
-    extent: Placement,
+    pub(super) counts: Option<Vec<u32>>,
+    pub(super) extent: Placement,
 }
 
 /// The chunk index of a vertex that is not kept.
@@ -227,14 +227,19 @@ impl Placement {
 
     /// Grows the extent to hold the current vertex.
     pub(super) fn note(&mut self) {
-        match &mut self.seen {
-            None => self.seen = Some((self.stored.clone(), self.stored.clone())),
-            Some((lo, hi)) => {
-                for ((l, h), &x) in lo.iter_mut().zip(hi.iter_mut()).zip(&self.stored) {
-                    *l = l.min(x);
-                    *h = h.max(x);
-                }
-            }
+        grow_seen(&mut self.seen, &self.stored);
+    }
+
+    /// Grows the extent to hold the (stored) position `p`.
+    pub(super) fn note_position(&mut self, p: &[f64]) {
+        grow_seen(&mut self.seen, p);
+    }
+
+    /// Grows the extent to hold the extent of `other`.
+    pub(super) fn absorb(&mut self, other: Placement) {
+        if let Some((lo, hi)) = other.seen {
+            grow_seen(&mut self.seen, &lo);
+            grow_seen(&mut self.seen, &hi);
         }
     }
 
@@ -243,6 +248,19 @@ impl Placement {
         if let Some((lo, hi)) = self.seen {
             extent.note(&lo);
             extent.note(&hi);
+        }
+    }
+}
+
+/// Grows the extent `seen` (`None`: empty) to hold `p`.
+fn grow_seen(seen: &mut Option<(Vec<f64>, Vec<f64>)>, p: &[f64]) {
+    match seen {
+        None => *seen = Some((p.to_vec(), p.to_vec())),
+        Some((lo, hi)) => {
+            for ((l, h), &x) in lo.iter_mut().zip(hi.iter_mut()).zip(p) {
+                *l = l.min(x);
+                *h = h.max(x);
+            }
         }
     }
 }
