@@ -74,6 +74,7 @@ mod object_index;
 mod objects;
 mod points;
 mod positions;
+mod raw_index;
 pub(crate) mod skeleton;
 mod v09;
 mod vertices;

@@ -246,6 +246,10 @@ fn refused(rows: &Rows, opts: &WriterOptions) -> (String, BTreeMap<String, Vec<u
     })
 }
 
+/// A case of bad rows: its name, the rows made bad (index and x coordinate), and the vertex
+/// the error names.
+type Damage = (&'static str, Vec<(usize, f64)>, usize);
+
 #[test]
 fn a_bad_batch_is_refused_at_its_first_bad_vertex_and_changes_nothing() {
     let opts = options(Geometry::PointCloud, false, OutOfBounds::Raise);
@@ -263,7 +267,7 @@ fn a_bad_batch_is_refused_at_its_first_bad_vertex_and_changes_nothing() {
     });
     // vertices are numbered from 1000 (the first batch); bad ones in two slices, the later
     // error first in the batch order of each slice
-    let cases: [(&str, Vec<(usize, f64)>, usize); 4] = [
+    let cases: [Damage; 4] = [
         ("not finite", vec![(70_001, f64::NAN)], 70_001),
         (
             "outside",

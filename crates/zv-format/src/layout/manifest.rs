@@ -362,13 +362,34 @@ impl Manifest {
         sid_ndim: usize,
         keep: impl Fn(&[i64]) -> bool,
     ) -> Result<(Self, usize), LayoutError> {
+        // room for the blocks of a small manifest (a filtered one keeps few of a large one)
+        let stated = bytes
+            .get(offset..offset.saturating_add(4))
+            .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+        let mut blocks = Vec::with_capacity((stated as usize).min(64));
+        let end = Self::visit_at(bytes, offset, sid_ndim, keep, |chunk, fragments| {
+            blocks.push(ManifestBlock { chunk, fragments });
+        })?;
+        Ok((Self { blocks }, end))
+    }
+
+    /// Decodes the manifest starting at `offset` block by block without building it: `each`
+    /// is given every block whose chunk `keep` accepts (the others are stepped over, their
+    /// lengths checked, their fragments neither checked nor allocated). Returns where the
+    /// manifest ends. The one decoder of manifests: [`Manifest::decode_at_where`] is it with
+    /// the blocks kept.
+    pub fn visit_at(
+        bytes: &[u8],
+        offset: usize,
+        sid_ndim: usize,
+        keep: impl Fn(&[i64]) -> bool,
+        mut each: impl FnMut(ChunkCoords, BlockFragments),
+    ) -> Result<usize, LayoutError> {
         let mut c = Cursor::at(bytes, offset, WHAT);
         let n = c.u32()? as usize;
         // Every block takes at least 8·sid_ndim + 5 bytes (an empty mode-2 block): check
-        // before allocating.
+        // before anything is built.
         c.need(n.saturating_mul(8 * sid_ndim + 5))?;
-        // room for the blocks of a small manifest (a filtered one keeps few of a large one)
-        let mut blocks = Vec::with_capacity(n.min(64));
         for _ in 0..n {
             let chunk = ChunkCoords::try_from_fn(sid_ndim, || c.i64())?;
             if !keep(chunk.as_slice()) {
@@ -422,9 +443,9 @@ impl Manifest {
                     ))
                 }
             };
-            blocks.push(ManifestBlock { chunk, fragments });
+            each(chunk, fragments);
         }
-        Ok((Self { blocks }, c.pos()))
+        Ok(c.pos())
     }
 }
 

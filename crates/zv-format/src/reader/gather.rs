@@ -16,12 +16,14 @@
 mod fill;
 mod plan;
 
+pub(crate) use plan::Manifests;
+
 use std::collections::BTreeMap;
 
 use rayon::prelude::*;
 
 use super::level_scan::LevelScan;
-use super::{ChunkRefs, Level, ObjectIndex, Positions};
+use super::{ChunkRefs, Level, Positions};
 use crate::error::Result;
 use crate::layout::attributes::AttributeRows;
 
@@ -46,7 +48,7 @@ impl Level {
     /// checked against the chunks' fragment counts before its ranges are expanded.
     pub(crate) fn gather_objects(
         &self,
-        index: &ObjectIndex,
+        index: Manifests<'_>,
         ids: &[u64],
         scan: &LevelScan,
     ) -> Result<Vec<Gathered>> {

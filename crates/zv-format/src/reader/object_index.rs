@@ -238,7 +238,7 @@ impl Level {
     /// offsets, the chunk-key arity and the object count (`None`: another container, no index,
     /// offsets that disagree with the count, or an index already decoded).
     #[allow(clippy::type_complexity)]
-    fn zv_container(&self) -> Result<Option<(Vec<u8>, Vec<u8>, usize, usize)>> {
+    pub(crate) fn zv_container(&self) -> Result<Option<(Vec<u8>, Vec<u8>, usize, usize)>> {
         let group = self.p(&[names::OBJECT_INDEX]);
         if self.cache.object_index.get().is_some() {
             return Ok(None);

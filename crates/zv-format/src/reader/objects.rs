@@ -2,13 +2,16 @@
 //! values, read through its manifest; and the groups of objects.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use serde_json::Value;
 
 use rayon::prelude::*;
 
+use super::gather::Manifests;
 use super::level_scan::{CoordsMap, LevelScan};
 use super::links::{Endpoints, LinkSource};
+use super::raw_index::RawIndex;
 use super::skeleton::fragment_parents;
 use super::{blob_err, ChunkRefs, DenseAttribute, Level, ObjectIndex, Positions};
 use crate::blob::join;
@@ -18,6 +21,14 @@ use crate::layout::attributes::AttributeRows;
 use crate::layout::groups::Groups;
 use crate::metadata::ChunkKey;
 use crate::names;
+
+/// The object index as the many-object read loads it.
+enum Loaded {
+    /// zv's container, not decoded.
+    Raw(RawIndex),
+    /// The decoded index (another container, or an index this level decoded already).
+    Decoded(Arc<ObjectIndex>),
+}
 
 /// One object read through its manifest.
 #[derive(Debug, Clone, PartialEq)]
@@ -65,10 +76,29 @@ impl Level {
         if many {
             let explicit = self.geometry.has_explicit_links();
             let (index, scan) = rayon::join(
-                || self.shared_object_index(),
+                || -> Result<Option<Loaded>> {
+                    if let Some(raw) = self.raw_object_index()? {
+                        return Ok(Some(Loaded::Raw(raw)));
+                    }
+                    Ok(self.shared_object_index()?.map(Loaded::Decoded))
+                },
                 || self.scan_chunks(self.chunk_keys()?, explicit, |_| None),
             );
             let index = index?.ok_or_else(no_index)?;
+            if let (Loaded::Raw(raw), Ok(scan)) = (&index, &scan) {
+                if reads_every_chunk(ids.len(), raw.num_objects()) {
+                    // zv's container decoded manifest by manifest; on any fault the decoded
+                    // index below decides, and its errors name the fault
+                    let read = self.read_scanned(Manifests::Raw(raw), ids, scan);
+                    if let Ok(objects) = read {
+                        return Ok(objects);
+                    }
+                }
+            }
+            let index = match index {
+                Loaded::Decoded(index) => index,
+                Loaded::Raw(_) => self.shared_object_index()?.ok_or_else(no_index)?,
+            };
             let scan = reads_every_chunk(ids.len(), index.num_objects).then_some(scan);
             return self.read_objects(&index, ids, scan);
         }
@@ -138,12 +168,7 @@ impl Level {
         scanned: Option<Result<LevelScan>>,
     ) -> Result<Vec<Object>> {
         let okey = self.p(&[names::OBJECT_INDEX, "zarr.json"]);
-        if let Some(&id) = ids.iter().find(|&&id| id >= index.num_objects) {
-            return Err(Error::InvalidInput(format!(
-                "object {id} does not exist ({} objects)",
-                index.num_objects
-            )));
-        }
+        check_ids(ids, index.num_objects)?;
         // The chunks the objects need, read once each, in parallel (blocks are not expanded
         // before they are checked against the chunks' fragment counts). For many objects, the
         // level's chunks (one listing; chunks without vertices are left out, and the manifest
@@ -161,13 +186,26 @@ impl Level {
                 ))
             })?
         };
-        let links = if explicit {
+        self.read_scanned(Manifests::Decoded(index), ids, &scan)
+    }
+
+    /// Reads objects `ids` (existing ids of `index`) from `scan`, which holds every chunk
+    /// their manifests name.
+    fn read_scanned(
+        &self,
+        index: Manifests<'_>,
+        ids: &[u64],
+        scan: &LevelScan,
+    ) -> Result<Vec<Object>> {
+        let num_objects = index.num_objects();
+        check_ids(ids, num_objects)?;
+        let links = if self.geometry.has_explicit_links() {
             Some(self.link_source()?)
         } else {
             None
         };
         let object_attrs = self.shared_object_attributes()?;
-        let gathered = self.gather_objects(index, ids, &scan)?;
+        let gathered = self.gather_objects(index, ids, scan)?;
         let objects: Vec<Result<Object>> = ids
             .par_iter()
             .zip(gathered)
@@ -181,8 +219,8 @@ impl Level {
                     links: None,
                     attributes: BTreeMap::new(),
                 };
-                obj.links = self.object_links(&obj, &g.spans, &scan, links.as_deref())?;
-                obj.attributes = object_attribute_values(self, id, index, &object_attrs)?;
+                obj.links = self.object_links(&obj, &g.spans, scan, links.as_deref())?;
+                obj.attributes = object_attribute_values(self, id, num_objects, &object_attrs)?;
                 Ok(obj)
             })
             .collect();
@@ -268,7 +306,7 @@ impl Level {
 fn object_attribute_values(
     level: &Level,
     id: u64,
-    index: &ObjectIndex,
+    num_objects: u64,
     attributes: &BTreeMap<String, DenseAttribute>,
 ) -> Result<BTreeMap<String, Option<Value>>> {
     let mut out = BTreeMap::new();
@@ -279,7 +317,7 @@ fn object_attribute_values(
                 format!(
                     "{} rows, none for object {id} ({} objects)",
                     attr.values.rows.num_rows(),
-                    index.num_objects
+                    num_objects
                 ),
             ));
         }
@@ -299,6 +337,16 @@ fn object_attribute_values(
 
 /// Whether reading `count` of a level's `num_objects` objects scans every chunk of the level
 /// (rather than the chunks their manifests name): from half of the objects on.
+/// An error naming the first of `ids` that is not an object id below `num_objects`.
+fn check_ids(ids: &[u64], num_objects: u64) -> Result<()> {
+    match ids.iter().find(|&&id| id >= num_objects) {
+        Some(&id) => Err(Error::InvalidInput(format!(
+            "object {id} does not exist ({num_objects} objects)"
+        ))),
+        None => Ok(()),
+    }
+}
+
 fn reads_every_chunk(count: usize, num_objects: u64) -> bool {
     (count as u64).saturating_mul(2) >= num_objects
 }

@@ -5,10 +5,31 @@
 use zv_core::data_type::DataType;
 
 use super::super::level_scan::{LevelScan, ScannedChunk};
+use super::super::raw_index::RawIndex;
 use super::super::{blob_err, Level, ObjectIndex};
 use crate::error::{Error, Result};
-use crate::layout::manifest::{BlockFragments, Manifest};
+use crate::layout::manifest::{BlockFragments, Manifest, ManifestBlock};
 use crate::names;
+
+/// Where the manifests of the objects read come from.
+#[derive(Clone, Copy)]
+pub(crate) enum Manifests<'a> {
+    /// A decoded index.
+    Decoded(&'a ObjectIndex),
+    /// zv's container, each manifest decoded as it is used. Any fault is an error whose
+    /// text says nothing: the caller then reads through the decoded index, which names it.
+    Raw(&'a RawIndex),
+}
+
+impl Manifests<'_> {
+    /// The number of objects of the index.
+    pub(crate) fn num_objects(&self) -> u64 {
+        match self {
+            Manifests::Decoded(index) => index.num_objects,
+            Manifests::Raw(raw) => raw.num_objects(),
+        }
+    }
+}
 
 /// The type and channels of an attribute's rows.
 pub(super) type Layout = (DataType, usize);
@@ -46,12 +67,12 @@ pub(super) fn uniform_layouts(scan: &LevelScan) -> Vec<Option<Layout>> {
 }
 
 impl Level {
-    /// The references of object `id` (an existing id of `index`); `uniform` is
+    /// The references of object `id` (an existing id of the index); `uniform` is
     /// [`uniform_layouts`] of `scan`. A manifest naming a chunk the scan does not hold or a
     /// fragment past its chunk's count is an error naming the object index.
     pub(super) fn object_refs(
         &self,
-        index: &ObjectIndex,
+        source: Manifests<'_>,
         id: u64,
         scan: &LevelScan,
         uniform: &[Option<Layout>],
@@ -61,6 +82,33 @@ impl Level {
             fragments: Vec::new(),
             ordered: true,
             attrs: vec![None; scan.infos.len()],
+        };
+        let mixed = uniform.iter().any(Option::is_none);
+        let index = match source {
+            Manifests::Decoded(index) => index,
+            Manifests::Raw(raw) => {
+                // any fault: the caller reads through the decoded index, which names it
+                let fault = || Error::inconsistent(self.p(&[names::OBJECT_INDEX]), "raw");
+                let mut failed = None;
+                let mut first = true;
+                raw.visit(id, |chunk, fragments| {
+                    if failed.is_some() {
+                        return;
+                    }
+                    if first {
+                        out.attrs.copy_from_slice(uniform);
+                        first = false;
+                    }
+                    let block = ManifestBlock { chunk, fragments };
+                    failed = match self.add_block(&mut out, &block, scan, mixed) {
+                        Ok(true) => None,
+                        Ok(false) => Some(fault()),
+                        Err(e) => Some(e),
+                    };
+                })
+                .map_err(|_| fault())?;
+                return failed.map_or(Ok(out), Err);
+            }
         };
         let Some(manifest) = index.manifests.get(id as usize) else {
             return Ok(out);
@@ -77,30 +125,43 @@ impl Level {
         // what the manifest's own bytes could name
         out.chunks.reserve(n.min(1 << 20));
         out.fragments.reserve(n.min(1 << 20));
-        let mixed = uniform.iter().any(Option::is_none);
         for (b, block) in manifest.blocks.iter().enumerate() {
-            let Some(ci) = resolve(scan, block) else {
+            if !self.add_block(&mut out, block, scan, mixed)? {
                 return Err(self.manifest_error(index, id, manifest, b, scan));
-            };
-            if mixed {
-                self.merge_layouts(&mut out.attrs, &scan.chunks[ci], scan)?;
             }
-            let ci = ci as u32;
-            if out.chunks.last().is_some_and(|&last| last > ci) {
-                out.ordered = false;
-            }
-            let before = out.fragments.len();
-            match &block.fragments {
-                BlockFragments::Single(f) => out.fragments.push(*f),
-                BlockFragments::Range { start, count } => {
-                    out.fragments.extend(*start..start + count)
-                }
-                BlockFragments::Explicit(fs) => out.fragments.extend_from_slice(fs),
-            }
-            let added = out.fragments.len() - before;
-            out.chunks.extend(std::iter::repeat_n(ci, added));
         }
         Ok(out)
+    }
+
+    /// Adds the references of `block` to `out`; `false` when the scan does not hold its
+    /// chunk or the chunk has fewer fragments (nothing is added). `mixed`: the scan's chunks
+    /// do not all store the attributes alike (each block's are merged in).
+    fn add_block(
+        &self,
+        out: &mut ObjectRefs,
+        block: &ManifestBlock,
+        scan: &LevelScan,
+        mixed: bool,
+    ) -> Result<bool> {
+        let Some(ci) = resolve(scan, block) else {
+            return Ok(false);
+        };
+        if mixed {
+            self.merge_layouts(&mut out.attrs, &scan.chunks[ci], scan)?;
+        }
+        let ci = ci as u32;
+        if out.chunks.last().is_some_and(|&last| last > ci) {
+            out.ordered = false;
+        }
+        let before = out.fragments.len();
+        match &block.fragments {
+            BlockFragments::Single(f) => out.fragments.push(*f),
+            BlockFragments::Range { start, count } => out.fragments.extend(*start..start + count),
+            BlockFragments::Explicit(fs) => out.fragments.extend_from_slice(fs),
+        }
+        let added = out.fragments.len() - before;
+        out.chunks.extend(std::iter::repeat_n(ci, added));
+        Ok(true)
     }
 
     /// The layouts of the attributes of chunk `c` merged into one object's `attrs`: a layout

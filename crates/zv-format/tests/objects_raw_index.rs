@@ -1,0 +1,198 @@
+//! Reading many objects of a zv-written level decodes each manifest of the object index where
+//! it is used (`reader/raw_index.rs`) instead of the whole index first. The objects read are
+//! those read one at a time (through the decoded index), and a damaged index gives the
+//! decoded read's error, which names the fault.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use zv_core::data_type::DataType;
+use zv_core::key::StoreKey;
+use zv_core::store::Store;
+use zv_format::document::{Attribute, AttributeValues};
+use zv_format::layout::attributes::AttributeRows;
+use zv_format::writer::{CodecChoice, WriterOptions, ZvWriter};
+use zv_format::{Geometry, ZvStore};
+use zv_store_mem::MemoryStore;
+use zv_testkit::store::CountingStore;
+
+/// A small deterministic generator (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn unit(&mut self) -> f64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// A point cloud of 3000 points in `[0, 40)^3`, chunks of 10 (64 chunks), 60 objects, one
+/// attribute; `geometry` graph adds a few links.
+fn store(geometry: Geometry) -> Arc<dyn Store> {
+    let mut rng = Rng(5);
+    let n = 3000;
+    let coords: Vec<f64> = (0..n * 3)
+        .map(|_| (rng.unit() * 400.0).floor() / 10.0)
+        .collect();
+    let ids: Vec<u64> = (0..n).map(|_| (rng.unit() * 60.0) as u64).collect();
+    let w: Vec<f64> = (0..n).map(|_| rng.unit() as f32 as f64).collect();
+    let mut attrs = BTreeMap::new();
+    attrs.insert(
+        "w".to_owned(),
+        Attribute {
+            values: AttributeValues::Numeric {
+                rows: AttributeRows::from_f64s(DataType::Float32, 1, &w).unwrap(),
+                present: None,
+            },
+            channel_names: None,
+        },
+    );
+    let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
+    let mut opts = WriterOptions::new(geometry.clone(), vec![10.0; 3]);
+    // uncompressed, so that the test can damage the index's bytes
+    opts.codecs = CodecChoice::parse("none").unwrap();
+    let mut w = ZvWriter::create(store.clone(), opts).unwrap();
+    w.add_vertices_flat(&coords, Some(&ids), &attrs).unwrap();
+    if geometry == Geometry::Graph {
+        // each vertex linked to the next of the same object
+        let mut last: BTreeMap<u64, u64> = BTreeMap::new();
+        let mut edges = Vec::new();
+        for (v, &o) in ids.iter().enumerate() {
+            if let Some(prev) = last.insert(o, v as u64) {
+                edges.push([prev, v as u64]);
+            }
+        }
+        w.add_edges(&edges, &BTreeMap::new()).unwrap();
+    }
+    w.finish().unwrap();
+    store
+}
+
+fn all(store: &Arc<dyn Store>) -> Result<Vec<zv_format::reader::Object>, String> {
+    let level = ZvStore::open(store.clone()).unwrap().level(0).unwrap();
+    let ids: Vec<u64> = (0..level.num_objects().unwrap().unwrap()).collect();
+    level.objects(&ids).map_err(|e| e.to_string())
+}
+
+fn one_by_one(store: &Arc<dyn Store>) -> Result<Vec<zv_format::reader::Object>, String> {
+    let level = ZvStore::open(store.clone()).unwrap().level(0).unwrap();
+    (0..level.num_objects().unwrap().unwrap())
+        .map(|id| level.object(id).map_err(|e| e.to_string()))
+        .collect()
+}
+
+#[test]
+fn many_objects_are_those_read_one_at_a_time() {
+    for geometry in [Geometry::PointCloud, Geometry::Graph] {
+        let s = store(geometry.clone());
+        let many = all(&s).unwrap();
+        assert_eq!(many.len(), 60);
+        assert_eq!(many.iter().map(|o| o.vertices.len()).sum::<usize>(), 3000);
+        assert_eq!(many, one_by_one(&s).unwrap(), "{geometry:?}");
+        // the index's stream is read once: decoded where used, not read again to be decoded
+        let counting = Arc::new(CountingStore::new(s.clone()));
+        let counted: Arc<dyn Store> = counting.clone();
+        assert_eq!(all(&counted).unwrap(), many);
+        let data = counting
+            .reads()
+            .iter()
+            .filter(|k| k.as_str() == "0/object_index/data/c/0")
+            .count();
+        assert_eq!(data, 1, "{geometry:?}: {:?}", counting.reads());
+        // a subset of more than half the objects reads every chunk too
+        let level = ZvStore::open(s.clone()).unwrap().level(0).unwrap();
+        let ids: Vec<u64> = (0..60).rev().filter(|i| i % 5 != 0).collect();
+        let got = level.objects(&ids).unwrap();
+        for (o, &id) in got.iter().zip(&ids) {
+            assert_eq!(*o, many[id as usize]);
+        }
+    }
+}
+
+/// The object index's stream and offsets.
+fn index(store: &Arc<dyn Store>) -> (StoreKey, Vec<u8>, StoreKey, Vec<u8>) {
+    let data = StoreKey::new("0/object_index/data/c/0").unwrap();
+    let offsets = StoreKey::new("0/object_index/offsets/c/0").unwrap();
+    let d = store
+        .get(&data)
+        .unwrap()
+        .expect("uncompressed data")
+        .to_vec();
+    let o = store.get(&offsets).unwrap().expect("offsets").to_vec();
+    (data, d, offsets, o)
+}
+
+fn offset(o: &[u8], i: usize) -> usize {
+    i64::from_le_bytes(o[i * 8..i * 8 + 8].try_into().unwrap()) as usize
+}
+
+/// A damage done to the index's stream and offsets.
+type Damage = dyn Fn(&mut Vec<u8>, &mut Vec<u8>);
+
+#[test]
+fn a_damaged_index_gives_the_decoded_reads_error() {
+    let damages: Vec<(&str, Box<Damage>)> = vec![
+        (
+            "a fragment past its chunk's count",
+            Box::new(|d, o| {
+                // object 7's first block: mode 0 after its count and chunk coordinates
+                let at = offset(o, 7) + 4 + 24;
+                assert_eq!(d[at], 0, "a mode-0 block");
+                d[at + 1..at + 9].copy_from_slice(&5000i64.to_le_bytes());
+            }),
+        ),
+        (
+            "a chunk the level does not have",
+            Box::new(|d, o| {
+                let at = offset(o, 12) + 4;
+                d[at..at + 8].copy_from_slice(&77i64.to_le_bytes());
+            }),
+        ),
+        (
+            "an unknown block mode",
+            Box::new(|d, o| {
+                let at = offset(o, 3) + 4 + 24;
+                d[at] = 9;
+            }),
+        ),
+        (
+            "offsets out of order",
+            Box::new(|_, o| {
+                let a = offset(o, 20);
+                o[21 * 8..22 * 8].copy_from_slice(&(a as i64 - 1).to_le_bytes());
+            }),
+        ),
+        (
+            "a manifest that does not fill its bytes",
+            Box::new(|d, o| {
+                // object 30 claims one block fewer
+                let at = offset(o, 30);
+                let n = u32::from_le_bytes(d[at..at + 4].try_into().unwrap());
+                d[at..at + 4].copy_from_slice(&(n - 1).to_le_bytes());
+            }),
+        ),
+    ];
+    for (name, damage) in damages {
+        let s = store(Geometry::PointCloud);
+        let (dk, mut d, ok, mut o) = index(&s);
+        damage(&mut d, &mut o);
+        s.set(&dk, Bytes::from(d)).unwrap();
+        s.set(&ok, Bytes::from(o)).unwrap();
+        let many = all(&s).expect_err(name);
+        // the read through the decoded index (decoded first, so that the read uses it)
+        // names the fault
+        let level = ZvStore::open(s.clone()).unwrap().level(0).unwrap();
+        let decoded = level.shared_object_index().err().map(|e| e.to_string());
+        let ids: Vec<u64> = (0..60).collect();
+        let want = level.objects(&ids).expect_err(name).to_string();
+        assert_eq!(many, want, "{name}");
+        if let Some(d) = decoded {
+            assert_eq!(many, d, "{name}");
+        }
+        assert!(many.contains("object_index"), "{name}: {many}");
+    }
+}
