@@ -79,6 +79,7 @@ pub mod parts;
 pub mod progress;
 pub mod pyramid;
 pub mod reader;
+mod short_copy;
 pub mod validate;
 pub mod writer;
 

@@ -69,7 +69,6 @@ mod part;
 mod part_pieces;
 mod placement;
 mod polylines;
-mod short_copy;
 mod skeleton;
 mod spill;
 mod v09;

@@ -338,7 +338,7 @@ impl ZvWriter {
         let vbytes = self.grid.vertex_bytes();
         let mut v = Vec::with_capacity(recs.len() * vbytes);
         for r in recs {
-            super::short_copy::append(&mut v, &r[HEADER_LEN..HEADER_LEN + vbytes]);
+            crate::short_copy::append(&mut v, &r[HEADER_LEN..HEADER_LEN + vbytes]);
         }
         self.blobs.write_bytes(
             &join(&[&self.level, names::VERTICES, name]),

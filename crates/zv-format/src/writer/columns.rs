@@ -465,7 +465,7 @@ impl FinishedColumn {
         if !self.categorical {
             let mut le = Vec::with_capacity(cells.len() * self.record_len);
             for r in cells {
-                super::short_copy::append(&mut le, r);
+                crate::short_copy::append(&mut le, r);
             }
             return AttributeRows::from_le(dt, self.channels, le)
                 .unwrap_or_else(|_| AttributeRows::empty(dt, self.channels));

@@ -128,7 +128,7 @@ impl SpillChunk {
             return false;
         }
         let began = self.staged == 0;
-        super::short_copy::copy(
+        crate::short_copy::copy(
             &mut self.stage[self.staged..self.staged + record.len()],
             record,
         );

@@ -212,13 +212,13 @@ impl Level {
                         let src = bytes
                             .get(r.start as usize * w..r.end as usize * w)
                             .ok_or_else(|| outside(a, r.end.saturating_sub(1), have))?;
-                        dest.extend_from_slice(src);
+                        crate::short_copy::append(dest, src);
                     }
                     FragmentRows::Explicit(list) => {
                         for &x in list.iter() {
                             let at = x as usize * w;
                             let src = bytes.get(at..at + w).ok_or_else(|| outside(a, x, have))?;
-                            dest.extend_from_slice(src);
+                            crate::short_copy::append(dest, src);
                         }
                     }
                 }

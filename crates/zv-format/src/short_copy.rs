@@ -4,7 +4,7 @@
 
 /// `src` appended to `out`.
 #[inline]
-pub(super) fn append(out: &mut Vec<u8>, src: &[u8]) {
+pub(crate) fn append(out: &mut Vec<u8>, src: &[u8]) {
     /// `src` (of length `N`) appended as a fixed-length copy.
     #[inline(always)]
     fn fixed<const N: usize>(out: &mut Vec<u8>, src: &[u8]) {
@@ -30,7 +30,7 @@ pub(super) fn append(out: &mut Vec<u8>, src: &[u8]) {
 
 /// `src` copied over `dst` (of the same length).
 #[inline]
-pub(super) fn copy(dst: &mut [u8], src: &[u8]) {
+pub(crate) fn copy(dst: &mut [u8], src: &[u8]) {
     /// `src` (of length `N`) copied as a fixed-length copy.
     #[inline(always)]
     fn fixed<const N: usize>(dst: &mut [u8], src: &[u8]) {
