@@ -8,7 +8,7 @@
 #
 #   scripts/fuzz.sh [--smoke] [--time SECONDS] [--runs N] [--jobs N] [TARGET...]
 #
-#   --smoke       30 s per target (CI; scripts/test.sh runs it two targets at a time)
+#   --smoke       12 s per target (CI; scripts/test.sh runs it two targets at a time)
 #   --time S      stop a target after S seconds (default 3600)
 #   --runs N      stop a target after N executions (default 10000000; 0 = no limit)
 #   --jobs N      run N targets at once (default 1)
@@ -35,7 +35,7 @@ debuginfo=0
 targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --smoke) time_limit=30; runs=0 ;;
+    --smoke) time_limit=12; runs=0 ;;
     --time) time_limit="$2"; shift ;;
     --runs) runs="$2"; shift ;;
     --jobs) jobs="$2"; shift ;;

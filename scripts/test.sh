@@ -204,14 +204,14 @@ for dep in zv-store-object object_store reqwest tokio rustls; do
   fi
 done
 
-# Coverage-guided fuzzing smoke: every fuzz target of fuzz/ for 30 s, two at a time
+# Coverage-guided fuzzing smoke: every fuzz target of fuzz/ for 12 s, two at a time
 # (scripts/fuzz.sh; docs/robustness.md). It needs the nightly toolchain for libFuzzer.
 if cargo +nightly --version >/dev/null 2>&1; then
   if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
     step "installing cargo-fuzz"
     cargo install cargo-fuzz --locked
   fi
-  step "fuzz smoke: every fuzz target for 30 s, two at a time (scripts/fuzz.sh --smoke)"
+  step "fuzz smoke: every fuzz target for 12 s, two at a time (scripts/fuzz.sh --smoke)"
   ZV_BIN="$PWD/target/debug/zv" scripts/fuzz.sh --smoke --jobs 2
 else
   step "fuzz smoke SKIPPED: no nightly toolchain (cargo +nightly); install it to run scripts/fuzz.sh"
