@@ -9,6 +9,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The files of a tree: relative path and bytes.
+#[derive(PartialEq, Eq)]
 pub(crate) struct Snapshot {
     files: Vec<(PathBuf, Vec<u8>)>,
 }

@@ -111,6 +111,10 @@ struct Figures {
     order: Vec<String>,
     samples: BTreeMap<String, Samples>,
     notes: Vec<String>,
+    /// The files of zv's point and polyline stores, kept from the first repetition: the
+    /// floor of a write is timed before zv's write in every other repetition (zv's stores
+    /// are the same every time, which each repetition checks).
+    snapshots: BTreeMap<&'static str, Snapshot>,
 }
 
 impl Figures {
@@ -238,11 +242,9 @@ fn zv_round(a: &SuiteArgs, inputs: &Inputs, rep: usize, figures: &mut Figures) -
     ];
     let write = a.wants(PeerPhase::WritePoints) && !a.reads_only;
     if write {
-        fresh(&points)?;
-        figures
-            .get("write points")
-            .time(|| write_points(&points, inputs, &attrs, &popts))?;
-        point_floor(a, &points, figures)?;
+        timed_write(a, "write points", &points, rep, figures, |_| {
+            write_points(&points, inputs, &attrs, &popts)
+        })?;
     } else if reads.iter().any(|&p| a.wants(p)) && !points.join("zarr.json").exists() {
         fresh(&points)?;
         write_points(&points, inputs, &attrs, &popts)?;
@@ -254,45 +256,74 @@ fn zv_round(a: &SuiteArgs, inputs: &Inputs, rep: usize, figures: &mut Figures) -
         return Ok(());
     }
     if a.wants(PeerPhase::WritePolylines) {
-        polyline_round(a, inputs, figures)?;
+        polyline_round(a, inputs, rep, figures)?;
     }
     Ok(())
 }
 
-/// The floor of the point write: the files zv wrote at `points`, re-created.
-fn point_floor(a: &SuiteArgs, points: &Path, figures: &mut Figures) -> CliResult {
-    let snapshot = Snapshot::take(points)?;
-    if figures.notes.is_empty() {
+/// Times zv's write `write` of the store `store` (figure `name`) and its floor, the same
+/// files re-created by a plain loop (figure `NAME: floor`): zv first in even repetitions,
+/// the floor first in odd ones (from the files of an earlier repetition; zv's store must
+/// then have the same files).
+fn timed_write(
+    a: &SuiteArgs,
+    name: &'static str,
+    store: &Path,
+    rep: usize,
+    figures: &mut Figures,
+    write: impl FnOnce(&mut Figures) -> CliResult,
+) -> CliResult {
+    let floor = a.dir.join(format!("floor-{}", name.replace(' ', "-")));
+    let floor_name = format!("{name}: floor");
+    let floor_first = rep % 2 == 1 && figures.snapshots.contains_key(name);
+    if floor_first {
+        fresh(&floor)?;
+        let snapshot = &figures.snapshots[name];
+        let secs = time_secs(|| snapshot.write_to(&floor))?;
+        figures.get(&floor_name).push(secs);
+    }
+    fresh(store)?;
+    let t = std::time::Instant::now();
+    write(figures)?;
+    figures.get(name).push(t.elapsed().as_secs_f64());
+    let snapshot = Snapshot::take(store)?;
+    if name == "write points" && figures.notes.is_empty() {
         figures.notes.push(format!(
             "point store: {} files, {} bytes",
             snapshot.len(),
             snapshot.bytes()
         ));
     }
-    let floor = a.dir.join("floor-points");
+    if floor_first {
+        if figures.snapshots.get(name) != Some(&snapshot) {
+            return Err(format!("{name}: zv's store differs from the one of repetition 1").into());
+        }
+        return Ok(());
+    }
     fresh(&floor)?;
-    figures
-        .get("write points: floor")
-        .time(|| snapshot.write_to(&floor))?;
+    let secs = time_secs(|| snapshot.write_to(&floor))?;
+    figures.get(&floor_name).push(secs);
+    figures.snapshots.insert(name, snapshot);
     Ok(())
 }
 
+/// The seconds `f` takes.
+fn time_secs<T, E: Into<Box<dyn std::error::Error + Send + Sync>>>(
+    f: impl FnOnce() -> Result<T, E>,
+) -> CliResult<f64> {
+    let t = std::time::Instant::now();
+    f().map_err(Into::into)?;
+    Ok(t.elapsed().as_secs_f64())
+}
+
 /// The polyline write and its floor.
-fn polyline_round(a: &SuiteArgs, inputs: &Inputs, figures: &mut Figures) -> CliResult {
+fn polyline_round(a: &SuiteArgs, inputs: &Inputs, rep: usize, figures: &mut Figures) -> CliResult {
     let lines = polylines_as_rows(inputs);
     let opts = a.writer_options(Geometry::Streamline)?;
     let polylines = a.dir.join("zv-lines.zarr");
-    fresh(&polylines)?;
-    figures
-        .get("write polylines")
-        .time(|| write_polylines(&polylines, &lines, &opts))?;
-    let snapshot = Snapshot::take(&polylines)?;
-    let floor = a.dir.join("floor-lines");
-    fresh(&floor)?;
-    figures
-        .get("write polylines: floor")
-        .time(|| snapshot.write_to(&floor))?;
-    Ok(())
+    timed_write(a, "write polylines", &polylines, rep, figures, |_| {
+        write_polylines(&polylines, &lines, &opts)
+    })
 }
 
 /// The read figures on the point store at `points`, each with its floor (timed first when

@@ -272,6 +272,7 @@ impl ZvWriter {
         ranges.into_par_iter().try_for_each(|(lo, mine)| {
             let hi = lo + mine.len();
             let mut stored = vec![0.0; nd];
+            let mut rec = Vec::with_capacity(record_len);
             for (i, p) in coords.chunks_exact(nd).enumerate() {
                 let ci = chunk_of[i] as usize;
                 if ci < lo || ci >= hi {
@@ -285,11 +286,14 @@ impl ZvWriter {
                 } else {
                     grid.bin_of(&stored, &keys[ci].0)
                 };
-                mine[ci - lo].push_with(|out| {
-                    SpillHeader { fragment, vertex }.encode_into(out);
-                    grid.put(&stored, out);
-                    cells.push_numeric_row(i, out);
-                });
+                rec.clear();
+                SpillHeader { fragment, vertex }.encode_into(&mut rec);
+                grid.put(&stored, &mut rec);
+                cells.push_numeric_row(i, &mut rec);
+                mine[ci - lo].push(&rec);
+            }
+            for c in mine.iter_mut() {
+                c.unstage();
             }
             Ok::<(), Error>(())
         })?;

@@ -106,16 +106,6 @@ impl SpillChunk {
         self.staged = 0;
     }
 
-    /// Appends a record written by `write` straight to the buffer (after any staged bytes),
-    /// for a batch whose records have room reserved already.
-    pub(super) fn push_with(&mut self, write: impl FnOnce(&mut Vec<u8>)) {
-        if self.staged > 0 {
-            self.unstage();
-        }
-        self.rows += 1;
-        write(&mut self.held);
-    }
-
     /// Appends a record (staged; [`SpillChunk::unstage`] ends a batch). Returns whether the
     /// chunk's stage was empty before (the chunk then has staged bytes to append).
     pub(super) fn push(&mut self, record: &[u8]) -> bool {
