@@ -145,7 +145,7 @@ fn blocks_of<C: AsRef<[i64]>>(refs: &[(C, u64)], mut block: impl FnMut(&[i64], B
     while i < refs.len() {
         let chunk = refs[i].0.as_ref();
         let mut j = i + 1;
-        while j < refs.len() && refs[j].0.as_ref() == chunk {
+        while j < refs.len() && same_coords(refs[j].0.as_ref(), chunk) {
             j += 1;
         }
         if j == i + 1 {
@@ -161,6 +161,14 @@ fn blocks_of<C: AsRef<[i64]>>(refs: &[(C, u64)], mut block: impl FnMut(&[i64], B
         }
         i = j;
     }
+}
+
+/// Whether two chunk coordinates are equal: compared element by element (an inlined loop
+/// that stops at the first difference, where slice equality calls `memcmp` for each pair of
+/// references — most neighbours in a manifest differ).
+#[inline]
+fn same_coords(a: &[i64], b: &[i64]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
 /// Appends the encoding of one block (chunk `chunk`, `fragments`) to `out`.
