@@ -226,12 +226,8 @@ impl ZvWriter {
         object_ids: Option<&[u64]>,
         attributes: &BTreeMap<String, Attribute>,
     ) -> Result<()> {
-        let point_cloud = self.opts.geometry == Geometry::PointCloud;
-        self.objects_given = Some(object_ids.is_some() || !point_cloud);
-        let objects_mode = self.has_objects();
+        let (chunk_of, objects_mode, record_len) = self.begin_keep(placed, object_ids);
         let nd = self.grid.ndim.max(1);
-        let record_len = self.record_len();
-        let chunk_of = self.settle(placed, record_len);
         let first = self.n_vertices;
         // the number of each vertex: the vertices kept before it, from the first
         let numbers: Option<Vec<u64>> = chunk_of.contains(&DROPPED).then(|| {

@@ -141,6 +141,21 @@ impl ZvWriter {
         placed.chunk_of
     }
 
+    /// Starts keeping a placed batch with (or without) `object_ids`: fixes whether the store
+    /// has objects and settles the batch ([`ZvWriter::settle`]). Returns the chunk of each
+    /// vertex, whether records are keyed by object, and the record length.
+    pub(super) fn begin_keep(
+        &mut self,
+        placed: Placed,
+        object_ids: Option<&[u64]>,
+    ) -> (Vec<u32>, bool, usize) {
+        let point_cloud = self.opts.geometry == Geometry::PointCloud;
+        self.objects_given = Some(object_ids.is_some() || !point_cloud);
+        let record_len = self.record_len();
+        let chunk_of = self.settle(placed, record_len);
+        (chunk_of, self.has_objects(), record_len)
+    }
+
     /// Keeps a checked batch: each vertex kept becomes a record of its chunk, keyed by its
     /// object (or, without objects, its bin).
     pub(super) fn keep_vertices(
@@ -150,13 +165,9 @@ impl ZvWriter {
         object_ids: Option<&[u64]>,
         attributes: &BTreeMap<String, Attribute>,
     ) -> Result<()> {
-        let point_cloud = self.opts.geometry == Geometry::PointCloud;
-        self.objects_given = Some(object_ids.is_some() || !point_cloud);
-        let objects_mode = self.has_objects();
+        let (chunk_of, objects_mode, record_len) = self.begin_keep(placed, object_ids);
         let skeleton = self.opts.geometry == Geometry::Skeleton;
         let nd = self.grid.ndim;
-        let record_len = self.record_len();
-        let chunk_of = self.settle(placed, record_len);
         let mut place = Placement::new(nd);
         let mut cells = self.columns.cells(attributes);
         let mut rec = Vec::with_capacity(record_len);
