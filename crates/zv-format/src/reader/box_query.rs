@@ -55,10 +55,9 @@ impl Level {
         bins: Option<&(Vec<u64>, Vec<f64>)>,
     ) -> Result<Vec<u64>> {
         let mut kept = Vec::new();
-        let mut p = Vec::with_capacity(lo.len());
+        let mut p = vec![0.0; v.ndim()];
         let mut test = |r: u64| {
-            p.clear();
-            if v.push_row(r as usize, &mut p)
+            if v.row_into(r as usize, &mut p)
                 && p.iter()
                     .zip(lo.iter().zip(hi))
                     .all(|(x, (a, b))| a <= x && x <= b)

@@ -92,6 +92,18 @@ impl Vertices {
         self.bytes.get(i * w..(i + 1) * w)
     }
 
+    /// Writes row `i` as `f64` values to `out` (`ndim` slots); `false` (nothing written) if
+    /// there is no such row or `out` has another length.
+    pub fn row_into(&self, i: usize, out: &mut [f64]) -> bool {
+        match self.row_bytes(i) {
+            Some(b) if out.len() == self.ndim => {
+                self.decode_into(b, out);
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Row `i` as `f64` values (exact for float16/32/64).
     pub fn row(&self, i: usize) -> Option<Vec<f64>> {
         let mut out = Vec::with_capacity(self.ndim);
@@ -238,6 +250,33 @@ impl Vertices {
                     *o = le_to_f64(dt, c);
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_row_written_in_place_is_the_row_read() {
+        for data_type in [DataType::Float32, DataType::Float64, DataType::Float16] {
+            let width = data_type.size().unwrap();
+            let values = [1.5f64, -2.0, 0.25, 8.0, 3.0, -0.5];
+            let mut bytes = Vec::new();
+            for v in values {
+                crate::layout::attributes::f64_to_le(data_type, v, &mut bytes);
+            }
+            assert_eq!(bytes.len(), 6 * width);
+            let v = Vertices::decode(bytes, 3, data_type, "k").unwrap();
+            let mut out = [0.0; 3];
+            for i in 0..2 {
+                assert!(v.row_into(i, &mut out), "{data_type:?}");
+                assert_eq!(out.to_vec(), v.row(i).unwrap());
+                assert_eq!(out.to_vec(), values[i * 3..i * 3 + 3].to_vec());
+            }
+            assert!(!v.row_into(2, &mut out), "no row 2");
+            assert!(!v.row_into(0, &mut [0.0; 2]), "a short output");
         }
     }
 }
