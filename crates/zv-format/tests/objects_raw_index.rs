@@ -16,24 +16,13 @@ use zv_format::layout::attributes::AttributeRows;
 use zv_format::writer::{CodecChoice, WriterOptions, ZvWriter};
 use zv_format::{Geometry, ZvStore};
 use zv_store_mem::MemoryStore;
+use zv_testkit::data::Rng;
 use zv_testkit::store::CountingStore;
-
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn unit(&mut self) -> f64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
 
 /// A point cloud of 3000 points in `[0, 40)^3`, chunks of 10 (64 chunks), 60 objects, one
 /// attribute; `geometry` graph adds a few links.
 fn store(geometry: Geometry) -> Arc<dyn Store> {
-    let mut rng = Rng(5);
+    let mut rng = Rng::new(5);
     let n = 3000;
     let coords: Vec<f64> = (0..n * 3)
         .map(|_| (rng.unit() * 400.0).floor() / 10.0)

@@ -8,7 +8,6 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use zv_core::data_type::DataType;
-use zv_core::key::StorePrefix;
 use zv_core::store::Store;
 use zv_format::document::{Attribute, AttributeValues};
 use zv_format::layout::attributes::AttributeRows;
@@ -16,23 +15,12 @@ use zv_format::parts::{self, PartWriter};
 use zv_format::writer::{OutOfBounds, WriterOptions, ZvWriter};
 use zv_format::Geometry;
 use zv_store_mem::MemoryStore;
+use zv_testkit::data::Rng;
 
 /// At least the writer's threshold for a parallel batch.
 const LARGE: usize = 90_000;
 /// Below the threshold: these batches take the one-thread path.
 const SMALL: usize = 20_000;
-
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn unit(&mut self) -> f64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
 
 /// Rows of a write: coordinates (3 per vertex), object ids, attributes.
 struct Rows {
@@ -46,7 +34,7 @@ impl Rows {
     /// below 300 when `objects`, a float32 and a two-channel uint16 attribute, and a
     /// categorical one when `categorical`.
     fn new(seed: u64, n: usize, objects: bool, outside: f64, categorical: bool) -> Self {
-        let mut rng = Rng(seed | 1);
+        let mut rng = Rng::new(seed);
         let mut coords = Vec::with_capacity(n * 3);
         for _ in 0..n {
             let out = rng.unit() < outside;
@@ -136,12 +124,7 @@ fn numeric(rows: AttributeRows) -> Attribute {
 
 /// Every key of `store` with its bytes.
 fn contents(store: &Arc<dyn Store>) -> BTreeMap<String, Vec<u8>> {
-    store
-        .list_prefix(&StorePrefix::root())
-        .unwrap()
-        .into_iter()
-        .map(|k| (k.to_string(), store.get(&k).unwrap().unwrap().to_vec()))
-        .collect()
+    zv_testkit::data::contents(store.as_ref())
 }
 
 /// Runs `f` in a pool of 4 threads.

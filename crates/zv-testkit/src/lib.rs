@@ -12,6 +12,7 @@
 //! - [`fault::FaultyStore`]: a store whose k-th `set`, `get`, `list` or `sync` fails;
 //! - [`alloc`]: a counting global allocator for "decoders allocate a bounded amount" checks;
 //! - [`fixtures`]: the reference fixtures' writer arguments as zv-geometry/1 documents;
+//! - [`data`]: a deterministic generator and a store's keys with their bytes;
 //! - [`env`](mod@env): the workspace, fixtures and a zarr-python interpreter for integration
 //!   tests;
 //! - [`servers`]: an S3 server and a read-only HTTP server on the loopback address, for object
@@ -35,6 +36,7 @@
 
 pub mod alloc;
 pub mod codec;
+pub mod data;
 pub mod env;
 pub mod fault;
 pub mod fixtures;

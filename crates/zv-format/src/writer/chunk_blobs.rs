@@ -2,6 +2,7 @@
 //! sorted into fragments (bins, objects, skeleton trees or polyline pieces), then its
 //! `vertices`, `vertex_fragments`, vertex attribute and fragment attribute blobs.
 
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
@@ -249,13 +250,13 @@ impl ZvWriter {
                     spans,
                     rows: 0,
                 };
-                (recs, counts.clone(), fragments)
+                (recs, Cow::Borrowed(counts.as_slice()), fragments)
             }
             None => {
                 let mut recs: Vec<&[u8]> = raw.chunks_exact(len).collect();
                 sort_records(&mut recs, ctx.skeleton);
                 let (counts, fragments) = self.fragments(&recs, ctx.skeleton);
-                (recs, counts, fragments)
+                (recs, Cow::Owned(counts), fragments)
             }
         };
         let name = key.to_string();
