@@ -75,6 +75,8 @@ pub(crate) struct WriteArgs<'a> {
     pub(crate) codecs: Option<&'a str>,
     /// The on-disk layout (`0.7` or `0.9`).
     pub(crate) format_version: &'a str,
+    /// The shard shape of a 0.9 store's chunk-grid arrays.
+    pub(crate) shard_shape: Option<Vec<u64>>,
 }
 
 /// Imports `file` in `format` into the empty `target` (named `store`); removes whatever was
@@ -92,6 +94,7 @@ pub(crate) fn import(
         memory_budget,
         codecs,
         format_version,
+        shard_shape,
     } = write;
     let mut opts = ImportOptions {
         chunk_shape: args.chunk_shape.clone(),
@@ -100,6 +103,7 @@ pub(crate) fn import(
         memory_budget,
         batch: batch.clamp(1, 1 << 20),
         format_version: zv_format::writer::FormatVersion::parse(format_version)?,
+        shard_shape,
         progress,
         ..Default::default()
     };

@@ -110,6 +110,10 @@ enum Command {
         /// `line`, without link attributes).
         #[arg(long, default_value = "0.7")]
         format_version: String,
+        /// With --format-version 0.9: pack the cells of every chunk-grid array in shards of
+        /// this many chunks per dimension (e.g. 8,8,8), as zarr-vectors' `shard_shape=`.
+        #[arg(long, value_delimiter = ',')]
+        shard_shape: Option<Vec<u64>>,
         /// Print the summary as JSON on stdout.
         #[arg(long)]
         json: bool,
@@ -244,6 +248,7 @@ fn main() -> ExitCode {
             memory_budget,
             overwrite,
             format_version,
+            shard_shape,
             json,
             io,
         } => import(
@@ -254,6 +259,7 @@ fn main() -> ExitCode {
                 memory_budget,
                 codecs: codecs.as_deref(),
                 format_version: &format_version,
+                shard_shape,
             },
             (overwrite, json),
             &io,
@@ -374,7 +380,7 @@ fn import(
             &doc,
             write.batch,
             write.memory_budget,
-            format_version,
+            (format_version, write.shard_shape.clone()),
         )?,
     };
     bar.finish();

@@ -1,4 +1,4 @@
-//! `zv migrate STORE OUT --to 0.9|0.7 [--codecs C] [--memory-budget N] [--json]`: a store
+//! `zv migrate STORE OUT --to 0.9|0.7 [--codecs C] [--shard-shape S,S,S] [--memory-budget N] [--json]`: a store
 //! rewritten in the other on-disk layout (`zv_format::migrate`).
 //!
 //! OUT must be empty. Nothing is written before the source has been checked for what the
@@ -27,6 +27,10 @@ pub(crate) struct MigrateArgs {
     /// Bytes of vertex records the writer holds in memory before spilling to temporary files.
     #[arg(long, default_value_t = zv_format::writer::DEFAULT_MEMORY_BUDGET)]
     memory_budget: u64,
+    /// With --to 0.9: pack the cells of every chunk-grid array in shards of this many chunks
+    /// per dimension (e.g. 8,8,8), as zarr-vectors' `shard_shape=`.
+    #[arg(long, value_delimiter = ',')]
+    shard_shape: Option<Vec<u64>>,
     /// Print the summary as JSON on stdout.
     #[arg(long)]
     json: bool,
@@ -37,6 +41,7 @@ pub(crate) fn run(args: MigrateArgs) -> CliResult {
     let mut options = MigrateOptions::new(FormatVersion::parse(&args.to)?);
     options.codecs = CodecChoice::parse(&args.codecs)?;
     options.memory_budget = args.memory_budget;
+    options.shard_shape = args.shard_shape;
     let source = zv_format::ZvStore::open_url(&args.store)?;
     zv_format::migrate::check_migratable(&source, options.to)?;
     let target = zv_core::plugin::open_store(&args.out)?;

@@ -162,11 +162,51 @@ fn empty(dir: &Path) -> bool {
 
 #[test]
 fn fixtures_migrated_to_0_9_are_read_by_zarr_vectors_0_9_2_with_their_content() {
+    migrated_fixtures_read_by_0_9_2(None);
+}
+
+#[test]
+fn fixtures_migrated_to_sharded_0_9_are_read_by_zarr_vectors_0_9_2_with_their_content() {
+    migrated_fixtures_read_by_0_9_2(Some(2));
+}
+
+/// Every fixture of [`MIGRATED`] migrated to 0.9 (with `--shard-shape S,…,S` when `shard`
+/// is `Some(S)`) is read by zarr-vectors 0.9.2 with the fixture's content.
+fn migrated_fixtures_read_by_0_9_2(shard: Option<u64>) {
     let dir = tempfile::tempdir().unwrap();
     let mut stores = Vec::new();
     for name in MIGRATED {
         let out = dir.path().join(format!("{name}.zarr"));
-        migrate_ok(&fixtures_dir().join(format!("{name}.zarr")), &out, "0.9");
+        let from = fixtures_dir().join(format!("{name}.zarr"));
+        match shard {
+            None => migrate_ok(&from, &out, "0.9"),
+            Some(s) => {
+                let root: Value =
+                    serde_json::from_slice(&std::fs::read(from.join("zarr.json")).unwrap())
+                        .unwrap();
+                let rank = root["attributes"]["zarr_vectors"]["chunk_shape"]
+                    .as_array()
+                    .unwrap()
+                    .len();
+                let shape = vec![s.to_string(); rank].join(",");
+                let o = zv(&[
+                    "migrate".as_ref(),
+                    from.as_os_str(),
+                    out.as_os_str(),
+                    "--to".as_ref(),
+                    "0.9".as_ref(),
+                    "--shard-shape".as_ref(),
+                    shape.as_ref(),
+                    "--quiet".as_ref(),
+                ]);
+                assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+                let vertices: Value = serde_json::from_slice(
+                    &std::fs::read(out.join("0/vertices/zarr.json")).unwrap(),
+                )
+                .unwrap();
+                assert_eq!(vertices["codecs"][0]["name"], "sharding_indexed", "{name}");
+            }
+        }
         let root: Value =
             serde_json::from_slice(&std::fs::read(out.join("zarr.json")).unwrap()).unwrap();
         assert_eq!(

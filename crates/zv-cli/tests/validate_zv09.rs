@@ -101,7 +101,7 @@ fn stores_zv_writes_in_0_9_validate_at_level_5() {
             &parsed,
             7,
             1 << 30,
-            FormatVersion::V0_9,
+            (FormatVersion::V0_9, None),
         );
         if w.is_err() {
             continue; // a present object-attribute value equal to 0.9's absent value

@@ -119,17 +119,24 @@ fn zv(args: &[&std::ffi::OsStr]) -> std::process::Output {
 
 /// Imports `doc` into `store` in `version`; panics with zv's message on failure.
 fn import(dir: &Path, name: &str, doc: &Value, version: &str) -> PathBuf {
+    import_with(dir, name, doc, version, &[])
+}
+
+/// [`import`] with more `zv import` arguments.
+fn import_with(dir: &Path, name: &str, doc: &Value, version: &str, extra: &[&str]) -> PathBuf {
     let file = dir.join(format!("{name}.json"));
     std::fs::write(&file, doc.to_string()).unwrap();
     let store = dir.join(format!("{name}-{version}.zv"));
-    let out = zv(&[
+    let mut args: Vec<&std::ffi::OsStr> = vec![
         "import".as_ref(),
         file.as_os_str(),
         store.as_os_str(),
         "--format-version".as_ref(),
         version.as_ref(),
         "--quiet".as_ref(),
-    ]);
+    ];
+    args.extend(extra.iter().map(std::ffi::OsStr::new));
+    let out = zv(&args);
     assert!(
         out.status.success(),
         "zv import {name} --format-version {version}: {}",
@@ -239,11 +246,29 @@ fn blank_absent_rows(dump: &Path) {
 /// zarr-python 3 (one process). Returns the number of nodes opened and of cross-chunk offsets
 /// segments written (`links/0/<offsets>` other than the all-zero one).
 fn check_documents(docs: &[(String, Value)], ignore_07: &str) -> (u64, usize) {
+    check_documents_sharded(docs, ignore_07, None)
+}
+
+/// [`check_documents`], the 0.9 stores written with `--shard-shape S,…,S` when `shard` is
+/// `Some(S)`.
+fn check_documents_sharded(
+    docs: &[(String, Value)],
+    ignore_07: &str,
+    shard: Option<u64>,
+) -> (u64, usize) {
     let dir = tempfile::tempdir().unwrap();
     let mut stores = Vec::new();
     let mut failures = Vec::new();
     for (name, doc) in docs {
-        let v9 = import(dir.path(), name, doc, "0.9");
+        let shape = shard.map(|s| {
+            let rank = doc["chunk_shape"].as_array().unwrap().len();
+            vec![s.to_string(); rank].join(",")
+        });
+        let extra: Vec<&str> = match &shape {
+            Some(s) => vec!["--shard-shape", s],
+            None => vec![],
+        };
+        let v9 = import_with(dir.path(), name, doc, "0.9", &extra);
         let v7 = import(dir.path(), name, doc, "0.7");
         // zv reads its 0.9 store with the content of the 0.7 store of the same document
         let (d9, d7) = (
@@ -432,4 +457,103 @@ fn what_the_0_9_writer_does_not_write_is_refused() {
     ]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.contains("0.8"), "{err}");
+}
+
+/// The stored objects under `array` (its `c/` tree) and its `nonempty_chunks` count.
+fn stored_and_listed(array: &Path) -> (usize, usize) {
+    let meta: Value =
+        serde_json::from_slice(&std::fs::read(array.join("zarr.json")).unwrap()).unwrap();
+    assert_eq!(
+        meta["codecs"][0]["name"],
+        "sharding_indexed",
+        "{}: not sharded",
+        array.display()
+    );
+    assert_eq!(
+        meta["chunk_grid"]["configuration"]["chunk_shape"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .max(),
+        Some(2)
+    );
+    let files = walkdir(&array.join("c"));
+    (
+        files,
+        meta["attributes"]["nonempty_chunks"]
+            .as_array()
+            .unwrap()
+            .len(),
+    )
+}
+
+/// The number of files under `dir`.
+fn walkdir(dir: &Path) -> usize {
+    std::fs::read_dir(dir).map_or(0, |entries| {
+        entries
+            .map(|e| e.unwrap().path())
+            .map(|p| if p.is_dir() { walkdir(&p) } else { 1 })
+            .sum()
+    })
+}
+
+#[test]
+fn zarr_vectors_0_9_2_reads_sharded_stores_zv_writes() {
+    // point clouds and linked geometries, cells packed 2 per dimension
+    let mut docs: Vec<(String, Value)> = (0..3)
+        .map(|seed| (format!("pc{seed}"), document(seed)))
+        .collect();
+    docs.extend(linked_documents(2));
+    let (nodes, segments) = check_documents_sharded(&docs, "^/root_metadata/zv_version", Some(2));
+    assert!(nodes >= 4 * docs.len() as u64);
+    assert!(
+        segments >= docs.len() / 2,
+        "{segments} cross-chunk segments"
+    );
+    // the cells were packed: fewer stored objects than non-empty cells in some array
+    let dir = tempfile::tempdir().unwrap();
+    let (mut files, mut cells) = (0, 0);
+    for (name, doc) in &docs {
+        let rank = doc["chunk_shape"].as_array().unwrap().len();
+        let shape = vec!["2"; rank].join(",");
+        let store = import_with(dir.path(), name, doc, "0.9", &["--shard-shape", &shape]);
+        let (f, c) = stored_and_listed(&store.join("0/vertices"));
+        assert!(f <= c, "{name}: {f} shards for {c} cells");
+        files += f;
+        cells += c;
+    }
+    assert!(files < cells, "{files} shards for {cells} cells");
+}
+
+#[test]
+fn bad_shard_shapes_are_refused_before_anything_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = document(7);
+    let file = dir.path().join("doc.json");
+    std::fs::write(&file, doc.to_string()).unwrap();
+    let rank = doc["chunk_shape"].as_array().unwrap().len();
+    let good = vec!["2"; rank].join(",");
+    let short = vec!["2"; rank - 1].join(",");
+    let zero = vec!["0"; rank].join(",");
+    for (version, shape, expect) in [
+        ("0.7", good.as_str(), "0.9 layout only"),
+        ("0.9", short.as_str(), "values"),
+        ("0.9", zero.as_str(), "at least 1"),
+    ] {
+        let store = dir.path().join(format!("s-{version}-{shape}.zv"));
+        let out = zv(&[
+            "import".as_ref(),
+            file.as_os_str(),
+            store.as_os_str(),
+            "--format-version".as_ref(),
+            version.as_ref(),
+            "--shard-shape".as_ref(),
+            shape.as_ref(),
+        ]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{version} {shape}: accepted");
+        assert!(err.contains("shard_shape") && err.contains(expect), "{err}");
+        assert!(!store.join("zarr.json").exists());
+    }
 }

@@ -32,6 +32,7 @@
 //! Errors name the real store key: the node's `zarr.json`, or the chunk that failed.
 
 pub mod grid;
+pub mod grid_shards;
 mod grid_write;
 mod read;
 mod shard;
@@ -343,11 +344,20 @@ impl Blobs {
 
     /// Lays the per-chunk blobs written from now on out as ZV 0.9 chunk-grid cells: a blob
     /// `<array>/<chunk key>` becomes the cell of that chunk in the grid array `<array>`, whose
-    /// grid has its lowest chunk at `origin` and `shape` chunks per dimension. Its document
-    /// is written by [`Blobs::write_chunk_array_document`], after its cells.
-    pub fn begin_grid(&self, origin: Vec<i64>, shape: Vec<u64>) -> Result<()> {
+    /// grid has its lowest chunk at `origin` and `shape` chunks per dimension; with `shard`,
+    /// its cells are packed in shards of that many cells per dimension (`occupied`: the
+    /// level's chunks, which tell when a shard is complete). Its document is written by
+    /// [`Blobs::write_chunk_array_document`], after its cells.
+    pub fn begin_grid(
+        &self,
+        origin: Vec<i64>,
+        shape: Vec<u64>,
+        shard: Option<Vec<u64>>,
+        occupied: &[ChunkKey],
+    ) -> Result<()> {
+        let sink = grid_write::GridSink::new(self.store.clone(), origin, shape, shard, occupied)?;
         self.sink
-            .set(grid_write::GridSink::new(self.store.clone(), origin, shape))
+            .set(sink)
             .map_err(|_| Error::InvalidInput("the chunk grid is already set".into()))
     }
 

@@ -59,20 +59,28 @@ pub fn write_document_with_budget(
     batch: usize,
     memory_budget: u64,
 ) -> Result<WriteSummary> {
-    write_document_as(store, doc, batch, memory_budget, FormatVersion::V0_7)
+    write_document_as(
+        store,
+        doc,
+        batch,
+        memory_budget,
+        (FormatVersion::V0_7, None),
+    )
 }
 
-/// [`write_document_with_budget`] in the layout `format_version`.
+/// [`write_document_with_budget`] in the layout `format_version`, its chunk-grid arrays in
+/// shards of `shard_shape` chunks when given (ZV 0.9 only, [`WriterOptions::shard_shape`]).
 pub fn write_document_as(
     store: Arc<dyn Store>,
     doc: &GeometryDocument,
     batch: usize,
     memory_budget: u64,
-    format_version: FormatVersion,
+    (format_version, shard_shape): (FormatVersion, Option<Vec<u64>>),
 ) -> Result<WriteSummary> {
     let mut opts = WriterOptions::from_document(doc)?;
     opts.memory_budget = memory_budget;
     opts.format_version = format_version;
+    opts.shard_shape = shard_shape;
     let mut w = ZvWriter::create(store, opts)?;
     add_geometry(&mut w, doc, batch)?;
     add_objects(&mut w, doc);

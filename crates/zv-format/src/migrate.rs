@@ -71,6 +71,9 @@ pub struct MigrateOptions {
     pub codecs: CodecChoice,
     /// The writer's memory budget ([`WriterOptions::memory_budget`]).
     pub memory_budget: u64,
+    /// To 0.9: the shard shape of the chunk-grid arrays ([`WriterOptions::shard_shape`];
+    /// unsharded by default).
+    pub shard_shape: Option<Vec<u64>>,
 }
 
 impl MigrateOptions {
@@ -80,6 +83,7 @@ impl MigrateOptions {
             to,
             codecs: CodecChoice::default(),
             memory_budget: crate::writer::DEFAULT_MEMORY_BUDGET,
+            shard_shape: None,
         }
     }
 }
@@ -192,6 +196,7 @@ pub fn migrate(
     opts.format_version = options.to;
     opts.codecs = options.codecs;
     opts.memory_budget = options.memory_budget;
+    opts.shard_shape = options.shard_shape.clone();
     let mut w = ZvWriter::create(target, opts)?;
     if streamed {
         let stream = PointStream::open(source, false)?;

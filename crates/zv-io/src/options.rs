@@ -25,6 +25,9 @@ pub struct ImportOptions {
     pub edges: Option<std::path::PathBuf>,
     /// The on-disk layout written (ZV 0.7 by default).
     pub format_version: FormatVersion,
+    /// ZV 0.9: the shard shape of the chunk-grid arrays, in chunks per dimension
+    /// (`zv_format::writer::WriterOptions::shard_shape`; unsharded by default).
+    pub shard_shape: Option<Vec<u64>>,
     /// Where the import reports progress: the file's size in bytes, then the bytes read
     /// (nowhere by default).
     pub progress: Reporter,
@@ -47,6 +50,7 @@ impl Default for ImportOptions {
             columns: None,
             edges: None,
             format_version: FormatVersion::V0_7,
+            shard_shape: None,
             progress: Reporter::default(),
             part: None,
         }

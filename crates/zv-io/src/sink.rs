@@ -56,6 +56,7 @@ pub(crate) fn writer_options(
     options.codecs = opts.codecs;
     options.memory_budget = opts.memory_budget;
     options.format_version = opts.format_version;
+    options.shard_shape = opts.shard_shape.clone();
     options
 }
 

@@ -1,10 +1,11 @@
 //! Writing ZV 0.9 chunk-grid arrays (`docs/format-decisions.md`, "Writing ZV 0.9"): the
 //! writer's per-chunk blobs (`<array>/<chunk key>`) become the cells of one rank-D
 //! `variable_length_bytes` array per logical array, over the occupied chunks' bounding grid
-//! (`chunk_grid_origin` its lowest corner). Each cell is its own stored chunk (inner chunk
-//! shape `[1, …, 1]`), so a cell is written atomically like a 0.7 blob; the array's
-//! `zarr.json` (with `nonempty_chunks`) comes after all its cells, when the writer writes the
-//! array's document.
+//! (`chunk_grid_origin` its lowest corner). Unsharded, each cell is its own stored chunk
+//! (inner chunk shape `[1, …, 1]`), so a cell is written atomically like a 0.7 blob; sharded
+//! ([`super::grid_shards`]), a shard of cells is one stored object written once, whole. The
+//! array's `zarr.json` (with `nonempty_chunks`) comes after all its cells, when the writer
+//! writes the array's document.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -19,6 +20,7 @@ use zv_core::node::NodePath;
 use zv_core::store::Store;
 
 use super::grid::{CHUNK_GRID_ORIGIN, NONEMPTY_CHUNKS};
+use super::grid_shards::{FullShard, ShardBuffer, ShardPlan};
 use super::zarr_error;
 use crate::error::{Error, Result};
 use crate::metadata::{ChunkKey, JsonObject};
@@ -36,11 +38,13 @@ pub fn vlen_codecs(blob_codecs: &[ExtensionMetadata]) -> Vec<ExtensionMetadata> 
     out
 }
 
-/// One grid array being written: its handle and the cells written so far.
+/// One grid array being written: its handle, the cells written so far and, sharded, the
+/// shards not stored yet.
 #[derive(Debug)]
 struct Pending {
     array: Array,
     keys: Vec<ChunkKey>,
+    shards: ShardBuffer,
 }
 
 /// The chunk grid of the level being written and the grid arrays written into it.
@@ -49,28 +53,57 @@ pub(super) struct GridSink {
     store: Arc<dyn Store>,
     origin: Vec<i64>,
     shape: Vec<u64>,
+    shards: Option<ShardPlan>,
     arrays: Mutex<HashMap<NodePath, Pending>>,
 }
 
 impl GridSink {
-    /// The grid with lowest chunk `origin` and `shape` chunks per dimension.
-    pub(super) fn new(store: Arc<dyn Store>, origin: Vec<i64>, shape: Vec<u64>) -> Self {
-        Self {
+    /// The grid with lowest chunk `origin` and `shape` chunks per dimension, its cells packed
+    /// in shards of `shard` cells when given (`occupied`: the level's chunks).
+    pub(super) fn new(
+        store: Arc<dyn Store>,
+        origin: Vec<i64>,
+        shape: Vec<u64>,
+        shard: Option<Vec<u64>>,
+        occupied: &[ChunkKey],
+    ) -> Result<Self> {
+        let mut sink = Self {
             store,
             origin,
             shape,
+            shards: None,
             arrays: Mutex::new(HashMap::new()),
+        };
+        if let Some(shard) = shard {
+            if shard.len() != sink.shape.len() {
+                return Err(Error::InvalidInput(format!(
+                    "shard shape {shard:?} has {} values, the chunk grid {} dimensions",
+                    shard.len(),
+                    sink.shape.len()
+                )));
+            }
+            let root = NodePath::root();
+            let cells = occupied
+                .iter()
+                .map(|k| sink.index(&root, k))
+                .collect::<Result<Vec<_>>>()?;
+            sink.shards = Some(ShardPlan::new(shard, cells.into_iter())?);
         }
+        Ok(sink)
     }
 
     /// The metadata of the grid array at `path` with the blob codecs `codecs`.
     fn metadata(&self, path: &NodePath, codecs: &[ExtensionMetadata]) -> Result<ArrayMetadata> {
         let rank = self.shape.len();
+        let (chunk_shape, codecs) = match &self.shards {
+            None => (vec![1; rank], vlen_codecs(codecs)),
+            Some(plan) => (plan.shape().to_vec(), plan.codecs(vlen_codecs(codecs))),
+        };
         let mut meta = ArrayMetadata::new(
             self.shape.clone(),
-            vec![1; rank],
+            chunk_shape,
             DataType::VariableLengthBytes,
-            vlen_codecs(codecs),
+            codecs,
         )
         .map_err(|e| Error::metadata(path.metadata_key().as_str(), e.to_string()))?;
         meta.fill_value = FillValue::new(Vec::new());
@@ -112,6 +145,7 @@ impl GridSink {
     ) -> Result<()> {
         let index = self.index(path, key)?;
         let meta_key = path.metadata_key();
+        let owned = self.shards.as_ref().map(|_| bytes.to_vec());
         let array = {
             let mut arrays = self
                 .arrays
@@ -126,16 +160,30 @@ impl GridSink {
                     Pending {
                         array,
                         keys: Vec::new(),
+                        shards: ShardBuffer::default(),
                     },
                 );
             }
             let pending = arrays
                 .get_mut(path)
                 .ok_or_else(|| Error::InvalidInput("grid array vanished".into()))?;
+            if !bytes.is_empty() {
+                pending.keys.push(key.clone());
+            }
+            if let (Some(plan), Some(owned)) = (&self.shards, owned) {
+                let full = pending
+                    .shards
+                    .give(plan, &index, owned, meta_key.as_str())?;
+                let array = pending.array.clone();
+                drop(arrays);
+                return match full {
+                    Some(shard) => store_shard(&array, shard, &meta_key),
+                    None => Ok(()),
+                };
+            }
             if bytes.is_empty() {
                 return Ok(());
             }
-            pending.keys.push(key.clone());
             pending.array.clone()
         };
         array
@@ -165,10 +213,16 @@ impl GridSink {
             .map_err(|_| Error::InvalidInput("a grid writer thread panicked".into()))?
             .remove(path);
         let (mut meta, mut keys) = match pending {
-            Some(p) => (p.array.metadata().clone(), p.keys),
+            Some(mut p) => {
+                for shard in p.shards.drain() {
+                    store_shard(&p.array, shard, &meta_key)?;
+                }
+                (p.array.metadata().clone(), p.keys)
+            }
             None => (self.metadata(path, codecs)?, Vec::new()),
         };
         keys.sort();
+        keys.dedup();
         let nonempty: Vec<Value> = keys.iter().map(|k| json!(k.to_string())).collect();
         attributes.insert(NONEMPTY_CHUNKS.into(), Value::Array(nonempty));
         attributes.insert(CHUNK_GRID_ORIGIN.into(), json!(self.origin));
@@ -177,4 +231,28 @@ impl GridSink {
             .map_err(|e| zarr_error(e, &meta_key))?;
         array.store_metadata().map_err(|e| zarr_error(e, &meta_key))
     }
+}
+
+/// Stores `shard` (its coordinates and cells, C order) as one object of the sharded `array`.
+fn store_shard(
+    array: &Array,
+    (coords, cells): FullShard,
+    meta_key: &zv_core::key::StoreKey,
+) -> Result<()> {
+    let mut offsets = Vec::with_capacity(cells.len() + 1);
+    offsets.push(0);
+    let mut data = Vec::with_capacity(cells.iter().map(Vec::len).sum());
+    for c in &cells {
+        data.extend_from_slice(c);
+        offsets.push(data.len());
+    }
+    array
+        .store_chunk(
+            &coords,
+            ArrayBytes::Variable {
+                data: Cow::Owned(data),
+                offsets: Cow::Owned(offsets),
+            },
+        )
+        .map_err(|e| zarr_error(e, meta_key))
 }

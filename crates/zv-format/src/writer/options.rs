@@ -241,6 +241,10 @@ pub struct WriterOptions {
     pub memory_budget: u64,
     /// The on-disk layout ([`FormatVersion::V0_7`] by default).
     pub format_version: FormatVersion,
+    /// ZV 0.9 only: pack the cells of every chunk-grid array in shards of this many chunks
+    /// per dimension (the `sharding_indexed` codec, as zarr-vectors 0.9.2's `shard_shape=`
+    /// writes them; `None`, the default, is one stored object per cell).
+    pub shard_shape: Option<Vec<u64>>,
 }
 
 impl WriterOptions {
@@ -259,6 +263,7 @@ impl WriterOptions {
             crs: None,
             memory_budget: DEFAULT_MEMORY_BUDGET,
             format_version: FormatVersion::V0_7,
+            shard_shape: None,
         }
     }
 
@@ -322,6 +327,7 @@ impl WriterOptions {
         if let Geometry::Other(g) = &self.geometry {
             return Err(bad_option("geometry", format!("unknown geometry `{g}`")));
         }
+        self.check_shard_shape()?;
         if !self.format_version.writes(&self.geometry) {
             return Err(bad_option(
                 "format_version",
@@ -332,6 +338,30 @@ impl WriterOptions {
             ));
         }
         Ok(())
+    }
+
+    fn check_shard_shape(&self) -> Result<()> {
+        let Some(shard) = &self.shard_shape else {
+            return Ok(());
+        };
+        if self.format_version != FormatVersion::V0_9 {
+            return Err(bad_option(
+                "shard_shape",
+                "shards are written in the ZV 0.9 layout only (format version 0.9)",
+            ));
+        }
+        if shard.len() != self.chunk_shape.len() {
+            return Err(bad_option(
+                "shard_shape",
+                format!(
+                    "{shard:?} has {} values, the chunk shape {}",
+                    shard.len(),
+                    self.chunk_shape.len()
+                ),
+            ));
+        }
+        crate::blob::grid_shards::check_shard_shape(shard)
+            .map_err(|e| bad_option("shard_shape", e.to_string()))
     }
 
     fn check_chunk_shape(&self) -> Result<()> {

@@ -79,7 +79,8 @@ impl ZvWriter {
             .zip(&hi)
             .map(|(&a, &b)| (i128::from(b) - i128::from(a) + 1) as u64)
             .collect();
-        self.blobs.begin_grid(lo, shape)
+        self.blobs
+            .begin_grid(lo, shape, self.opts.shard_shape.clone(), keys)
     }
 
     /// The codecs of a fixed-size 1-D array of `typesize`-byte elements (little-endian).
