@@ -120,7 +120,7 @@ pub(crate) fn options(
     vertex_attributes = None, link_attributes = None, object_attributes = None, groups = None,
     group_attributes = None, bin_shape = None, bounds = None, dtype = "float32",
     compression = "spec-default", format_version = "0.7", out_of_bounds = "raise",
-    memory_budget = None
+    memory_budget = None, shard_shape = None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn _write<'py>(
@@ -144,8 +144,9 @@ fn _write<'py>(
     format_version: &str,
     out_of_bounds: &str,
     memory_budget: Option<u64>,
+    shard_shape: Option<Vec<u64>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let opts = options(
+    let mut opts = options(
         geometry,
         chunk_shape,
         bin_shape,
@@ -156,6 +157,7 @@ fn _write<'py>(
         out_of_bounds,
         memory_budget,
     )?;
+    opts.shard_shape = shard_shape;
     let ndim = positions.shape()[1];
     if ndim != opts.chunk_shape.len() {
         return Err(input(format!(

@@ -31,6 +31,25 @@ def test_points_round_trip(tmp_path, version, dtype):
     assert got.positions.base is not None  # a view of the buffer zv filled, not a copy
 
 
+def test_sharded_0_9_store(tmp_path):
+    rng = np.random.default_rng(9)
+    pos = rng.random((400, 3)) * 60 - 30
+    store = tmp_path / "s.zarr"
+    zv.write_points(store, pos, chunk_shape=(10, 10, 10), format_version="0.9",
+                    shard_shape=(2, 2, 2), vertex_attributes={"w": np.arange(400.0)})
+    meta = __import__("json").loads((store / "0" / "vertices" / "zarr.json").read_text())
+    assert meta["codecs"][0]["name"] == "sharding_indexed"
+    assert meta["chunk_grid"]["configuration"]["chunk_shape"] == [2, 2, 2]
+    got = zv.open(store)[0].points()
+    stored = pos.astype(np.float32)
+    order = {tuple(p): i for i, p in enumerate(stored.tolist())}
+    back = np.array([order[tuple(p)] for p in got.positions.tolist()])
+    assert sorted(back.tolist()) == list(range(400))
+    np.testing.assert_array_equal(got.attributes["w"], back.astype(np.float64))
+    with pytest.raises(zv.InputError, match="shard_shape"):
+        zv.write_points(tmp_path / "bad", pos, chunk_shape=(10, 10, 10), shard_shape=(2, 2, 2))
+
+
 def test_polylines_flat_and_offsets(tmp_path):
     flat = np.array([[1, 1], [2, 2], [15, 3], [4, 4], [5, 5]], dtype=np.float64)
     offsets = np.array([0, 3, 5])

@@ -3,7 +3,9 @@ released). The store must be empty or absent; nothing opens as ZV unless the wri
 completes. Options are the CLI's (``zv import``): ``chunk_shape``, ``bin_shape``,
 ``bounds``, ``dtype`` (stored vertex type), ``compression`` (``spec-default``, ``none``,
 ``zstd[:LEVEL]``, ``blosc-lz4``, ``gzip[:LEVEL]``, each optionally ``+crc32c``),
-``format_version`` (``"0.7"`` or ``"0.9"``), ``out_of_bounds`` (``raise``, ``ignore``,
+``format_version`` (``"0.7"`` or ``"0.9"``), ``shard_shape`` (0.9 only: the cells of every
+chunk-grid array packed that many chunks per dimension in ``sharding_indexed`` shards, as
+zarr-vectors' ``shard_shape=``), ``out_of_bounds`` (``raise``, ``ignore``,
 ``expand``) and ``memory_budget`` (bytes held before spilling to temporary files)."""
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ def _write(
     format_version: str = "0.7",
     out_of_bounds: str = "raise",
     memory_budget: Optional[int] = None,
+    shard_shape: Optional[Sequence[int]] = None,
 ) -> Dict[str, int]:
     pos = np.ascontiguousarray(positions, dtype=np.float64)
     if pos.ndim != 2:
@@ -84,6 +87,7 @@ def _write(
         format_version=str(format_version),
         out_of_bounds=out_of_bounds,
         memory_budget=memory_budget,
+        shard_shape=None if shard_shape is None else [int(s) for s in shard_shape],
     )
 
 
