@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::Command;
 
 use common::{kill_delays, tree, zv, zv_killed_after, zv_success};
-use zv_testkit::env::{reference_python, shared_dir};
+use zv_testkit::env::{reference_python, shared_dir, workspace_root, zv09_python};
 
 /// A CSV of `n` points in `[0, 100)^3` with an attribute and object ids.
 fn csv(path: &Path, n: usize) {
@@ -191,6 +191,92 @@ fn streamline_parts_make_the_whole_imports_store_and_the_reference_reads_it() {
     );
     assert!(got == want, "the stores differ in content");
     assert_reference_agrees(&store, dir.path());
+}
+
+#[test]
+fn zero_nine_parts_make_the_whole_imports_store_and_zarr_vectors_reads_it() {
+    let dir = common::scratch_dir();
+    let points = dir.path().join("points.csv");
+    csv(&points, 3000);
+    let tracks = dir.path().join("tracks.tck");
+    tck(&tracks, 400);
+    let layouts: [&[&str]; 2] = [
+        &["--format-version", "0.9"],
+        &["--format-version", "0.9", "--shard-shape", "2,2,2"],
+    ];
+    for (i, layout) in layouts.iter().enumerate() {
+        for file in [&points, &tracks] {
+            let file = file.to_str().unwrap();
+            let whole = dir.path().join(format!("whole{i}.zv"));
+            let store = dir.path().join(format!("parts{i}.zv"));
+            let (w, s) = (whole.to_str().unwrap(), store.to_str().unwrap());
+            let _ = std::fs::remove_dir_all(&whole);
+            let _ = std::fs::remove_dir_all(&store);
+            zv_success(&with_layout(import_args(file, w, None), layout));
+            for part in ["2/3", "0/3", "1/3"] {
+                zv_success(&with_layout(import_args(file, s, Some(part)), layout));
+            }
+            assert!(
+                !zv(&["dump", s]).status.success(),
+                "opens before the commit"
+            );
+            zv_success(&["commit", s]);
+            let (want, got) = (tree(&whole), tree(&store));
+            assert_eq!(
+                got.keys().collect::<Vec<_>>(),
+                want.keys().collect::<Vec<_>>(),
+                "{file} {layout:?}"
+            );
+            assert!(
+                got == want,
+                "{file} {layout:?}: the stores differ in content"
+            );
+            assert!(
+                want.keys().any(|k| k.starts_with("0/vertices/c/")),
+                "a 0.9 store"
+            );
+            assert_zarr_vectors_agrees(&store, dir.path());
+        }
+    }
+}
+
+/// `args` followed by `layout`.
+fn with_layout<'a>(mut args: Vec<&'a str>, layout: &[&'a str]) -> Vec<&'a str> {
+    args.extend_from_slice(layout);
+    args
+}
+
+/// zarr-vectors 0.9.2 reads the ZV 0.9 `store` with zv's content (its own readers through
+/// `tests/interop/zv09_dump.py`, compared with `zv dump` by `compare_dumps`).
+fn assert_zarr_vectors_agrees(store: &Path, dir: &Path) {
+    let out = Command::new(zv09_python())
+        .arg(workspace_root().join("tests/interop/zv09_dump.py"))
+        .arg(store)
+        .arg("--out-dir")
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stem = store.file_stem().unwrap().to_str().unwrap();
+    let expected = dir.join(format!("{stem}.expected.json"));
+    let zv_path = dir.join(format!("{stem}.zv.json"));
+    std::fs::write(
+        &zv_path,
+        zv_success(&["dump", store.to_str().unwrap()]).stdout,
+    )
+    .unwrap();
+    let out = Command::new(zv09_python())
+        .arg(shared_dir().join("tools/compare_dumps.py"))
+        .args([&expected, &zv_path])
+        .args(["--ignore", "^/omitted"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.trim_end().ends_with("equal (scope=logical)"), "{text}");
 }
 
 /// The 0.7.0 reference reads `store` with zv's content (`compare_dumps`) and its

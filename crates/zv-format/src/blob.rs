@@ -33,6 +33,7 @@
 
 pub mod grid;
 pub mod grid_shards;
+mod grid_stage;
 mod grid_write;
 mod read;
 mod shard;
@@ -73,6 +74,8 @@ pub struct Blobs {
     grids: GridCache,
     /// Writing a ZV 0.9 level: the chunk grid its per-chunk blobs go into as cells.
     sink: OnceLock<grid_write::GridSink>,
+    /// A part of a distributed ZV 0.9 write: the prefix its cells are staged under.
+    staging: OnceLock<String>,
 }
 
 /// Joins path parts with `/`, skipping empty parts.
@@ -98,6 +101,18 @@ fn last_name(prefix: &StorePrefix) -> Option<&str> {
 
 /// The ZV error for a Zarr-layer error of the blob at `meta_key`, keeping the key the failure
 /// concerns: the document for metadata and pipeline errors, the chunk for codec errors.
+/// The grid array and chunk of a per-chunk blob path `<array>/<chunk key>` (`None` when the
+/// last name is not a chunk key).
+fn cell_of(path: &NodePath) -> Result<Option<(NodePath, ChunkKey)>> {
+    let Some((parent, last)) = path.as_str().rsplit_once('/') else {
+        return Ok(None);
+    };
+    let Ok(key) = last.parse::<ChunkKey>() else {
+        return Ok(None);
+    };
+    Ok(Some((node_path(parent)?, key)))
+}
+
 fn zarr_error(e: zv_core::Error, meta_key: &StoreKey) -> Error {
     match e {
         zv_core::Error::Store(source) => Error::Store(source),
@@ -129,6 +144,7 @@ impl Blobs {
             layout,
             shards: Mutex::new(HashMap::new()),
             grids: Mutex::new(HashMap::new()),
+            staging: OnceLock::new(),
             sink: OnceLock::new(),
         }
     }
@@ -320,6 +336,14 @@ impl Blobs {
         codecs: &[ExtensionMetadata],
     ) -> Result<()> {
         let path = node_path(path)?;
+        if let Some(prefix) = self.staging.get() {
+            if let Some((array, key)) = cell_of(&path)? {
+                if bytes.is_empty() {
+                    return Ok(());
+                }
+                return grid_stage::stage_cell(&self.store, prefix, (&array, &key), bytes, codecs);
+            }
+        }
         if let Some((sink, array, key)) = self.grid_cell_target(&path)? {
             return sink.write_cell(&array, &key, bytes, codecs);
         }
@@ -361,6 +385,38 @@ impl Blobs {
             .map_err(|_| Error::InvalidInput("the chunk grid is already set".into()))
     }
 
+    /// Stages the per-chunk blobs written from now on as the cells of a part of a distributed
+    /// ZV 0.9 write, under `prefix` ([`grid_stage`]); [`Blobs::adopt_staged_cell`] places
+    /// them at the commit.
+    pub fn begin_staging(&self, prefix: &str) -> Result<()> {
+        self.staging
+            .set(prefix.to_owned())
+            .map_err(|_| Error::InvalidInput("the cells are already staged".into()))
+    }
+
+    /// Moves the cell a part staged under `prefix` for blob `path` (`<array>/<chunk key>`)
+    /// into the chunk grid set by [`Blobs::begin_grid`]; an error naming the staged key when
+    /// it is missing.
+    pub fn adopt_staged_cell(
+        &self,
+        prefix: &str,
+        path: &str,
+        codecs: &[ExtensionMetadata],
+    ) -> Result<()> {
+        let path = node_path(path)?;
+        let (Some(sink), Some((array, key))) = (self.sink.get(), cell_of(&path)?) else {
+            return Err(Error::InvalidInput(format!(
+                "`{path}` is not a cell of a chunk grid being written"
+            )));
+        };
+        let staged = grid_stage::staged_key(prefix, &array, &key)?;
+        let encoded = self.store.get(&staged)?.ok_or_else(|| Error::Missing {
+            key: staged.to_string(),
+            what: "a cell a part wrote".into(),
+        })?;
+        sink.adopt_cell(&array, &key, encoded, codecs)
+    }
+
     /// When writing chunk-grid cells, the grid array and chunk of blob `path`.
     fn grid_cell_target(
         &self,
@@ -369,13 +425,7 @@ impl Blobs {
         let Some(sink) = self.sink.get() else {
             return Ok(None);
         };
-        let Some((parent, last)) = path.as_str().rsplit_once('/') else {
-            return Ok(None);
-        };
-        let Ok(key) = last.parse::<ChunkKey>() else {
-            return Ok(None);
-        };
-        Ok(Some((sink, node_path(parent)?, key)))
+        Ok(cell_of(path)?.map(|(array, key)| (sink, array, key)))
     }
 
     /// The document of the per-chunk array at `path`: a group with `attributes` (ZV 0.7), or,

@@ -39,9 +39,18 @@
 //! count must reach some part: a polyline without vertices goes to part 0.
 //!
 //! This release distributes point clouds (with or without object ids) and polylines, with
-//! numeric vertex attributes, in the ZV 0.7 layout. Categorical vertex attributes are refused
-//! (their codes depend on every category of the whole write), as are graphs, skeletons and
-//! meshes (their links join vertices any part may hold) and the 0.9 layout.
+//! numeric vertex attributes, in the ZV 0.7 and 0.9 layouts. Categorical vertex attributes
+//! are refused (their codes depend on every category of the whole write), as are graphs,
+//! skeletons and meshes (their links join vertices any part may hold).
+//!
+//! **The 0.9 layout.** A 0.9 level's cells sit in one chunk grid, the bounding box of every
+//! part's chunks, which no part knows. A part therefore stages each cell under [`CELLS_DIR`]
+//! (by array and absolute chunk key, encoded as an unsharded grid array stores it), and the
+//! commit, which knows the grid, moves every cell the receipts list into it (the stored bytes
+//! unchanged, or given to their shard when the write is sharded), then writes the arrays'
+//! documents with their `nonempty_chunks`. The staged cells are removed with the plan, after
+//! the root is written; a commit that dies before can be run again. The store is byte for
+//! byte the single writer's, as in 0.7.
 
 mod plan;
 mod receipt;
@@ -63,6 +72,9 @@ pub use receipt::{ChunkReceipt, ColumnSchema, PartReceipt, PieceReceipt};
 
 /// The directory of a distributed write's plan and receipts, removed by the commit.
 pub const PARTS_DIR: &str = ".zv-parts";
+
+/// Where the parts of a ZV 0.9 write stage their cells (see the [module docs](self)).
+pub const CELLS_DIR: &str = ".zv-parts/cells";
 
 /// The part (of `parts`) that owns the chunk at `coords`: a SplitMix64 hash of the
 /// coordinates (each as the two's-complement `u64`), folded left from `0x9E37_79B9_7F4A_7C15`
@@ -421,6 +433,9 @@ pub(crate) fn remove_parts(store: &dyn Store, parts: u32, plan_name: &str) -> Re
     for part in 0..parts {
         store.delete(&receipt_key(part)?)?;
     }
+    let cells =
+        zv_core::key::StorePrefix::new(format!("{CELLS_DIR}/")).map_err(zv_core::Error::from)?;
+    store.delete_prefix(&cells)?;
     store.delete(&parts_key(plan_name)?)?;
     store.sync()?;
     Ok(())

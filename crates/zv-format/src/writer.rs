@@ -502,12 +502,7 @@ impl ZvWriter {
             groups: counts.groups,
         };
         self.write_vertex_documents(&columns, &fragment_columns)?;
-        if self.opts.format_version == FormatVersion::V0_9 {
-            self.write_links_v09(routed, intra_links)?;
-        } else {
-            self.write_link_documents(&link_columns, intra_links)?;
-            self.write_cross_chunk_links(routed, &link_columns)?;
-        }
+        self.write_level_links(routed, &link_columns, intra_links)?;
         self.write_level_and_root(chunks.rows(), !columns.is_empty())?;
         let places = if self.tracks_places() {
             self.places(&chunks)

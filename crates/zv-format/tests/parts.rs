@@ -15,7 +15,7 @@ use zv_core::store::Store;
 use zv_format::document::{Attribute, AttributeValues};
 use zv_format::layout::attributes::AttributeRows;
 use zv_format::parts::{self, CommitInputs, PartWriter};
-use zv_format::writer::{WriterOptions, ZvWriter};
+use zv_format::writer::{FormatVersion, WriterOptions, ZvWriter};
 use zv_format::{Geometry, ZvStore};
 use zv_store_mem::MemoryStore;
 
@@ -84,6 +84,22 @@ fn options(bins: bool) -> WriterOptions {
         o.bin_shape = Some(vec![5.0, 5.0, 10.0]);
     }
     o.codecs = zv_format::writer::CodecChoice::parse("zstd:1").unwrap();
+    o
+}
+
+/// The layouts the parts are checked in: ZV 0.7, ZV 0.9, ZV 0.9 in shards of 2 x 2 x 2.
+const LAYOUTS: [(FormatVersion, Option<[u64; 3]>); 3] = [
+    (FormatVersion::V0_7, None),
+    (FormatVersion::V0_9, None),
+    (FormatVersion::V0_9, Some([2, 2, 2])),
+];
+
+/// [`options`] in layout `l` of [`LAYOUTS`].
+fn options_in(bins: bool, l: usize) -> WriterOptions {
+    let mut o = options(bins);
+    let (version, shard) = LAYOUTS[l % LAYOUTS.len()];
+    o.format_version = version;
+    o.shard_shape = shard.map(|s| s.to_vec());
     o
 }
 
@@ -169,35 +185,40 @@ fn parts_write_the_single_writers_store_byte_for_byte() {
         (None, true),
         (Some(3), true),
     ] {
-        let batches = inputs(7, 3, 700, objects);
-        let opts = options(bins);
-        let want = contents(&single(&batches, &opts, commit_inputs(objects)));
-        assert!(want.len() > 40, "{} keys", want.len());
-        for (n, order) in [
-            (1, vec![0]),
-            (2, vec![1, 0]),
-            (3, vec![2, 0, 1]),
-            (7, vec![6, 3, 0, 5, 1, 4, 2]),
-        ] {
-            let got = contents(&distributed(
-                &batches,
-                &opts,
-                n,
-                &order,
-                commit_inputs(objects),
-            ));
-            assert!(
-                !got.keys().any(|k| k.starts_with(parts::PARTS_DIR)),
-                "the commit removes {}",
-                parts::PARTS_DIR
-            );
-            assert_eq!(
-                got.keys().collect::<Vec<_>>(),
-                want.keys().collect::<Vec<_>>(),
-                "{n} parts, objects {objects:?}, bins {bins}"
-            );
-            for (k, v) in &want {
-                assert!(got[k] == *v, "{k} differs ({n} parts, objects {objects:?})");
+        for layout in 0..LAYOUTS.len() {
+            let batches = inputs(7, 3, 700, objects);
+            let opts = options_in(bins, layout);
+            let want = contents(&single(&batches, &opts, commit_inputs(objects)));
+            assert!(want.len() > 10, "{} keys", want.len());
+            for (n, order) in [
+                (1, vec![0]),
+                (2, vec![1, 0]),
+                (3, vec![2, 0, 1]),
+                (7, vec![6, 3, 0, 5, 1, 4, 2]),
+            ] {
+                let got = contents(&distributed(
+                    &batches,
+                    &opts,
+                    n,
+                    &order,
+                    commit_inputs(objects),
+                ));
+                assert!(
+                    !got.keys().any(|k| k.starts_with(parts::PARTS_DIR)),
+                    "the commit removes {}",
+                    parts::PARTS_DIR
+                );
+                assert_eq!(
+                    got.keys().collect::<Vec<_>>(),
+                    want.keys().collect::<Vec<_>>(),
+                    "{n} parts, objects {objects:?}, bins {bins}"
+                );
+                for (k, v) in &want {
+                    assert!(
+                        got[k] == *v,
+                        "{k} differs ({n} parts, objects {objects:?}, layout {layout})"
+                    );
+                }
             }
         }
     }
@@ -334,6 +355,45 @@ fn a_client_killed_before_the_commit_leaves_no_store_and_a_rerun_completes_it() 
 }
 
 #[test]
+fn a_lost_0_9_cell_stops_the_commit_and_a_rerun_part_completes_it() {
+    for layout in [1, 2] {
+        let batches = inputs(13, 2, 300, Some(6));
+        let opts = options_in(false, layout);
+        let want = contents(&single(&batches, &opts, CommitInputs::default()));
+        let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
+        parts::prepare(store.clone(), &opts, 2).unwrap();
+        run_part(&store, 0, &batches);
+        let receipt = run_part(&store, 1, &batches);
+        // the parts staged their cells, and placed none in a grid
+        let staged: Vec<String> = contents(&store)
+            .into_keys()
+            .filter(|k| k.starts_with(parts::CELLS_DIR))
+            .collect();
+        assert!(!staged.is_empty());
+        assert!(!contents(&store).keys().any(|k| k.starts_with("0/")));
+        // one of part 1's vertex cells is lost
+        let lost = format!(
+            "{}/0/vertices/{}",
+            parts::CELLS_DIR,
+            zv_format::metadata::ChunkKey(receipt.chunks[0].key.clone())
+        );
+        assert!(staged.contains(&lost), "{lost} not staged");
+        store
+            .delete(&StoreKey::new(lost.as_str()).unwrap())
+            .unwrap();
+        let e = parts::commit(store.clone(), CommitInputs::default())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(&lost), "{e}");
+        assert!(ZvStore::open(store.clone()).is_err(), "nothing committed");
+        // part 1 runs again: the commit completes with the single writer's store
+        run_part(&store, 1, &batches);
+        parts::commit(store.clone(), CommitInputs::default()).unwrap();
+        assert_eq!(contents(&store), want, "layout {layout}");
+    }
+}
+
+#[test]
 fn another_write_staged_here_is_refused() {
     let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
     parts::prepare(store.clone(), &options(false), 2).unwrap();
@@ -445,9 +505,10 @@ proptest! {
         objects in prop::option::of(1u64..30),
         bins in any::<bool>(),
         rotate in 0usize..6,
+        layout in 0usize..3,
     ) {
         let input = inputs(seed, batches, n, objects);
-        let opts = options(bins);
+        let opts = options_in(bins, layout);
         let want = contents(&single(&input, &opts, commit_inputs(objects)));
         let mut order: Vec<u32> = (0..parts_n).collect();
         order.rotate_left(rotate % parts_n as usize);

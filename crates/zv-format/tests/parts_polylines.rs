@@ -16,7 +16,7 @@ use zv_core::store::Store;
 use zv_format::document::{Attribute, AttributeValues};
 use zv_format::layout::attributes::AttributeRows;
 use zv_format::parts::{self, CommitInputs, PartWriter};
-use zv_format::writer::{WriterOptions, ZvWriter};
+use zv_format::writer::{FormatVersion, WriterOptions, ZvWriter};
 use zv_format::{Geometry, ZvStore};
 use zv_store_mem::MemoryStore;
 
@@ -119,6 +119,18 @@ fn options(geometry: Geometry, bins: bool) -> WriterOptions {
         o.bin_shape = Some(vec![5.0, 5.0, 10.0]);
     }
     o.codecs = zv_format::writer::CodecChoice::parse("zstd:1").unwrap();
+    o
+}
+
+/// [`options`] in layout `l`: ZV 0.7, ZV 0.9, ZV 0.9 in shards of 2 x 2 x 2.
+fn options_in(geometry: Geometry, bins: bool, l: usize) -> WriterOptions {
+    let mut o = options(geometry, bins);
+    if l % 3 > 0 {
+        o.format_version = FormatVersion::V0_9;
+    }
+    if l % 3 == 2 {
+        o.shard_shape = Some(vec![2, 2, 2]);
+    }
     o
 }
 
@@ -237,13 +249,15 @@ fn assert_same(got: &BTreeMap<String, Vec<u8>>, want: &BTreeMap<String, Vec<u8>>
 
 #[test]
 fn polyline_parts_write_the_single_writers_store_byte_for_byte() {
-    for (geometry, bins, step) in [
-        (Geometry::Polyline, false, 4.0),
-        (Geometry::Streamline, true, 2.5),
-        (Geometry::Polyline, true, 9.0),
+    for (geometry, bins, step, layout) in [
+        (Geometry::Polyline, false, 4.0, 0),
+        (Geometry::Streamline, true, 2.5, 0),
+        (Geometry::Polyline, true, 9.0, 0),
+        (Geometry::Polyline, false, 4.0, 1),
+        (Geometry::Streamline, true, 2.5, 2),
     ] {
         let batches = inputs(5, 3, 120, step, geometry == Geometry::Polyline);
-        let opts = options(geometry.clone(), bins);
+        let opts = options_in(geometry.clone(), bins, layout);
         let want = contents(&single(&batches, &opts));
         // the input crosses chunks: the single writer made cross-chunk records
         let reader = ZvStore::open(single(&batches, &opts)).unwrap();
@@ -265,7 +279,8 @@ fn polyline_parts_write_the_single_writers_store_byte_for_byte() {
             ] {
                 let (store, done) = distributed(&batches, &opts, n, &order, routing);
                 done.unwrap();
-                let what = format!("{geometry:?}, bins {bins}, {n} parts, {routing:?}");
+                let what =
+                    format!("{geometry:?}, bins {bins}, layout {layout}, {n} parts, {routing:?}");
                 assert_same(&contents(&store), &want, &what);
             }
         }
@@ -363,9 +378,10 @@ proptest! {
         rotate in 0usize..6,
         routed in any::<bool>(),
         bins in any::<bool>(),
+        layout in 0usize..3,
     ) {
         let batches = inputs(seed, 2, 25, 7.0, true);
-        let opts = options(Geometry::Polyline, bins);
+        let opts = options_in(Geometry::Polyline, bins, layout);
         let want = contents(&single(&batches, &opts));
         let mut order: Vec<u32> = (0..n).collect();
         order.rotate_left(rotate % n as usize);

@@ -35,7 +35,8 @@ fn open(path: &str) -> PyResult<Arc<dyn Store>> {
 #[pyfunction]
 #[pyo3(signature = (
     path, parts, *, chunk_shape, geometry = "point_cloud", bin_shape = None, bounds = None,
-    dtype = "float32", compression = "spec-default", out_of_bounds = "raise"
+    dtype = "float32", compression = "spec-default", out_of_bounds = "raise",
+    format_version = "0.7", shard_shape = None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn _prepare_parts<'py>(
@@ -49,18 +50,21 @@ fn _prepare_parts<'py>(
     dtype: &str,
     compression: &str,
     out_of_bounds: &str,
+    format_version: &str,
+    shard_shape: Option<Vec<u64>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let opts = options(
+    let mut opts = options(
         geometry,
         chunk_shape,
         bin_shape,
         bounds,
         dtype,
         compression,
-        "0.7",
+        format_version,
         out_of_bounds,
         None,
     )?;
+    opts.shard_shape = shard_shape;
     let store = open(&path)?;
     let plan = py
         .detach(move || parts::prepare(store, &opts, parts))

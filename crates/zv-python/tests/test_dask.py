@@ -77,6 +77,20 @@ def test_five_million_points_in_sixteen_partitions_on_two_workers(tmp_path, clie
     assert got.positions.shape == (5_000_000, 3)
 
 
+@pytest.mark.parametrize("shard", [None, (2, 2, 2)])
+def test_zero_nine_points_in_partitions_are_the_single_writers_store(tmp_path, client, shard):
+    df = pd.concat([points(5_000, seed=300 + i) for i in range(4)], ignore_index=True)
+    layout = dict(format_version="0.9", shard_shape=shard)
+    one = tmp_path / "one.zarr"
+    zv.write_points(one, df[["x", "y", "z"]].to_numpy(), object_ids=df["cell"].to_numpy(),
+                    vertex_attributes={"w": df["w"].to_numpy()}, **OPTS, **layout)
+    ddf = dd.from_pandas(df, npartitions=4, sort=False)
+    store = tmp_path / "dask.zarr"
+    zv.dask.write_points(store, ddf, object_id="cell", attributes=["w"], **OPTS, **layout)
+    assert files(store) == files(one)
+    assert zv.open(store).info()["zv_version"].startswith("0.9")
+
+
 def test_a_worker_killed_in_a_task_is_retried_to_the_same_store(tmp_path, client):
     df = points(200_000, seed=2)
     ddf = dd.from_pandas(df, npartitions=8)

@@ -134,6 +134,38 @@ impl GridSink {
         })
     }
 
+    /// Runs `f` on the pending state of the grid array at `path` (created with the blob codecs
+    /// `codecs` on first use), under the lock.
+    fn with_pending<T>(
+        &self,
+        path: &NodePath,
+        codecs: &[ExtensionMetadata],
+        f: impl FnOnce(&mut Pending) -> Result<T>,
+    ) -> Result<T> {
+        let mut arrays = self
+            .arrays
+            .lock()
+            .map_err(|_| Error::InvalidInput("a grid writer thread panicked".into()))?;
+        if !arrays.contains_key(path) {
+            let meta_key = path.metadata_key();
+            let meta = self.metadata(path, codecs)?;
+            let array = Array::from_metadata(self.store.clone(), path, meta)
+                .map_err(|e| zarr_error(e, &meta_key))?;
+            arrays.insert(
+                path.clone(),
+                Pending {
+                    array,
+                    keys: Vec::new(),
+                    shards: ShardBuffer::default(),
+                },
+            );
+        }
+        let pending = arrays
+            .get_mut(path)
+            .ok_or_else(|| Error::InvalidInput("grid array vanished".into()))?;
+        f(pending)
+    }
+
     /// Writes `bytes` as the cell of chunk `key` of the grid array at `path` (an empty blob
     /// writes nothing: an empty cell is an absent chunk).
     pub(super) fn write_cell(
@@ -145,47 +177,31 @@ impl GridSink {
     ) -> Result<()> {
         let index = self.index(path, key)?;
         let meta_key = path.metadata_key();
-        let owned = self.shards.as_ref().map(|_| bytes.to_vec());
-        let array = {
-            let mut arrays = self
-                .arrays
-                .lock()
-                .map_err(|_| Error::InvalidInput("a grid writer thread panicked".into()))?;
-            if !arrays.contains_key(path) {
-                let meta = self.metadata(path, codecs)?;
-                let array = Array::from_metadata(self.store.clone(), path, meta)
-                    .map_err(|e| zarr_error(e, &meta_key))?;
-                arrays.insert(
-                    path.clone(),
-                    Pending {
-                        array,
-                        keys: Vec::new(),
-                        shards: ShardBuffer::default(),
-                    },
-                );
-            }
-            let pending = arrays
-                .get_mut(path)
-                .ok_or_else(|| Error::InvalidInput("grid array vanished".into()))?;
-            if !bytes.is_empty() {
-                pending.keys.push(key.clone());
-            }
-            if let (Some(plan), Some(owned)) = (&self.shards, owned) {
+        if let Some(plan) = &self.shards {
+            let owned = bytes.to_vec();
+            let (array, full) = self.with_pending(path, codecs, |pending| {
+                if !owned.is_empty() {
+                    pending.keys.push(key.clone());
+                }
                 let full = pending
                     .shards
                     .give(plan, &index, owned, meta_key.as_str())?;
-                let array = pending.array.clone();
-                drop(arrays);
-                return match full {
-                    Some(shard) => store_shard(&array, shard, &meta_key),
-                    None => Ok(()),
-                };
+                Ok((pending.array.clone(), full))
+            })?;
+            return match full {
+                Some(shard) => store_shard(&array, shard, &meta_key),
+                None => Ok(()),
+            };
+        }
+        let array = self.with_pending(path, codecs, |pending| {
+            if !bytes.is_empty() {
+                pending.keys.push(key.clone());
             }
-            if bytes.is_empty() {
-                return Ok(());
-            }
-            pending.array.clone()
-        };
+            Ok(pending.array.clone())
+        })?;
+        if bytes.is_empty() {
+            return Ok(());
+        }
         array
             .store_chunk(
                 &index,
@@ -195,6 +211,34 @@ impl GridSink {
                 },
             )
             .map_err(|e| zarr_error(e, &meta_key))
+    }
+
+    /// Takes the cell of chunk `key` of the grid array at `path` as a part staged it:
+    /// `encoded`, the stored chunk of one unsharded cell ([`super::grid_stage`]). Unsharded,
+    /// those bytes are stored as they are, at the cell's key; sharded, the cell is decoded and
+    /// given to its shard.
+    pub(super) fn adopt_cell(
+        &self,
+        path: &NodePath,
+        key: &ChunkKey,
+        encoded: bytes::Bytes,
+        codecs: &[ExtensionMetadata],
+    ) -> Result<()> {
+        if self.shards.is_some() {
+            let cell = super::grid_stage::decode_cell(&self.store, path, key, encoded, codecs)?;
+            return self.write_cell(path, key, &cell, codecs);
+        }
+        let index = self.index(path, key)?;
+        let meta_key = path.metadata_key();
+        let array = self.with_pending(path, codecs, |pending| {
+            pending.keys.push(key.clone());
+            Ok(pending.array.clone())
+        })?;
+        let chunk = array
+            .chunk_key(&index)
+            .map_err(|e| zarr_error(e, &meta_key))?;
+        self.store.set(&chunk, encoded)?;
+        Ok(())
     }
 
     /// Writes the `zarr.json` of the grid array at `path` with `attributes` plus

@@ -45,6 +45,7 @@ fn options_json(o: &WriterOptions) -> Value {
         "codecs": o.codecs.spec(),
         "crs": o.crs,
         "format_version": o.format_version.name(),
+        "shard_shape": o.shard_shape,
     })
 }
 
@@ -86,6 +87,7 @@ fn options_from(v: &Value) -> Result<WriterOptions> {
     out.codecs = CodecChoice::parse(&member::<String>(o, "codecs")?)?;
     out.crs = o.get("crs").cloned().filter(|c| !c.is_null());
     out.format_version = FormatVersion::parse(&member::<String>(o, "format_version")?)?;
+    out.shard_shape = member(o, "shard_shape")?;
     Ok(out)
 }
 

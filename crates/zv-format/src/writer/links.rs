@@ -340,7 +340,22 @@ impl ZvWriter {
     }
 
     /// Writes the cross-chunk links and their attributes (linked and polyline geometries).
-    pub(super) fn write_cross_chunk_links(
+    /// Writes the level's link documents and cross-chunk records in the layout written
+    /// (`intra_links`: the intra-chunk links already written with the chunks).
+    pub(super) fn write_level_links(
+        &self,
+        routed: RoutedLinks,
+        columns: &[FinishedColumn],
+        intra_links: u64,
+    ) -> Result<()> {
+        if self.opts.format_version == FormatVersion::V0_9 {
+            return self.write_links_v09(routed, intra_links);
+        }
+        self.write_link_documents(columns, intra_links)?;
+        self.write_cross_chunk_links(routed, columns)
+    }
+
+    fn write_cross_chunk_links(
         &self,
         routed: RoutedLinks,
         columns: &[FinishedColumn],

@@ -117,8 +117,12 @@ impl ZvWriter {
                 self.opts.geometry.name()
             )));
         }
-        if self.opts.format_version != FormatVersion::V0_7 {
-            return Err(bad("distributed writes write the ZV 0.7 layout for now"));
+        if self.opts.format_version == FormatVersion::V0_9
+            && matches!(self.target, Target::Level(_))
+        {
+            return Err(bad(
+                "distributed pyramid steps write the ZV 0.7 layout for now",
+            ));
         }
         Ok(())
     }
@@ -153,6 +157,10 @@ impl ZvWriter {
         let schema = self.columns.part_schema()?;
         let columns = self.columns.finish()?;
         let fragment_columns = self.fragment_columns()?;
+        if self.opts.format_version == FormatVersion::V0_9 {
+            // the grid is not known yet: the cells wait under the parts directory
+            self.blobs.begin_staging(crate::parts::CELLS_DIR)?;
+        }
         let chunks = self.write_chunk_blobs(None, &columns, &fragment_columns, None)?;
         drop(fragment_columns);
         self.blobs.store().sync()?;
@@ -290,6 +298,10 @@ impl ZvWriter {
             ));
         }
         let columns = self.columns.finish()?;
+        if self.opts.format_version == FormatVersion::V0_9 {
+            self.begin_grid_v09()?;
+            self.adopt_part_cells(&columns)?;
+        }
         if !self.has_objects() {
             fragment_objects.clear();
         }
@@ -297,7 +309,7 @@ impl ZvWriter {
         self.write_vertex_documents(&columns, &self.fragment_columns()?)?;
         let routed = self.sequential_links()?;
         let cross_chunk_links = routed.cross_chunk_len() as u64;
-        self.write_cross_chunk_links(routed, &self.links.finish_columns()?)?;
+        self.write_level_links(routed, &self.links.finish_columns()?, 0)?;
         self.write_level_and_root(rows, !columns.is_empty())?;
         Ok(WriteSummary {
             vertices: rows,

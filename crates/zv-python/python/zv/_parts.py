@@ -36,10 +36,13 @@ def prepare_parts(
     dtype: str = "float32",
     compression: str = "spec-default",
     out_of_bounds: str = "raise",
+    format_version: str = "0.7",
+    shard_shape: Optional[Sequence[int]] = None,
 ) -> Dict[str, Any]:
     """Stages a distributed write of ``parts`` parts of ``geometry`` (``point_cloud``,
-    ``line``, ``polyline`` or ``streamline``); returns ``{"run", "parts"}``. Preparing again
-    with the same options returns the same run (a client resumes)."""
+    ``line``, ``polyline`` or ``streamline``) in the layout ``format_version`` (``"0.9"``
+    with an optional ``shard_shape``, as ``zv.write_points``); returns ``{"run", "parts"}``.
+    Preparing again with the same options returns the same run (a client resumes)."""
     return _zv._prepare_parts(
         os.fspath(path),
         int(parts),
@@ -50,6 +53,8 @@ def prepare_parts(
         dtype=dtype,
         compression=compression,
         out_of_bounds=out_of_bounds,
+        format_version=str(format_version),
+        shard_shape=None if shard_shape is None else [int(s) for s in shard_shape],
     )
 
 

@@ -87,6 +87,8 @@ def write_points(
     dtype: str = "float32",
     compression: str = "spec-default",
     out_of_bounds: str = "raise",
+    format_version: str = "0.7",
+    shard_shape: Optional[Sequence[int]] = None,
     object_attributes: Arrays = None,
     groups: Optional[Mapping[int, Sequence[int]]] = None,
     group_attributes: Arrays = None,
@@ -101,7 +103,9 @@ def write_points(
     numeric ``attributes`` columns) or a dask array ``(N, ndim)`` to a new store at ``path``
     (a directory or an object-store URL), one part per output partition, and commits it.
 
-    ``commit=False`` stops after the parts (a later call commits). ``on_part(k)`` runs on
+    ``format_version`` and ``shard_shape`` choose the layout, as in ``zv.write_points``
+    (``"0.9"``: the parts stage their cells and the commit places them in the level's chunk
+    grid). ``commit=False`` stops after the parts (a later call commits). ``on_part(k)`` runs on
     the worker before part ``k`` is written (progress, metrics, fault injection in tests).
     Returns the commit's summary (``vertices``, ``chunks``, ``objects``, ``groups``) and
     ``parts``, the parts written by this call. ``storage_options`` configure object stores
@@ -122,6 +126,8 @@ def write_points(
         dtype=dtype,
         compression=compression,
         out_of_bounds=out_of_bounds,
+        format_version=format_version,
+        shard_shape=shard_shape,
     )
     todo = set(_parts.missing_parts(path)) if resume else set(range(n))
     written: list = []
@@ -357,6 +363,8 @@ def write_polylines(
     dtype: str = "float32",
     compression: str = "spec-default",
     out_of_bounds: str = "raise",
+    format_version: str = "0.7",
+    shard_shape: Optional[Sequence[int]] = None,
     object_attributes: Arrays = None,
     groups: Optional[Mapping[int, Sequence[int]]] = None,
     group_attributes: Arrays = None,
@@ -387,7 +395,8 @@ def write_polylines(
     n = int(parts) if parts is not None else max(1, len(inputs))
     _parts.prepare_parts(path, n, chunk_shape=chunk_shape, geometry=geometry,
                          bin_shape=bin_shape, bounds=bounds, dtype=dtype,
-                         compression=compression, out_of_bounds=out_of_bounds)
+                         compression=compression, out_of_bounds=out_of_bounds,
+                         format_version=format_version, shard_shape=shard_shape)
     todo = set(_parts.missing_parts(path)) if resume else set(range(n))
     written: list = []
     total = 0

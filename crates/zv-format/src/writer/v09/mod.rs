@@ -6,6 +6,7 @@
 //! ([`links`]: the `links/0` family of offsets segments).
 
 mod links;
+mod parts;
 
 use std::borrow::Cow;
 
