@@ -25,6 +25,11 @@ impl Rng {
         self.0 ^= self.0 >> 27;
         (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
     }
+
+    /// Uniform in `0..n` (`n` ≥ 1; below 2^53, as it scales [`Rng::unit`]).
+    pub fn below(&mut self, n: u64) -> u64 {
+        ((self.unit() * n as f64) as u64).min(n.saturating_sub(1))
+    }
 }
 
 /// Every key of `store` with its bytes (panics on a store error: a test helper).
