@@ -95,8 +95,11 @@ fn skeleton(r: &mut Rng) -> Value {
         "vertex_attributes": {"radius": {"dtype": "float32", "values": radius}}})
 }
 
+/// A generator of geometry documents.
+type Make = fn(&mut Rng) -> Value;
+
 /// The formats checked, with the geometry each carries.
-fn cases() -> Vec<(Format, &'static str, fn(&mut Rng) -> Value)> {
+fn cases() -> Vec<(Format, &'static str, Make)> {
     vec![
         (Format::Ply, "ply", points),
         (Format::Csv, "csv", points),
