@@ -6,7 +6,8 @@
 Writes, for every geometry 0.9.2 writes and every layout (default cells,
 sharded cells), one store ``OUT_DIR/<geometry>-<layout>.zv`` with random
 content: object ids, vertex and object attributes, groups (point clouds and
-polylines), several chunks on both sides of the origin (negative chunk
+polylines), link attributes (graphs and skeletons: a float32 and an int32 one; 0.9.2's
+``write_mesh`` takes none), several chunks on both sides of the origin (negative chunk
 coordinates, so ``chunk_grid_origin`` is not zero). Prints a JSON list of the
 stores written with what each holds.
 
@@ -107,6 +108,7 @@ def graph(path: str, rng: np.random.Generator, shard, kind: str = "graph") -> di
         edges = np.array(near + far, dtype=np.int64)
         edges = edges[edges[:, 0] != edges[:, 1]]
         ids = np.sort(rng.integers(0, 3, n)).astype(np.int64)
+    m = len(edges)
     write_graph(
         path,
         pos,
@@ -115,6 +117,12 @@ def graph(path: str, rng: np.random.Generator, shard, kind: str = "graph") -> di
         bounds=BOUNDS,
         kind=kind,
         vertex_attributes={"diameter": rng.random(n).astype(np.float32)},
+        # one row per edge, filed by 0.9.2 with its record (a skeleton stores the rows of the
+        # edges it stores: not the implicit previous-vertex parents)
+        link_attributes={
+            "weight": rng.random(m).astype(np.float32),
+            "kind": rng.integers(-50, 50, m).astype(np.int32),
+        },
         object_ids=ids,
         shard_shape=shard,
     )

@@ -18,9 +18,10 @@
 //!
 //! What the target layout or the writer cannot hold is refused before anything is written,
 //! with an error naming the node: levels above 0 (pyramids; neither layout's writer copies
-//! cross-level links yet), and for 0.9 lines and link attributes. Object-attribute types the
+//! cross-level links yet), and for 0.9 lines. Link attributes are carried both ways (the
+//! export reads them, the writer writes them). Object-attribute types the
 //! 0.9 writer refuses (categorical, multi-channel, bool, or a present value equal to 0.9's
-//! absent value) are refused by the writer, which checks everything before its first write.
+//! absent value), and categorical link attributes, are refused by the writer, which checks everything before its first write.
 //! The root `zarr.json` is written last, so a failed migration leaves no store that opens.
 //!
 //! ```
@@ -116,8 +117,8 @@ fn version_name(version: FormatVersion) -> &'static str {
 }
 
 /// Refuses, before anything is read in bulk or written, what the migration to `to` cannot
-/// carry: a source already in the target layout, levels above 0, and for 0.9 lines and link
-/// attributes. The error names the node concerned.
+/// carry: a source already in the target layout, levels above 0, and for 0.9 lines. The error
+/// names the node concerned.
 pub fn check_migratable(source: &ZvStore, to: FormatVersion) -> Result<()> {
     let root = source.root();
     let unsupported = |key: String, what: String| Err(Error::Unsupported { key, what });
@@ -151,18 +152,6 @@ pub fn check_migratable(source: &ZvStore, to: FormatVersion) -> Result<()> {
                 geometry.name()
             ),
         );
-    }
-    if to == FormatVersion::V0_9 && geometry.has_explicit_links() {
-        let level = source.level(0)?;
-        if let Some(name) = level.link_attribute_names()?.first() {
-            return unsupported(
-                level.p(&[names::LINK_ATTRIBUTES, name, "zarr.json"]),
-                format!(
-                    "migrating link attribute `{name}` to 0.9: this build does not write link \
-                     attributes in the ZV 0.9 layout yet"
-                ),
-            );
-        }
     }
     Ok(())
 }

@@ -503,7 +503,7 @@ impl ZvWriter {
         };
         self.write_vertex_documents(&columns, &fragment_columns)?;
         if self.opts.format_version == FormatVersion::V0_9 {
-            self.write_links_v09(routed, intra_links)?;
+            self.write_links_v09(routed, intra_links, &link_columns)?;
         } else {
             self.write_link_documents(&link_columns, intra_links)?;
             self.write_cross_chunk_links(routed, &link_columns)?;
