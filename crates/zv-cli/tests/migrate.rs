@@ -33,13 +33,11 @@ const MIGRATED: &[&str] = &[
 ];
 
 /// The fixtures it refuses: (fixture, what the error says, why).
-const REFUSED: &[(&str, &str, &str)] = &[
-    (
-        "pyramid_points",
-        "1/zarr.json",
-        "it has pyramid levels 1 and 2; zv migrates level 0 only",
-    ),
-];
+const REFUSED: &[(&str, &str, &str)] = &[(
+    "pyramid_points",
+    "1/zarr.json",
+    "it has pyramid levels 1 and 2; zv migrates level 0 only",
+)];
 
 /// Keys where 0.9.2's reading of a migrated fixture differs from the fixture's expected
 /// content by a ruling (`docs/format-decisions.md`), with the fixtures concerned.
@@ -172,7 +170,12 @@ fn bare_cross_chunk_values(path: &Path) {
 fn missing_cross_chunk_weights(path: &Path) -> usize {
     let d: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
     let v = &d["levels"]["0"]["cross_chunk_link_attributes"]["weight"]["0"];
-    let values = v.get("values").unwrap_or(v).as_array().cloned().unwrap_or_default();
+    let values = v
+        .get("values")
+        .unwrap_or(v)
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     assert!(values.iter().all(|x| x == "NaN"), "{values:?}");
     values.len()
 }
@@ -313,7 +316,10 @@ fn migrating_to_0_9_and_back_gives_the_fixture_content() {
         };
         if *name == "graph_basic" {
             assert_eq!(missing_cross_chunk_weights(&before), 0);
-            assert_eq!(missing_cross_chunk_weights(&after), cross_chunk_records(&before));
+            assert_eq!(
+                missing_cross_chunk_weights(&after),
+                cross_chunk_records(&before)
+            );
         }
         if let Some(report) = compare(&zv09_python(), &before, &after, ignore, true) {
             failures.push(format!(
@@ -345,7 +351,12 @@ fn make_09(
     let out = Command::new(zv09_python())
         .arg(workspace_root().join("tests/interop/zv09_make.py"))
         .arg(dir)
-        .args(["--seed", &seed.to_string(), "--geometries", &geometries.join(",")])
+        .args([
+            "--seed",
+            &seed.to_string(),
+            "--geometries",
+            &geometries.join(","),
+        ])
         .args(["--link-attributes", link_attributes])
         .output()
         .unwrap();
@@ -515,7 +526,10 @@ fn a_skeleton_with_link_attributes_is_refused() {
         let o = migrate(&store, &out, "0.7");
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(1), "{name}: {err}");
-        assert!(err.contains("0/link_attributes/kind/zarr.json"), "{name}: {err}");
+        assert!(
+            err.contains("0/link_attributes/kind/zarr.json"),
+            "{name}: {err}"
+        );
         assert!(empty(&out), "{name}: something was left at OUT");
     }
 }

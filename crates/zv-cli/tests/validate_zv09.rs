@@ -155,7 +155,10 @@ fn stores_zv_writes_in_0_9_validate_at_level_5() {
 /// categorical, multi-channel and bool object and group attributes.
 fn strip_what_0_9_refuses(doc: &mut Value) {
     let doc = doc.as_object_mut().unwrap();
-    if let Some(attrs) = doc.get_mut("link_attributes").and_then(Value::as_object_mut) {
+    if let Some(attrs) = doc
+        .get_mut("link_attributes")
+        .and_then(Value::as_object_mut)
+    {
         attrs.retain(|_, a| a["dtype"] != "string");
     }
     for key in ["object_attributes", "group_attributes"] {
@@ -340,7 +343,9 @@ fn broken_zero_nine_stores_give_findings_naming_the_key() {
     // link attribute cells of a row count other than their links cell's
     let s = copy(&graph, dir.path(), "link-attribute-rows");
     let cell = first_chunk(&s, "0/link_attributes/weight/0/0.0.0");
-    edit_cell(&s.join(&cell), |el| el.extend_from_slice(&0f32.to_le_bytes()));
+    edit_cell(&s.join(&cell), |el| {
+        el.extend_from_slice(&0f32.to_le_bytes())
+    });
     assert_finding(&s, "link-attribute", &cell);
     let s = copy(&graph, dir.path(), "cross-chunk-attribute-rows");
     let cell = first_chunk(&s, &format!("0/link_attributes/weight/0/{}", segments[0]));

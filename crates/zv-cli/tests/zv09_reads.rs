@@ -137,7 +137,11 @@ fn link_attribute_rows(path: &Path) -> (usize, usize) {
                 rows.0 += count(chunks);
             }
         }
-        for per_delta in level["cross_chunk_link_attributes"].as_object().unwrap().values() {
+        for per_delta in level["cross_chunk_link_attributes"]
+            .as_object()
+            .unwrap()
+            .values()
+        {
             rows.1 += count(&per_delta["0"]["values"]);
         }
     }

@@ -173,7 +173,9 @@ fn export(store: &Path) -> Value {
         order.sort_by_cached_key(|&i| links[i].to_string());
         let sorted: Vec<Value> = order.iter().map(|&i| links[i].clone()).collect();
         *links = sorted;
-        let attributes = doc.get_mut("link_attributes").and_then(Value::as_object_mut);
+        let attributes = doc
+            .get_mut("link_attributes")
+            .and_then(Value::as_object_mut);
         for a in attributes.into_iter().flat_map(|a| a.values_mut()) {
             if let Some(values) = a["values"].as_array_mut() {
                 let sorted: Vec<Value> = order.iter().map(|&i| values[i].clone()).collect();
@@ -372,7 +374,11 @@ fn link_attribute_rows(path: &Path) -> usize {
                 .map(count)
                 .sum::<usize>();
         }
-        for a in level["cross_chunk_link_attributes"].as_object().unwrap().values() {
+        for a in level["cross_chunk_link_attributes"]
+            .as_object()
+            .unwrap()
+            .values()
+        {
             rows += count(&a["0"]["values"]);
         }
     }
@@ -490,12 +496,20 @@ fn zarr_vectors_0_9_2_reads_the_link_attributes_zv_writes_in_0_9() {
     let links: usize = docs
         .iter()
         .map(|(_, d)| {
-            let key = if d["geometry"] == "mesh" { "faces" } else { "edges" };
+            let key = if d["geometry"] == "mesh" {
+                "faces"
+            } else {
+                "edges"
+            };
             d[key].as_array().map_or(0, Vec::len)
         })
         .sum();
     assert!(checked.segments > 0);
-    assert!(checked.link_rows > 0 && checked.link_rows <= 3 * links, "{}", checked.link_rows);
+    assert!(
+        checked.link_rows > 0 && checked.link_rows <= 3 * links,
+        "{}",
+        checked.link_rows
+    );
 }
 
 #[test]
@@ -514,7 +528,11 @@ fn what_the_0_9_writer_does_not_write_is_refused() {
         "object_attributes": {"x": {"dtype": "int32", "values": [i32::MIN]}}});
     for (name, doc, expect) in [
         ("line", line, "line"),
-        ("link-attribute", link_attribute, "categorical link attribute `w`"),
+        (
+            "link-attribute",
+            link_attribute,
+            "categorical link attribute `w`",
+        ),
         ("categorical", categorical, "categorical"),
         ("sentinel", nan_row, "absent"),
     ] {

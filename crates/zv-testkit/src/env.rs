@@ -34,7 +34,8 @@ pub fn shared_dir() -> PathBuf {
 /// scope plus the link attribute sections (`link_attributes`, `cross_chunk_link_attributes`)
 /// to compare: every other physical section is dropped. `tests/interop/zv09_dump.py` writes
 /// those two of the physical sections only. Join further patterns with `|`.
-pub const LOGICAL_AND_LINK_ATTRIBUTES: &str = "^/(omitted|root_attributes|root_group_attributes_tree)$\
+pub const LOGICAL_AND_LINK_ATTRIBUTES: &str =
+    "^/(omitted|root_attributes|root_group_attributes_tree)$\
      |^/levels/[^/]+/(level_attributes|group_attributes_tree|array_chunk_keys|chunk_keys|chunks\
      |links|cross_chunk_links|object_index|vertex_attribute_info)$|/array_attributes$";
 

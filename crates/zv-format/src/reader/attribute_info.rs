@@ -176,10 +176,7 @@ impl Level {
         key: &ChunkKey,
         rows: u64,
     ) -> Result<Option<AttributeRows>> {
-        let path = self.chunk_blob(
-            &[&self.link_attribute_rows_array(&info.name, delta)?],
-            key,
-        );
+        let path = self.chunk_blob(&[&self.link_attribute_rows_array(&info.name, delta)?], key);
         let required = (rows > 0).then(|| {
             format!(
                 "link attribute `{}` for the {rows} link rows of chunk {key}",

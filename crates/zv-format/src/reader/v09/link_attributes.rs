@@ -49,7 +49,10 @@ impl Level {
         let intra = self.p(&[&self.link_attribute_rows_array(name, delta)?]);
         let mut segments = self.blobs.children(&group)?;
         segments.sort();
-        let first = segments.iter().map(|s| join(&[&group, s])).find(|p| *p != intra);
+        let first = segments
+            .iter()
+            .map(|s| join(&[&group, s]))
+            .find(|p| *p != intra);
         for path in std::iter::once(intra).chain(first) {
             if self.blobs.grid(&path)?.is_some() {
                 return Self::of_delta(self.attribute_info(&path, name)?, &path, delta);
@@ -84,8 +87,7 @@ impl Level {
         let known: BTreeSet<&str> = segments.iter().map(|s| s.segment.as_str()).collect();
         for seg in self.blobs.children(&group)? {
             let path = join(&[&group, &seg]);
-            if path != intra && !known.contains(seg.as_str()) && self.blobs.grid(&path)?.is_some()
-            {
+            if path != intra && !known.contains(seg.as_str()) && self.blobs.grid(&path)?.is_some() {
                 return Err(Error::inconsistent(
                     join(&[&path, "zarr.json"]),
                     format!(
@@ -140,8 +142,9 @@ impl Level {
                     key: ckey.clone(),
                     what: what(*n, &format!("{}/{src}", seg.segment)),
                 })?;
-                let rows = AttributeRows::decode(&bytes, info.data_type, *n as u64, info.channels())
-                    .map_err(blob_err(ckey.clone()))?;
+                let rows =
+                    AttributeRows::decode(&bytes, info.data_type, *n as u64, info.channels())
+                        .map_err(blob_err(ckey.clone()))?;
                 match &mut out {
                     None => out = Some(rows),
                     Some(all) => all.extend(&rows).map_err(blob_err(ckey))?,
