@@ -408,6 +408,15 @@ fn corrupt_zero_nine_link_attribute_cells_give_errors_naming_the_key() {
             "validate, {what}: {report}"
         );
     }
+    // a segment of another dtype than the attribute's
+    let s = fresh(8);
+    let (_, cross) = segments(&s);
+    let key = format!("{}/zarr.json", rel(&s, &cross));
+    edit(&s, &key, |d| {
+        d["attributes"]["dtype"] = serde_json::json!("int32")
+    });
+    let e = dump_error(&s);
+    assert!(e.contains(&key) && e.contains("dtype"), "{e}");
     // an attribute segment the links family does not have
     let s = fresh(9);
     let (_, cross) = segments(&s);
