@@ -4,7 +4,8 @@
 //! (`tests/interop/zv09_dump.py`) and by `zv dump`, compare equal in the logical scope and
 //! in the link attributes (graphs and skeletons carry a float and an integer one).
 //! `zv info` reads every one. Corrupt 0.9
-//! stores (metadata, vertex cells, link cells) give errors naming the key.
+//! stores (metadata, vertex cells, link cells, link attribute cells and segments) give errors
+//! naming the key.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use std::path::{Path, PathBuf};
