@@ -10,7 +10,12 @@ prints and the dump comparison's logical scope compares: ``root_metadata``,
 vertex attributes in manifest order; links: the reader's links whose endpoints one
 object alone holds, in its local indices), ``unassigned_links`` (the others, for
 graphs, skeletons and meshes), ``object_attributes``, ``groups``, ``group_attributes``,
-``canonical`` and ``reader`` (the high-level type readers' output).
+``canonical`` and ``reader`` (the high-level type readers' output), and the link attributes
+in the shape of zv's dump sections of the same names (physical sections, compared when
+asked): ``link_attributes`` (per attribute and delta, each chunk's rows of its intra-chunk
+links, ``read_chunk_link_attributes``) and ``cross_chunk_link_attributes`` (the rows of the
+records that cross chunks, in ``read_links``' order: ``read_link_attributes`` lists every
+record's row in that order, the cross-chunk segments first).
 
 Everything is read through zarr-vectors 0.9.2 (``core.store``, ``core.arrays``,
 ``types.*.read_*``); nothing here decodes a byte itself. Fields 0.9.2 adds
@@ -34,6 +39,7 @@ from typing import Any
 import numpy as np
 from zarr_vectors.core import arrays as A
 from zarr_vectors.core.metadata import get_level_chunk_shape
+from zarr_vectors.core.paths import intra_offsets, link_attributes_path
 from zarr_vectors.core.store import (
     get_resolution_level,
     list_resolution_levels,
@@ -147,6 +153,36 @@ def assign_links(objects, manifests, starts, links, mesh: bool) -> list:
     return sorted(unassigned)
 
 
+def link_attribute_sections(lg, chunk_keys, ndim: int) -> tuple[dict, dict]:
+    """The ``link_attributes`` and ``cross_chunk_link_attributes`` sections of a level."""
+    per_chunk: dict[str, Any] = {}
+    cross: dict[str, Any] = {}
+    names = children(lg, "link_attributes")
+    if not names:
+        return per_chunk, cross
+    fam = lg.read_array_meta("links/0") or {}
+    width = int(fam.get("link_width", 2))
+    n_cross = len(A.read_links(lg, include_intra=False))
+    n_all = len(A.read_links(lg))
+    for n in names:
+        per_chunk[n], cross[n] = {}, {}
+        for d in A.list_link_attribute_deltas(lg, n):
+            if d != 0:
+                raise SystemExit(f"link attribute {n}: delta {d} is not dumped")
+            rows = A.read_link_attributes(lg, n, delta=d)
+            if len(rows) != n_all:
+                raise SystemExit(f"link attribute {n}: {len(rows)} rows for {n_all} records")
+            intra = link_attributes_path(n, d, intra_offsets(ndim, width))
+            chunks = {}
+            for cc in chunk_keys:
+                if lg.chunk_exists(intra, A._chunk_key(cc)):
+                    groups = A.read_chunk_link_attributes(lg, n, tuple(cc), delta=d)
+                    chunks[ckey(cc)] = fix(np.concatenate(groups)) if groups else []
+            per_chunk[n]["0"] = {"dtype": str(rows.dtype), "chunks": chunks}
+            cross[n]["0"] = {"dtype": str(rows.dtype), "values": fix(rows[:n_cross])}
+    return per_chunk, cross
+
+
 def dump_level(store: str, root, rm, level: int) -> dict[str, Any]:
     lg = get_resolution_level(root, level)
     lm = read_level_metadata(root, level)
@@ -200,6 +236,8 @@ def dump_level(store: str, root, rm, level: int) -> dict[str, Any]:
         vals = A.read_groupings_attributes(lg, n)
         gattrs[n] = {"dtype": str(vals.dtype), "shape": list(vals.shape), "values": fix(vals)}
     out["group_attributes"] = gattrs
+    out["link_attributes"], out["cross_chunk_link_attributes"] = link_attribute_sections(
+        lg, chunk_keys, ndim)
 
     allv = np.concatenate(all_rows) if all_rows else np.zeros((0, ndim), vdtype)
     canon: dict[str, Any] = {"vertex_count": int(len(allv)), "vertices_sorted": sorted(fix(allv))}

@@ -2,11 +2,14 @@
 """Random ZV 0.9 stores written by zarr-vectors 0.9.2's own writers.
 
     python zv09_make.py OUT_DIR [--seed N] [--geometries point_cloud,polyline,...]
+                        [--link-attributes graph,skeleton]
 
 Writes, for every geometry 0.9.2 writes and every layout (default cells,
 sharded cells), one store ``OUT_DIR/<geometry>-<layout>.zv`` with random
 content: object ids, vertex and object attributes, groups (point clouds and
-polylines), several chunks on both sides of the origin (negative chunk
+polylines), link attributes (graphs and skeletons, or the geometries
+``--link-attributes`` names: a float32 and an int32 one; 0.9.2's ``write_mesh`` takes
+none), several chunks on both sides of the origin (negative chunk
 coordinates, so ``chunk_grid_origin`` is not zero). Prints a JSON list of the
 stores written with what each holds.
 
@@ -88,6 +91,9 @@ def streamline(path: str, rng: np.random.Generator, shard) -> dict:
     return polyline(path, rng, shard, geometry="streamline")
 
 
+LINK_ATTRIBUTES = {"graph", "skeleton"}
+
+
 def graph(path: str, rng: np.random.Generator, shard, kind: str = "graph") -> dict:
     from zarr_vectors.types.graphs import write_graph
 
@@ -107,6 +113,7 @@ def graph(path: str, rng: np.random.Generator, shard, kind: str = "graph") -> di
         edges = np.array(near + far, dtype=np.int64)
         edges = edges[edges[:, 0] != edges[:, 1]]
         ids = np.sort(rng.integers(0, 3, n)).astype(np.int64)
+    m = len(edges)
     write_graph(
         path,
         pos,
@@ -115,6 +122,12 @@ def graph(path: str, rng: np.random.Generator, shard, kind: str = "graph") -> di
         bounds=BOUNDS,
         kind=kind,
         vertex_attributes={"diameter": rng.random(n).astype(np.float32)},
+        # one row per edge, filed by 0.9.2 with its record (a skeleton stores the rows of the
+        # edges it stores: not the implicit previous-vertex parents)
+        link_attributes={
+            "weight": rng.random(m).astype(np.float32),
+            "kind": rng.integers(-50, 50, m).astype(np.int32),
+        } if kind in LINK_ATTRIBUTES else None,
         object_ids=ids,
         shard_shape=shard,
     )
@@ -154,7 +167,11 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--geometries", default=",".join(GEOMETRIES))
     ap.add_argument("--layouts", default=",".join(LAYOUTS))
+    ap.add_argument("--link-attributes", default="graph,skeleton",
+                    help="the geometries (of graph, skeleton) given link attributes")
     a = ap.parse_args()
+    LINK_ATTRIBUTES.clear()
+    LINK_ATTRIBUTES.update(g for g in a.link_attributes.split(",") if g)
     os.makedirs(a.out, exist_ok=True)
     written = []
     for g in a.geometries.split(","):

@@ -2,11 +2,12 @@
 //!
 //! - every 0.7 reference fixture migrated to 0.9 is read by zarr-vectors 0.9.2's own readers
 //!   (`tests/interop/zv09_dump.py`) with the fixture's content (its `expected.json`, the 0.7.0
-//!   reference's reading), less the keys a ruling lists in [`RULED_09`]; the fixtures the
+//!   reference's reading, link attributes included), less the keys a ruling lists in
+//!   [`RULED_09`]; the fixtures the
 //!   migration cannot carry ([`REFUSED`]) give the clear error and leave nothing at OUT;
 //! - random stores zarr-vectors 0.9.2 writes (every geometry, default and sharded layout)
 //!   migrated to 0.7 are read by the 0.7.0 reference (the shared `dump_store.py`) with the
-//!   content 0.9.2 reads;
+//!   content 0.9.2 reads, the graphs' link attributes included (a skeleton's are refused);
 //! - 0.7 → 0.9 → 0.7 gives the fixture's content as zv reads it;
 //! - the command: `--json` summary, exit status 1 and nothing left at OUT for a refused or
 //!   failed migration, 2 for a bad `--to`.
@@ -16,30 +17,27 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
-use zv_testkit::env::{fixtures_dir, reference_python, shared_dir, workspace_root, zv09_python};
+use zv_testkit::env::{
+    fixtures_dir, reference_python, shared_dir, workspace_root, zv09_python,
+    LOGICAL_AND_LINK_ATTRIBUTES,
+};
 
 /// The fixtures the migration to 0.9 carries.
 const MIGRATED: &[&str] = &[
     "points_basic",
     "points_binned",
     "streamlines_basic",
+    "graph_basic",
     "skeleton_basic",
     "mesh_basic",
 ];
 
 /// The fixtures it refuses: (fixture, what the error says, why).
-const REFUSED: &[(&str, &str, &str)] = &[
-    (
-        "graph_basic",
-        "link attribute `weight`",
-        "its edges carry the link attribute `weight`; the 0.9 writer writes no link attributes yet",
-    ),
-    (
-        "pyramid_points",
-        "1/zarr.json",
-        "it has pyramid levels 1 and 2; zv migrates level 0 only",
-    ),
-];
+const REFUSED: &[(&str, &str, &str)] = &[(
+    "pyramid_points",
+    "1/zarr.json",
+    "it has pyramid levels 1 and 2; zv migrates level 0 only",
+)];
 
 /// Keys where 0.9.2's reading of a migrated fixture differs from the fixture's expected
 /// content by a ruling (`docs/format-decisions.md`), with the fixtures concerned.
@@ -64,6 +62,19 @@ const RULED_09: &[(&str, &str, &str)] = &[
         "/reader/|/edges_xyz_sorted|/objects$|/unassigned_links",
         "ZV 0.9 stores, 0.9.2's reading order: 0.9.2 reads skeleton parents per fragment, \
          the 0.7.0 reference level-globally; zv's own reading is compared by the round trip",
+    ),
+    (
+        "graph_basic",
+        "/reader/edges$",
+        "ZV 0.9 stores, 0.9.2's reading order: read_graph lists the edges by offsets segment \
+         and cell; the edges themselves are compared by `canonical/edges_xyz_sorted`",
+    ),
+    (
+        "graph_basic",
+        "/cross_chunk_link_attributes/weight$",
+        "Missing link attribute values: the 0.7.0 reference stores no values for the edges \
+         that cross chunks (the fixture has none); the migration stores them as NaN, and \
+         0.9.2 reads one NaN per cross-chunk record",
     ),
     (
         "mesh_basic",
@@ -103,17 +114,77 @@ fn migrate_ok(from: &Path, to: &Path, version: &str) {
 }
 
 /// The comparison of two dumps in the logical scope: `None` when equal, else the report.
-fn compare(python: &Path, expected: &Path, actual: &Path, ignore: &str) -> Option<String> {
+/// With `link_attributes`, the link attribute sections are compared too.
+fn compare(
+    python: &Path,
+    expected: &Path,
+    actual: &Path,
+    ignore: &str,
+    link_attributes: bool,
+) -> Option<String> {
     let mut cmd = Command::new(python);
     cmd.arg(shared_dir().join("tools/compare_dumps.py"))
         .arg(expected)
         .arg(actual);
+    let ignore = match (link_attributes, ignore.is_empty()) {
+        (true, true) => LOGICAL_AND_LINK_ATTRIBUTES.to_owned(),
+        (true, false) => format!("{ignore}|{LOGICAL_AND_LINK_ATTRIBUTES}"),
+        (false, _) => ignore.to_owned(),
+    };
+    if link_attributes {
+        cmd.args(["--scope", "all"]);
+    }
     if !ignore.is_empty() {
-        cmd.args(["--ignore", ignore]);
+        cmd.args(["--ignore", &ignore]);
     }
     let cmp = cmd.output().unwrap();
     let text = String::from_utf8_lossy(&cmp.stdout).into_owned();
-    (!(cmp.status.success() && text.trim_end().ends_with("equal (scope=logical)"))).then_some(text)
+    let scope = if link_attributes { "all" } else { "logical" };
+    let equal = format!("equal (scope={scope})");
+    (!(cmp.status.success() && text.trim_end().ends_with(&equal))).then_some(text)
+}
+
+/// Rewrites each cross-chunk link attribute of the dump `path` given with its dtype
+/// (`{"dtype": …, "values": […]}`, as zv's dump and `zv09_dump.py` give it) as its bare
+/// values, as the 0.7.0 reference's `dump_store.py` gives it.
+fn bare_cross_chunk_values(path: &Path) {
+    let mut d: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    for level in d["levels"].as_object_mut().unwrap().values_mut() {
+        let Some(attrs) = level["cross_chunk_link_attributes"].as_object_mut() else {
+            continue;
+        };
+        for per_delta in attrs.values_mut().filter_map(Value::as_object_mut) {
+            for v in per_delta.values_mut() {
+                if let Some(values) = v.get("values").cloned() {
+                    *v = values;
+                }
+            }
+        }
+    }
+    std::fs::write(path, d.to_string()).unwrap();
+}
+
+/// The number of values of `graph_basic`'s link attribute `weight` on the cross-chunk
+/// records in the dump `path` (bare or with their dtype), each of which must be NaN, the
+/// missing value of a float link attribute.
+fn missing_cross_chunk_weights(path: &Path) -> usize {
+    let d: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    let v = &d["levels"]["0"]["cross_chunk_link_attributes"]["weight"]["0"];
+    let values = v
+        .get("values")
+        .unwrap_or(v)
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(values.iter().all(|x| x == "NaN"), "{values:?}");
+    values.len()
+}
+
+/// The number of cross-chunk records of level 0 in the dump `path` (0.7).
+fn cross_chunk_records(path: &Path) -> usize {
+    let d: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    let records = &d["levels"]["0"]["cross_chunk_links"]["0"]["records"];
+    records.as_array().map_or(0, Vec::len)
 }
 
 /// The ignore pattern of the rulings of `table` that concern `name`.
@@ -220,8 +291,16 @@ fn migrated_fixtures_read_by_0_9_2(shard: Option<u64>) {
     for name in MIGRATED {
         let expected = fixtures_dir().join(format!("{name}.expected.json"));
         let actual = dir.path().join(format!("{name}.expected.json"));
-        if let Some(report) = compare(&zv09_python(), &expected, &actual, &ignores(RULED_09, name))
-        {
+        bare_cross_chunk_values(&actual);
+        if *name == "graph_basic" {
+            // see RULED_09: 0.9.2 reads NaN for every edge the fixture has no value for
+            assert_eq!(
+                missing_cross_chunk_weights(&actual),
+                cross_chunk_records(&expected)
+            );
+        }
+        let ignore = ignores(RULED_09, name);
+        if let Some(report) = compare(&zv09_python(), &expected, &actual, &ignore, true) {
             failures.push(format!("{name}: 0.9.2 reads other content:\n{report}"));
         }
     }
@@ -261,14 +340,28 @@ fn migrating_to_0_9_and_back_gives_the_fixture_content() {
         // a skeleton's rows follow a depth-first order of the vertex order the writer is
         // given: compared through the order-independent `canonical` view, as the import
         // round trip of the fixtures is
-        // a mesh's faces are read from 0.9 in its layout's order (see RULED_09), and written
-        // back to 0.7 in that order: compared through `canonical/faces_xyz_sorted`
+        // a mesh's faces (a graph's edges) are read from 0.9 in its layout's order (see
+        // RULED_09), and written back to 0.7 in that order: compared through
+        // `canonical/faces_xyz_sorted` (`edges_xyz_sorted`)
+        // the fixture has no values for the edges that cross chunks, the round trip one NaN
+        // per cross-chunk record (see RULED_09): checked below
         let ignore = match *name {
             "skeleton_basic" => "/root_metadata/format_capabilities|/objects|/reader",
             "mesh_basic" => "/root_metadata/format_capabilities|/reader/faces$",
+            "graph_basic" => {
+                "/root_metadata/format_capabilities|/reader/edges$\
+                 |/cross_chunk_link_attributes/weight$"
+            }
             _ => "/root_metadata/format_capabilities",
         };
-        if let Some(report) = compare(&zv09_python(), &before, &after, ignore) {
+        if *name == "graph_basic" {
+            assert_eq!(missing_cross_chunk_weights(&before), 0);
+            assert_eq!(
+                missing_cross_chunk_weights(&after),
+                cross_chunk_records(&before)
+            );
+        }
+        if let Some(report) = compare(&zv09_python(), &before, &after, ignore, true) {
             failures.push(format!(
                 "{name}: 0.7 → 0.9 → 0.7 changed the content:\n{report}"
             ));
@@ -287,12 +380,24 @@ const READ: &[&str] = &[
     "mesh",
 ];
 
-/// Writes random stores of every geometry with 0.9.2 (both layouts) into `dir`: (name, path).
-fn make_09(dir: &Path, seed: u64) -> Vec<(String, PathBuf)> {
+/// Writes random stores of `geometries` with 0.9.2 (both layouts) into `dir`, link attributes
+/// on those of `link_attributes`: (name, path).
+fn make_09(
+    dir: &Path,
+    seed: u64,
+    geometries: &[&str],
+    link_attributes: &str,
+) -> Vec<(String, PathBuf)> {
     let out = Command::new(zv09_python())
         .arg(workspace_root().join("tests/interop/zv09_make.py"))
         .arg(dir)
-        .args(["--seed", &seed.to_string(), "--geometries", &READ.join(",")])
+        .args([
+            "--seed",
+            &seed.to_string(),
+            "--geometries",
+            &geometries.join(","),
+        ])
+        .args(["--link-attributes", link_attributes])
         .output()
         .unwrap();
     assert!(
@@ -411,7 +516,8 @@ fn keep_stored_ids(expected: &Path, actual: &Path) {
 #[test]
 fn zarr_vectors_0_9_2_stores_migrated_to_0_7_are_read_by_the_reference_with_their_content() {
     let dir = tempfile::tempdir().unwrap();
-    let stores = make_09(&dir.path().join("src"), 5);
+    // link attributes on the graphs (zv writes none on skeletons: refused, tested below)
+    let stores = make_09(&dir.path().join("src"), 5, READ, "graph");
     assert_eq!(stores.len(), READ.len() * 2);
     let paths: Vec<PathBuf> = stores.iter().map(|(_, p)| p.clone()).collect();
     zv09_dump(&paths, dir.path());
@@ -435,12 +541,14 @@ fn zarr_vectors_0_9_2_stores_migrated_to_0_7_are_read_by_the_reference_with_thei
             String::from_utf8_lossy(&out.stderr)
         );
         keep_stored_ids(&expected, &reference);
+        bare_cross_chunk_values(&expected);
         let geometry = name.rsplit_once('-').unwrap().0;
         if let Some(report) = compare(
             &reference_python(),
             &expected,
             &reference,
             &ignores(RULED_07, geometry),
+            true,
         ) {
             failures.push(format!(
                 "{name}: the reference reads other content:\n{report}"
@@ -448,6 +556,22 @@ fn zarr_vectors_0_9_2_stores_migrated_to_0_7_are_read_by_the_reference_with_thei
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn a_skeleton_with_link_attributes_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, store) in make_09(&dir.path().join("src"), 7, &["skeleton"], "skeleton") {
+        let out = dir.path().join(format!("{name}.07.zarr"));
+        let o = migrate(&store, &out, "0.7");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{name}: {err}");
+        assert!(
+            err.contains("0/link_attributes/kind/zarr.json"),
+            "{name}: {err}"
+        );
+        assert!(empty(&out), "{name}: something was left at OUT");
+    }
 }
 
 #[test]

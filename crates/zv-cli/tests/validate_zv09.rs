@@ -4,8 +4,9 @@
 //! validate at level 5 with no finding. Broken copies — a cell listed in `nonempty_chunks`
 //! deleted (a cell file, a shard), a corrupt vlen cell, a wrong `chunk_grid_origin`, a
 //! manifest naming a fragment past its chunk's cell, a chunk key missing from
-//! `nonempty_chunks`, a cross-chunk record naming a missing row — give findings of the
-//! expected rule at the expected key and exit status 1, never a panic.
+//! `nonempty_chunks`, a cross-chunk record naming a missing row, link attribute cells whose
+//! row count is not their links cell's (all-zero and cross-chunk segments) — give findings of
+//! the expected rule at the expected key and exit status 1, never a panic.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use std::path::{Path, PathBuf};
@@ -118,6 +119,7 @@ fn stores_zv_writes_in_0_9_validate_at_level_5() {
     let dir = tempfile::tempdir().unwrap();
     let mut migrated = 0;
     for name in [
+        "graph_basic",
         "mesh_basic",
         "points_basic",
         "points_binned",
@@ -146,14 +148,19 @@ fn stores_zv_writes_in_0_9_validate_at_level_5() {
         assert_eq!((code, &report["findings"]), (Some(0), &json!([])), "{name}");
         migrated += 1;
     }
-    assert_eq!(migrated, 5);
+    assert_eq!(migrated, 6);
 }
 
-/// Removes from a document what the 0.9 writer refuses: link attributes, and categorical,
-/// multi-channel and bool object and group attributes.
+/// Removes from a document what the 0.9 writer refuses: categorical link attributes, and
+/// categorical, multi-channel and bool object and group attributes.
 fn strip_what_0_9_refuses(doc: &mut Value) {
     let doc = doc.as_object_mut().unwrap();
-    doc.remove("link_attributes");
+    if let Some(attrs) = doc
+        .get_mut("link_attributes")
+        .and_then(Value::as_object_mut)
+    {
+        attrs.retain(|_, a| a["dtype"] != "string");
+    }
     for key in ["object_attributes", "group_attributes"] {
         if let Some(attrs) = doc.get_mut(key).and_then(Value::as_object_mut) {
             attrs.retain(|_, a| {
@@ -330,6 +337,24 @@ fn broken_zero_nine_stores_give_findings_naming_the_key() {
         f["rule"] == "cross-chunk-endpoints"
             && f["key"] == "0/links/0"
             && f["message"].as_str().unwrap().contains("999")
+    });
+    assert!(code == Some(1) && hit, "{report:#}");
+
+    // link attribute cells of a row count other than their links cell's
+    let s = copy(&graph, dir.path(), "link-attribute-rows");
+    let cell = first_chunk(&s, "0/link_attributes/weight/0/0.0.0");
+    edit_cell(&s.join(&cell), |el| {
+        el.extend_from_slice(&0f32.to_le_bytes())
+    });
+    assert_finding(&s, "link-attribute", &cell);
+    let s = copy(&graph, dir.path(), "cross-chunk-attribute-rows");
+    let cell = first_chunk(&s, &format!("0/link_attributes/weight/0/{}", segments[0]));
+    edit_cell(&s.join(&cell), |el| el.truncate(el.len() - 4));
+    let (code, report) = validate(&s);
+    let hit = report["findings"].as_array().unwrap().iter().any(|f| {
+        f["rule"] == "cross-chunk-attribute"
+            && f["key"] == "0/link_attributes/weight/0"
+            && f["message"].as_str().unwrap().contains(&cell)
     });
     assert!(code == Some(1) && hit, "{report:#}");
 }

@@ -1,16 +1,18 @@
 //! zv reads the ZV 0.9 stores zarr-vectors 0.9.2 writes: random stores of every geometry
 //! (point clouds, polylines, streamlines, graphs, skeletons, meshes), in 0.9.2's default layout
 //! and its sharded layout (with sparse object ids), dumped by 0.9.2's own readers
-//! (`tests/interop/zv09_dump.py`) and by `zv dump`, compare equal in the logical scope.
+//! (`tests/interop/zv09_dump.py`) and by `zv dump`, compare equal in the logical scope and
+//! in the link attributes (graphs and skeletons carry a float and an integer one).
 //! `zv info` reads every one. Corrupt 0.9
-//! stores (metadata, vertex cells, link cells) give errors naming the key.
+//! stores (metadata, vertex cells, link cells, link attribute cells and segments) give errors
+//! naming the key.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
-use zv_testkit::env::{shared_dir, workspace_root, zv09_python};
+use zv_testkit::env::{shared_dir, workspace_root, zv09_python, LOGICAL_AND_LINK_ATTRIBUTES};
 
 /// The geometries 0.9.2 writes.
 const READ: &[&str] = &[
@@ -66,6 +68,7 @@ fn zv_dumps_what_zarr_vectors_0_9_2_reads() {
     let dir = tempfile::tempdir().unwrap();
     let mut failures = Vec::new();
     let mut compared = 0;
+    let mut link_rows = (0, 0);
     for &seed in SEEDS {
         let sub = dir.path().join(seed.to_string());
         let stores = make(&sub, seed, READ);
@@ -101,22 +104,49 @@ fn zv_dumps_what_zarr_vectors_0_9_2_reads() {
             );
             let actual = sub.join(format!("{name}.zv.json"));
             std::fs::write(&actual, &out.stdout).unwrap();
+            // the logical scope and the link attributes (per chunk, and per cross-chunk record)
             let cmp = Command::new(zv09_python())
                 .arg(shared_dir().join("tools/compare_dumps.py"))
                 .arg(&expected)
                 .arg(&actual)
-                .args(["--ignore", "^/omitted"])
+                .args(["--scope", "all", "--ignore", LOGICAL_AND_LINK_ATTRIBUTES])
                 .output()
                 .unwrap();
             let text = String::from_utf8_lossy(&cmp.stdout).into_owned();
-            if !(cmp.status.success() && text.trim_end().ends_with("equal (scope=logical)")) {
+            if !(cmp.status.success() && text.trim_end().ends_with("equal (scope=all)")) {
                 failures.push(format!("seed {seed} {name}:\n{text}"));
             }
+            let (intra, cross) = link_attribute_rows(&expected);
+            link_rows = (link_rows.0 + intra, link_rows.1 + cross);
             compared += 1;
         }
     }
     assert_eq!(compared, SEEDS.len() * READ.len() * 2);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // graphs and skeletons carry two link attributes, on intra- and cross-chunk records
+    assert!(link_rows.0 > 0 && link_rows.1 > 0, "{link_rows:?}");
+}
+
+/// The link attribute rows 0.9.2 read in the dump `path`: (intra-chunk, cross-chunk).
+fn link_attribute_rows(path: &Path) -> (usize, usize) {
+    let d: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    let count = |v: &Value| v.as_array().map_or(0, Vec::len);
+    let mut rows = (0, 0);
+    for level in d["levels"].as_object().unwrap().values() {
+        for per_delta in level["link_attributes"].as_object().unwrap().values() {
+            for chunks in per_delta["0"]["chunks"].as_object().unwrap().values() {
+                rows.0 += count(chunks);
+            }
+        }
+        for per_delta in level["cross_chunk_link_attributes"]
+            .as_object()
+            .unwrap()
+            .values()
+        {
+            rows.1 += count(&per_delta["0"]["values"]);
+        }
+    }
+    rows
 }
 
 /// Rewrites `key` (relative to `store`) with `edit` applied to its text.
@@ -304,4 +334,95 @@ fn corrupt_zero_nine_link_cells_give_errors_naming_the_key() {
     std::fs::rename(&cross, s.join("0/links/0/+1.x.0")).unwrap();
     let e = dump_error(&s);
     assert!(e.contains("0/links/0/+1.x.0/zarr.json"), "{e}");
+}
+
+#[test]
+fn corrupt_zero_nine_link_attribute_cells_give_errors_naming_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let stores = make(dir.path(), 13, &["graph"]);
+    let default = &stores.iter().find(|(n, _)| n == "graph-default").unwrap().1;
+    let fresh = |i: usize| {
+        let to = dir.path().join(format!("case{i}"));
+        let status = Command::new("cp")
+            .arg("-r")
+            .arg(default)
+            .arg(&to)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        to
+    };
+    let rel = |s: &Path, p: &Path| p.strip_prefix(s).unwrap().to_str().unwrap().to_owned();
+    // the segments of the float32 attribute `weight`: (intra, first cross-chunk one)
+    let segments = |s: &Path| {
+        let (intra, cross) = link_segments(s);
+        let at = |p: &Path| {
+            let seg = p.file_name().unwrap();
+            s.join("0/link_attributes/weight/0").join(seg)
+        };
+        (at(&intra), at(&cross))
+    };
+    // the store reads, and validates, as 0.9.2 wrote it
+    let out = zv(&["validate".as_ref(), default.as_os_str()]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // each edit, on a fresh copy: (what, the cell edited, its new element or None to delete it)
+    type Edit = fn(Vec<u8>) -> Option<Vec<u8>>;
+    let cases: [(&str, bool, Edit); 5] = [
+        ("an intra-chunk cell of a wrong length", true, |mut e| {
+            e.truncate(e.len() - 2);
+            Some(e)
+        }),
+        ("an intra-chunk cell with a row too many", true, |mut e| {
+            e.extend_from_slice(&1f32.to_le_bytes());
+            Some(e)
+        }),
+        ("a cross-chunk cell of a wrong length", false, |mut e| {
+            e.push(0);
+            Some(e)
+        }),
+        ("a cross-chunk cell with a row too few", false, |mut e| {
+            e.truncate(e.len() - 4);
+            Some(e)
+        }),
+        ("a cross-chunk cell deleted", false, |_| None),
+    ];
+    for (i, (what, intra, f)) in cases.into_iter().enumerate() {
+        let s = fresh(i);
+        let (intra_seg, cross_seg) = segments(&s);
+        let seg = if intra { intra_seg } else { cross_seg };
+        let cell = first_cell(&seg.join("c"));
+        match f(vlen_cell(&cell)) {
+            Some(el) => write_vlen_cell(&cell, &el),
+            None => std::fs::remove_file(&cell).unwrap(),
+        }
+        let e = dump_error(&s);
+        assert!(e.contains(&rel(&s, &cell)), "{what}: {e}");
+        let out = zv(&["validate".as_ref(), s.as_os_str()]);
+        let report = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.code() == Some(1) && report.contains(&rel(&s, &cell)),
+            "validate, {what}: {report}"
+        );
+    }
+    // a segment of another dtype than the attribute's
+    let s = fresh(8);
+    let (_, cross) = segments(&s);
+    let key = format!("{}/zarr.json", rel(&s, &cross));
+    edit(&s, &key, |d| {
+        d["attributes"]["dtype"] = serde_json::json!("int32")
+    });
+    let e = dump_error(&s);
+    assert!(e.contains(&key) && e.contains("dtype"), "{e}");
+    // an attribute segment the links family does not have
+    let s = fresh(9);
+    let (_, cross) = segments(&s);
+    let stray = s.join("0/link_attributes/weight/0/+7.0.0");
+    std::fs::rename(&cross, &stray).unwrap();
+    let e = dump_error(&s);
+    assert!(e.contains("0/link_attributes/weight/0/+7.0.0"), "{e}");
 }

@@ -2,8 +2,9 @@
 //! with exactly the content zv wrote: random point-cloud documents (with and without object
 //! ids, bins, negative chunks, 2 and 3 dimensions, every codec preset, scalar and
 //! multi-channel vertex attributes, object attributes with absent rows, groups and group
+//! attributes; graphs and meshes with random float, integer and multi-channel link
 //! attributes) are dumped by 0.9.2's readers (`tests/interop/zv09_dump.py`, one process for
-//! all) and by `zv dump`, and compare equal in the logical scope; every node of every store
+//! all) and by `zv dump`, and compare equal in the logical scope and the link attributes; every node of every store
 //! opens and reads in zarr-python 3 (one process); and zv reads its 0.9 store back with the
 //! content of the 0.7 store written from the same document. Geometries and attributes the
 //! 0.9 writer does not support are refused, leaving no store.
@@ -15,7 +16,9 @@ use std::process::Command;
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
 use serde_json::{json, Value};
-use zv_testkit::env::{shared_dir, workspace_root, zarr_python, zv09_python};
+use zv_testkit::env::{
+    shared_dir, workspace_root, zarr_python, zv09_python, LOGICAL_AND_LINK_ATTRIBUTES,
+};
 
 /// Documents written per run.
 const DOCUMENTS: u64 = 12;
@@ -158,7 +161,8 @@ fn dump(store: &Path, out: &Path) {
 }
 
 /// `zv export STORE`: level 0 as zv reads it, a zv-geometry/1 document, its edges and faces
-/// sorted (their order follows the layout's record order; each keeps its endpoint order).
+/// sorted (their order follows the layout's record order; each keeps its endpoint order and
+/// its link attribute rows).
 fn export(store: &Path) -> Value {
     let o = zv(&["export".as_ref(), store.as_os_str()]);
     assert!(
@@ -169,24 +173,45 @@ fn export(store: &Path) -> Value {
     );
     let mut doc: Value = serde_json::from_slice(&o.stdout).unwrap();
     for key in ["edges", "faces"] {
-        if let Some(links) = doc.get_mut(key).and_then(Value::as_array_mut) {
-            links.sort_by_key(Value::to_string);
+        let Some(links) = doc.get_mut(key).and_then(Value::as_array_mut) else {
+            continue;
+        };
+        let mut order: Vec<usize> = (0..links.len()).collect();
+        order.sort_by_cached_key(|&i| links[i].to_string());
+        let sorted: Vec<Value> = order.iter().map(|&i| links[i].clone()).collect();
+        *links = sorted;
+        let attributes = doc
+            .get_mut("link_attributes")
+            .and_then(Value::as_object_mut);
+        for a in attributes.into_iter().flat_map(|a| a.values_mut()) {
+            if let Some(values) = a["values"].as_array_mut() {
+                let sorted: Vec<Value> = order.iter().map(|&i| values[i].clone()).collect();
+                *values = sorted;
+            }
         }
     }
     doc
 }
 
 /// The comparison of two dumps in the logical scope: `None` when equal, else the report.
-fn compare(expected: &Path, actual: &Path, ignore: &str) -> Option<String> {
-    let cmp = Command::new(zv09_python())
-        .arg(shared_dir().join("tools/compare_dumps.py"))
+/// With `link_attributes`, the link attribute sections are compared too.
+fn compare(expected: &Path, actual: &Path, ignore: &str, link_attributes: bool) -> Option<String> {
+    let mut cmd = Command::new(zv09_python());
+    cmd.arg(shared_dir().join("tools/compare_dumps.py"))
         .arg(expected)
-        .arg(actual)
-        .args(["--ignore", ignore])
-        .output()
-        .unwrap();
+        .arg(actual);
+    let scope = if link_attributes {
+        let ignore = format!("{ignore}|{LOGICAL_AND_LINK_ATTRIBUTES}");
+        cmd.args(["--scope", "all", "--ignore", &ignore]);
+        "all"
+    } else {
+        cmd.args(["--ignore", ignore]);
+        "logical"
+    };
+    let cmp = cmd.output().unwrap();
     let text = String::from_utf8_lossy(&cmp.stdout).into_owned();
-    (!(cmp.status.success() && text.trim_end().ends_with("equal (scope=logical)"))).then_some(text)
+    let equal = format!("equal (scope={scope})");
+    (!(cmp.status.success() && text.trim_end().ends_with(&equal))).then_some(text)
 }
 
 /// Every node of every store opens in zarr-python 3, and every array reads: a chunk-grid
@@ -243,9 +268,9 @@ fn blank_absent_rows(dump: &Path) {
 /// Writes each document in 0.9 and 0.7 and checks: zv reads its 0.9 store with the content
 /// of the 0.7 store (the logical scope, less `ignore_07`), zarr-vectors 0.9.2 reads the 0.9
 /// store with the content zv reads (one process for all), and every node opens in
-/// zarr-python 3 (one process). Returns the number of nodes opened and of cross-chunk offsets
-/// segments written (`links/0/<offsets>` other than the all-zero one).
-fn check_documents(docs: &[(String, Value)], ignore_07: &str) -> (u64, usize) {
+/// zarr-python 3 (one process); the link attributes are compared too. Returns what was
+/// checked.
+fn check_documents(docs: &[(String, Value)], ignore_07: &str) -> Checked {
     check_documents_sharded(docs, ignore_07, None)
 }
 
@@ -255,7 +280,7 @@ fn check_documents_sharded(
     docs: &[(String, Value)],
     ignore_07: &str,
     shard: Option<u64>,
-) -> (u64, usize) {
+) -> Checked {
     let dir = tempfile::tempdir().unwrap();
     let mut stores = Vec::new();
     let mut failures = Vec::new();
@@ -289,7 +314,7 @@ fn check_documents_sharded(
         } else {
             format!("{ignore_07}|/reader/")
         };
-        if let Some(report) = compare(&d7, &blanked9, &ignore) {
+        if let Some(report) = compare(&d7, &blanked9, &ignore, false) {
             failures.push(format!("{name}: 0.9 read back differs from 0.7:\n{report}"));
         }
         if export(&v9) != export(&v7) {
@@ -300,6 +325,7 @@ fn check_documents_sharded(
         stores.push((name, v9, d9));
     }
     // one 0.9.2 process dumps every store
+    let mut link_rows = 0;
     let out = Command::new(zv09_python())
         .arg(workspace_root().join("tests/interop/zv09_dump.py"))
         .args(stores.iter().map(|(_, s, _)| s.as_os_str()))
@@ -315,9 +341,10 @@ fn check_documents_sharded(
     for (name, store, zv_dump) in &stores {
         let stem = store.file_stem().unwrap().to_str().unwrap();
         let expected = dir.path().join(format!("{stem}.expected.json"));
-        if let Some(report) = compare(&expected, zv_dump, "^/omitted") {
+        if let Some(report) = compare(&expected, zv_dump, "^/omitted", true) {
             failures.push(format!("{name}: 0.9.2 reads other content:\n{report}"));
         }
+        link_rows += link_attribute_rows(&expected);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     // one zarr-python process opens every node
@@ -340,7 +367,47 @@ fn check_documents_sharded(
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .filter(|n| n.contains(['+', '-']))
         .count();
-    (report["nodes"].as_u64().unwrap(), segments)
+    Checked {
+        nodes: report["nodes"].as_u64().unwrap(),
+        segments,
+        link_rows,
+    }
+}
+
+/// What [`check_documents`] checked.
+struct Checked {
+    /// Nodes zarr-python opened.
+    nodes: u64,
+    /// Cross-chunk offsets segments written (`links/0/<offsets>` other than the all-zero one).
+    segments: usize,
+    /// Link attribute values 0.9.2 read (rows of every attribute, intra- and cross-chunk).
+    link_rows: usize,
+}
+
+/// The link attribute rows of every attribute in the dump `path` (per chunk and per
+/// cross-chunk record).
+fn link_attribute_rows(path: &Path) -> usize {
+    let d: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    let count = |v: &Value| v.as_array().map_or(0, Vec::len);
+    let mut rows = 0;
+    for level in d["levels"].as_object().unwrap().values() {
+        for a in level["link_attributes"].as_object().unwrap().values() {
+            rows += a["0"]["chunks"]
+                .as_object()
+                .unwrap()
+                .values()
+                .map(count)
+                .sum::<usize>();
+        }
+        for a in level["cross_chunk_link_attributes"]
+            .as_object()
+            .unwrap()
+            .values()
+        {
+            rows += count(&a["0"]["values"]);
+        }
+    }
+    rows
 }
 
 #[test]
@@ -348,8 +415,8 @@ fn zarr_vectors_0_9_2_reads_what_zv_writes_in_0_9() {
     let docs: Vec<(String, Value)> = (0..DOCUMENTS)
         .map(|seed| (format!("pc{seed}"), document(seed)))
         .collect();
-    let (nodes, _) = check_documents(&docs, "^/root_metadata/zv_version");
-    assert!(nodes >= 4 * DOCUMENTS);
+    let checked = check_documents(&docs, "^/root_metadata/zv_version");
+    assert!(checked.nodes >= 4 * DOCUMENTS);
 }
 
 /// Linked and polyline documents per geometry.
@@ -357,8 +424,9 @@ const LINKED_PER_GEOMETRY: usize = 4;
 
 /// Random polyline, streamline, graph, skeleton and mesh documents from the geometry
 /// strategy (2 to 4 dimensions, chunk shapes 2 to 16 over coordinates in ±30 or a ±40 walk:
-/// many chunks per axis, negative chunks, links across chunks), `per` of each, without what
-/// the 0.9 writer refuses: link attributes, categorical and multi-channel object attributes.
+/// many chunks per axis, negative chunks, links across chunks; link attributes on graphs,
+/// skeletons and meshes), `per` of each, without what the 0.9 writer refuses: categorical
+/// link and object attributes, multi-channel object attributes.
 fn linked_documents(per: usize) -> Vec<(String, Value)> {
     let mut runner = TestRunner::deterministic();
     let strategy = zv_testkit_geometry::strategy::geometry_document();
@@ -373,15 +441,17 @@ fn linked_documents(per: usize) -> Vec<(String, Value)> {
             continue;
         }
         let doc = doc.as_object_mut().unwrap();
-        doc.remove("link_attributes");
         for key in [
             "vertex_attributes",
             "object_attributes",
             "fragment_attributes",
+            "link_attributes",
         ] {
             if let Some(attrs) = doc.get_mut(key).and_then(Value::as_object_mut) {
                 attrs.retain(|_, a| {
-                    a["dtype"] != "string" && (key == "vertex_attributes" || !is_multi_channel(a))
+                    a["dtype"] != "string"
+                        && (matches!(key, "vertex_attributes" | "link_attributes")
+                            || !is_multi_channel(a))
                 });
             }
         }
@@ -401,10 +471,70 @@ fn is_multi_channel(a: &Value) -> bool {
 #[test]
 fn zarr_vectors_0_9_2_reads_linked_geometries_zv_writes_in_0_9() {
     let docs = linked_documents(LINKED_PER_GEOMETRY);
-    let (nodes, segments) = check_documents(&docs, "^/root_metadata/zv_version");
-    assert!(nodes >= 6 * docs.len() as u64);
+    let checked = check_documents(&docs, "^/root_metadata/zv_version");
+    assert!(checked.nodes >= 6 * docs.len() as u64);
     // the documents link across chunks: many cross-chunk segments were written and read
+    let segments = checked.segments;
     assert!(segments >= docs.len(), "{segments} cross-chunk segments");
+}
+
+/// Random link attributes for the `n` links of a document (seeded): a float32 one with
+/// missing rows (stored as NaN), an int64 one, and a two-channel uint8 one.
+fn random_link_attributes(n: usize, seed: u64) -> Value {
+    let mut r = Rng(seed);
+    let weight: Vec<Value> = (0..n)
+        .map(|_| match r.below(6) {
+            0 => Value::Null,
+            _ => json!(r.coord(100)),
+        })
+        .collect();
+    let id: Vec<i64> = (0..n)
+        .map(|_| r.next() as i64 >> r.below(60) as u32)
+        .collect();
+    let rg: Vec<[u64; 2]> = (0..n).map(|_| [r.below(256), r.below(256)]).collect();
+    json!({
+        "weight": {"dtype": "float32", "values": weight},
+        "id": {"dtype": "int64", "values": id},
+        "rg": {"dtype": "uint8", "channel_names": ["r", "g"], "values": rg},
+    })
+}
+
+#[test]
+fn zarr_vectors_0_9_2_reads_the_link_attributes_zv_writes_in_0_9() {
+    // graphs and meshes of the geometry strategy, with random link attributes (zv refuses
+    // them on skeletons, whose links are mostly implicit)
+    let docs: Vec<(String, Value)> = linked_documents(LINKED_PER_GEOMETRY)
+        .into_iter()
+        .filter(|(_, d)| matches!(d["geometry"].as_str(), Some("graph" | "mesh")))
+        .enumerate()
+        .map(|(i, (name, mut d))| {
+            let n = match d["geometry"].as_str() {
+                Some("mesh") => d["faces"].as_array().map_or(0, Vec::len),
+                _ => d["edges"].as_array().map_or(0, Vec::len),
+            };
+            d["link_attributes"] = random_link_attributes(n, 100 + i as u64);
+            (format!("{name}-la"), d)
+        })
+        .collect();
+    let checked = check_documents(&docs, "^/root_metadata/zv_version");
+    // every link's three attributes were read back by 0.9.2
+    let links: usize = docs
+        .iter()
+        .map(|(_, d)| {
+            let key = if d["geometry"] == "mesh" {
+                "faces"
+            } else {
+                "edges"
+            };
+            d[key].as_array().map_or(0, Vec::len)
+        })
+        .sum();
+    assert!(checked.segments > 0);
+    assert!(
+        checked.link_rows > 0 && checked.link_rows <= 3 * links,
+        "{}",
+        checked.link_rows
+    );
 }
 
 #[test]
@@ -414,7 +544,7 @@ fn what_the_0_9_writer_does_not_write_is_refused() {
         "polylines": [[[1, 1], [12, 1]]]});
     let link_attribute = json!({"format": "zv-geometry/1", "geometry": "graph",
         "chunk_shape": [10, 10], "vertices": [[1, 1], [12, 1]], "edges": [[0, 1]],
-        "link_attributes": {"w": {"dtype": "float32", "values": [0.5]}}});
+        "link_attributes": {"w": {"dtype": "string", "values": ["a"]}}});
     let categorical = json!({"format": "zv-geometry/1", "geometry": "point_cloud",
         "chunk_shape": [10, 10], "vertices": [[1, 1]], "object_ids": [0],
         "object_attributes": {"kind": {"dtype": "string", "values": ["a"]}}});
@@ -423,7 +553,11 @@ fn what_the_0_9_writer_does_not_write_is_refused() {
         "object_attributes": {"x": {"dtype": "int32", "values": [i32::MIN]}}});
     for (name, doc, expect) in [
         ("line", line, "line"),
-        ("link-attribute", link_attribute, "link attribute `w`"),
+        (
+            "link-attribute",
+            link_attribute,
+            "categorical link attribute `w`",
+        ),
         ("categorical", categorical, "categorical"),
         ("sentinel", nan_row, "absent"),
     ] {
@@ -505,12 +639,15 @@ fn zarr_vectors_0_9_2_reads_sharded_stores_zv_writes() {
         .map(|seed| (format!("pc{seed}"), document(seed)))
         .collect();
     docs.extend(linked_documents(2));
-    let (nodes, segments) = check_documents_sharded(&docs, "^/root_metadata/zv_version", Some(2));
-    assert!(nodes >= 4 * docs.len() as u64);
+    let checked = check_documents_sharded(&docs, "^/root_metadata/zv_version", Some(2));
+    assert!(checked.nodes >= 4 * docs.len() as u64);
     assert!(
-        segments >= docs.len() / 2,
-        "{segments} cross-chunk segments"
+        checked.segments >= docs.len() / 2,
+        "{} cross-chunk segments",
+        checked.segments
     );
+    // the linked documents keep the strategy's link attributes: sharded, they read back too
+    assert!(checked.link_rows > 0, "no link attribute rows compared");
     // the cells were packed: fewer stored objects than non-empty cells in some array
     let dir = tempfile::tempdir().unwrap();
     let (mut files, mut cells) = (0, 0);

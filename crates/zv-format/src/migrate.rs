@@ -18,9 +18,11 @@
 //!
 //! What the target layout or the writer cannot hold is refused before anything is written,
 //! with an error naming the node: levels above 0 (pyramids; neither layout's writer copies
-//! cross-level links yet), and for 0.9 lines and link attributes. Object-attribute types the
+//! cross-level links yet), link attributes of skeletons (which zv's writer does not write),
+//! and for 0.9 lines. Other link attributes are carried both ways (the export reads them, the
+//! writer writes them). Object-attribute types the
 //! 0.9 writer refuses (categorical, multi-channel, bool, or a present value equal to 0.9's
-//! absent value) are refused by the writer, which checks everything before its first write.
+//! absent value), and categorical link attributes, are refused by the writer, which checks everything before its first write.
 //! The root `zarr.json` is written last, so a failed migration leaves no store that opens.
 //!
 //! ```
@@ -120,8 +122,8 @@ fn version_name(version: FormatVersion) -> &'static str {
 }
 
 /// Refuses, before anything is read in bulk or written, what the migration to `to` cannot
-/// carry: a source already in the target layout, levels above 0, and for 0.9 lines and link
-/// attributes. The error names the node concerned.
+/// carry: a source already in the target layout, levels above 0, link attributes of a
+/// skeleton, and for 0.9 lines. The error names the node concerned.
 pub fn check_migratable(source: &ZvStore, to: FormatVersion) -> Result<()> {
     let root = source.root();
     let unsupported = |key: String, what: String| Err(Error::Unsupported { key, what });
@@ -156,14 +158,14 @@ pub fn check_migratable(source: &ZvStore, to: FormatVersion) -> Result<()> {
             ),
         );
     }
-    if to == FormatVersion::V0_9 && geometry.has_explicit_links() {
+    if geometry == Geometry::Skeleton {
         let level = source.level(0)?;
         if let Some(name) = level.link_attribute_names()?.first() {
             return unsupported(
                 level.p(&[names::LINK_ATTRIBUTES, name, "zarr.json"]),
                 format!(
-                    "migrating link attribute `{name}` to 0.9: this build does not write link \
-                     attributes in the ZV 0.9 layout yet"
+                    "migrating the skeleton link attribute `{name}`: zv writes no link \
+                     attributes on skeletons (their links are mostly implicit)"
                 ),
             );
         }

@@ -30,6 +30,15 @@ pub fn shared_dir() -> PathBuf {
     workspace_root().join("../shared")
 }
 
+/// With `tools/compare_dumps.py --scope all`, the `--ignore` pattern that leaves the logical
+/// scope plus the link attribute sections (`link_attributes`, `cross_chunk_link_attributes`)
+/// to compare: every other physical section is dropped. `tests/interop/zv09_dump.py` writes
+/// those two of the physical sections only. Join further patterns with `|`.
+pub const LOGICAL_AND_LINK_ATTRIBUTES: &str =
+    "^/(omitted|root_attributes|root_group_attributes_tree)$\
+     |^/levels/[^/]+/(level_attributes|group_attributes_tree|array_chunk_keys|chunk_keys|chunks\
+     |links|cross_chunk_links|object_index|vertex_attribute_info)$|/array_attributes$";
+
 /// The first Python that passes `check` (a `python -c` program exiting 0): `$env_var` if set,
 /// else the workspace's `venv` (POSIX or Windows layout). Panics with `missing` and the
 /// candidates tried: the tests that need it are part of the suite and do not skip silently.

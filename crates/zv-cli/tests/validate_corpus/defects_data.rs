@@ -526,21 +526,32 @@ pub(crate) const DEFECTS: &[Defect] = &[
         },
     ),
     (
-        "link-attributes-09",
+        "link-attributes-cross-level-09",
         "zv09:graph_09",
         1,
         "v09-unread",
-        "0/link_attributes/w/0/zarr.json",
+        "0/link_attributes/weight/+1/zarr.json",
         |s| {
-            std::fs::create_dir_all(s.path("0/link_attributes/w/0")).unwrap();
-            let group = r#"{"zarr_format": 3, "node_type": "group", "attributes": {}}"#;
-            for dir in [
-                "0/link_attributes",
-                "0/link_attributes/w",
-                "0/link_attributes/w/0",
-            ] {
-                std::fs::write(s.path(&format!("{dir}/zarr.json")), group).unwrap();
-            }
+            std::fs::create_dir_all(s.path("0/link_attributes/weight/+1")).unwrap();
+            let group = r#"{"zarr_format": 3, "node_type": "group", "attributes":
+                {"zv_array": "link_attribute_family", "name": "weight", "level_delta": 1}}"#;
+            std::fs::write(s.path("0/link_attributes/weight/+1/zarr.json"), group).unwrap();
         },
+    ),
+    (
+        "link-attribute-cell-deleted-09",
+        "zv09:graph_09",
+        3,
+        "missing-blob",
+        "0/link_attributes/weight/0/0.0.0/c/0/0/0",
+        |s| s.remove("0/link_attributes/weight/0/0.0.0/c/0/0/0"),
+    ),
+    (
+        "cross-chunk-attribute-cell-deleted-09",
+        "zv09:graph_09",
+        3,
+        "cross-chunk-attribute",
+        "0/link_attributes/weight/0",
+        |s| s.remove("0/link_attributes/weight/0/+1.0.0/c/0/0/0"),
     ),
 ];

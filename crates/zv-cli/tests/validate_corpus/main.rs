@@ -203,7 +203,9 @@ const REFERENCE_MISSES: &[&str] = &[
     "segment-name",
     "listed-cell-deleted",
     "cell-not-listed",
-    "link-attributes-09",
+    "link-attributes-cross-level-09",
+    "link-attribute-cell-deleted-09",
+    "cross-chunk-attribute-cell-deleted-09",
 ];
 
 #[test]

@@ -128,14 +128,15 @@ const ZV_SOURCES: &[(&str, &str)] = &[
         "fragment_attributes": {"tag": {"dtype": "int32", "values": [7, 8]}}}"#,
     ),
     (
-        // the same graph without its link attribute (the 0.9 writer refuses those): chunks
-        // 0.0.0, 1.0.0, 0.1.0 and 1.1.0 of a grid with origin 0.0.0, cross-chunk segments
-        // `+1.0.0` (edges 1-2 and 4-5) and `+1.-1.0` (edge 3-4)
+        // the same graph in the ZV 0.9 layout: chunks 0.0.0, 1.0.0, 0.1.0 and 1.1.0 of a grid
+        // with origin 0.0.0, cross-chunk segments `+1.0.0` (edges 1-2 and 4-5) and `+1.-1.0`
+        // (edge 3-4), the link attribute's family mirroring them (edge 0-1 in chunk 0.0.0)
         "graph_09",
         r#"{"format": "zv-geometry/1", "geometry": "graph", "chunk_shape": [10, 10, 10],
         "vertices": [[1, 1, 1], [2, 2, 2], [12, 1, 1], [13, 2, 2], [1, 12, 1], [12, 12, 1]],
         "object_ids": [0, 0, 0, 1, 1, 1],
-        "edges": [[0, 1], [1, 2], [3, 4], [4, 5]]}"#,
+        "edges": [[0, 1], [1, 2], [3, 4], [4, 5]],
+        "link_attributes": {"weight": {"dtype": "float32", "values": [1, 2, 3, 4]}}}"#,
     ),
 ];
 

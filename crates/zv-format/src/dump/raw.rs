@@ -15,7 +15,7 @@ use crate::layout::attributes::DenseArray;
 use crate::layout::fragment_index::FragmentIndex;
 use crate::layout::links::LinkRows;
 use crate::layout::manifest::BlockFragments;
-use crate::metadata::ChunkKey;
+use crate::metadata::{ChunkKey, Layout};
 use crate::names;
 use crate::reader::level_scan::LevelScan;
 use crate::reader::{delta_name, parse_delta, Deltas, Level, ObjectIndex, ZvStore};
@@ -324,9 +324,14 @@ pub(super) fn cross_chunk_links_json(level: &Level) -> Result<Value> {
     Ok(Value::Object(ccl))
 }
 
-/// The `cross_chunk_link_attributes` section: per attribute and delta, one value per record.
+/// The `cross_chunk_link_attributes` section: per attribute and delta, one value per record
+/// (in a ZV 0.9 store, the rows of the link attributes' cross-chunk segments).
 pub(super) fn cross_chunk_link_attributes_json(level: &Level) -> Result<Value> {
-    by_name_and_delta(level, names::CROSS_CHUNK_LINK_ATTRIBUTES, |name, _, d| {
+    let folder = match level.layout() {
+        Layout::ChunkGrid => names::LINK_ATTRIBUTES,
+        _ => names::CROSS_CHUNK_LINK_ATTRIBUTES,
+    };
+    by_name_and_delta(level, folder, |name, _, d| {
         let info = level.cross_chunk_link_attribute_info(name, d)?;
         let values = level
             .cross_chunk_link_attribute(name, d)?

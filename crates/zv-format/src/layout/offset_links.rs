@@ -18,8 +18,9 @@
 //! links.push(&[(&[1, 0], 4), (&[0, 0], 7)])?;   // an edge 1.0 → 0.0
 //! let cells = partition(&links, false)?;
 //! // canonically the source is chunk 0.0, the other endpoint one chunk along axis 0
-//! let rows = &cells[&("+1.0".to_owned(), vec![0, 0])];
-//! assert_eq!(rows, &vec![1, 7, 4]);             // [perm_idx, v_0, v_1]
+//! let cell = &cells[&("+1.0".to_owned(), vec![0, 0])];
+//! assert_eq!(cell.rows, vec![1, 7, 4]);         // [perm_idx, v_0, v_1]
+//! assert_eq!(cell.records, vec![0]);            // record 0 of `links`
 //! assert_eq!(lehmer_decode(1, 2), Some(vec![1, 0]));
 //! # Ok::<(), zv_format::layout::LayoutError>(())
 //! ```
@@ -158,13 +159,22 @@ pub fn has_perm(intra: bool, delta: i32, directed: bool, store: &str) -> bool {
     !intra && delta == 0 && (store == "duplicate" || !directed)
 }
 
-/// The cells of a family's cross-chunk records: `(segment, source chunk)` → the cell's flat
-/// int64 rows.
-pub type Cells = BTreeMap<(String, Vec<i64>), Vec<i64>>;
+/// One cell of a family's cross-chunk records.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Cell {
+    /// The cell's flat int64 rows `[perm_idx?, v_0, …]`.
+    pub rows: Vec<i64>,
+    /// The record each row is, by its index in the records partitioned (the rows of the
+    /// cell's link attributes follow them).
+    pub records: Vec<usize>,
+}
+
+/// The cells of a family's cross-chunk records: `(segment, source chunk)` → the cell.
+pub type Cells = BTreeMap<(String, Vec<i64>), Cell>;
 
 /// The cells of the cross-chunk records `links` of a delta-0 family with `canonical`
 /// storage: `(segment, source chunk)` → the cell's flat int64 rows `[perm_idx?, v_0, …]`
-/// (`perm_idx` when the family is undirected), records in the order given. Every record
+/// (`perm_idx` when the family is undirected) and their records, in the order given. Every record
 /// must span at least two chunks; a record within one chunk, an offset that overflows or a
 /// width without Lehmer codes is an error.
 pub fn partition(links: &CrossChunkLinks, directed: bool) -> Result<Cells, LayoutError> {
@@ -207,13 +217,14 @@ pub fn partition(links: &CrossChunkLinks, directed: bool) -> Result<Cells, Layou
         let cell = cells
             .entry((format_segment(&offsets), source.to_vec()))
             .or_default();
+        cell.records.push(r);
         if with_perm {
-            cell.push(lehmer_encode(&sigma).ok_or_else(|| {
+            cell.rows.push(lehmer_encode(&sigma).ok_or_else(|| {
                 invalid(WHAT, format!("link_width {width} has no permutation code"))
             })?);
         }
         for &j in &sigma {
-            cell.push(
+            cell.rows.push(
                 i64::try_from(ends[j].1)
                     .map_err(|_| invalid(WHAT, format!("record {r}: a row exceeds int64")))?,
             );
@@ -271,12 +282,12 @@ mod tests {
         let undirected = partition(&links, false).unwrap();
         // sorted: (-1.0, 2), (0.1, 3), (0.1, 5) = input positions 1, 2, 0
         assert_eq!(
-            undirected[&("+1.+1_+1.+1".to_owned(), vec![-1, 0])],
+            undirected[&("+1.+1_+1.+1".to_owned(), vec![-1, 0])].rows,
             vec![lehmer_encode(&[1, 2, 0]).unwrap(), 2, 3, 5]
         );
         let directed = partition(&links, true).unwrap();
         assert_eq!(
-            directed[&("-1.-1_0.0".to_owned(), vec![0, 1])],
+            directed[&("-1.-1_0.0".to_owned(), vec![0, 1])].rows,
             vec![5, 2, 3]
         );
         let mut intra = CrossChunkLinks::new(2, 2);
@@ -320,11 +331,12 @@ mod tests {
                 links.push(&ends).unwrap();
                 written.push(r.iter().map(|((a, b), v)| (vec![*a, *b], *v as i64)).collect::<Vec<_>>());
             }
-            let mut back = Vec::new();
-            for ((seg, src), rows) in partition(&links, directed).unwrap() {
+            let mut back = vec![Vec::new(); written.len()];
+            for ((seg, src), cell) in partition(&links, directed).unwrap() {
                 let offs = parse_segment(&seg, 2, 3).unwrap();
                 let ncols = 3 + usize::from(!directed);
-                for row in rows.chunks_exact(ncols) {
+                prop_assert_eq!(cell.records.len() * ncols, cell.rows.len());
+                for (row, &record) in cell.rows.chunks_exact(ncols).zip(&cell.records) {
                     let (perm, vis) = if directed { (0, row) } else { (row[0], &row[1..]) };
                     let order = lehmer_decode(perm, 3).unwrap();
                     let mut rec = vec![(Vec::new(), 0); 3];
@@ -332,11 +344,10 @@ mod tests {
                         let c = if i == 0 { src.clone() } else { src.iter().zip(&offs[i - 1]).map(|(s, o)| s + o).collect() };
                         rec[order[i]] = (c, v);
                     }
-                    back.push(rec);
+                    // each row is the record it says it is
+                    back[record] = rec;
                 }
             }
-            back.sort();
-            written.sort();
             prop_assert_eq!(back, written);
         }
     }

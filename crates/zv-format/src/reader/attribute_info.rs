@@ -9,7 +9,7 @@ use crate::blob::join;
 use crate::error::{Error, Result};
 use crate::layout::attributes::{AttributeRows, Dictionary};
 use crate::metadata::arrays::RowAttributeArray;
-use crate::metadata::{ChunkKey, JsonObject};
+use crate::metadata::{ChunkKey, JsonObject, Layout};
 use crate::names;
 
 /// How an attribute is stored.
@@ -80,9 +80,16 @@ impl Level {
                 what,
             }),
             (None, None) => Ok(None),
-            (Some(b), _) => AttributeRows::decode(&b, info.data_type, rows, info.channels())
-                .map(Some)
-                .map_err(blob_err(join(&[path, "c/0"]))),
+            (Some(b), _) => {
+                // a 0.9 cell is named by its stored chunk
+                let key = match self.blobs.layout() {
+                    Layout::ChunkGrid => self.blobs.missing_key(path),
+                    _ => join(&[path, "c/0"]),
+                };
+                AttributeRows::decode(&b, info.data_type, rows, info.channels())
+                    .map(Some)
+                    .map_err(blob_err(key))
+            }
         }
     }
 
@@ -149,14 +156,19 @@ impl Level {
         self.children_of(names::LINK_ATTRIBUTES)
     }
 
-    /// How link attribute `name` of `delta` is stored.
+    /// How link attribute `name` of `delta` is stored (in a ZV 0.9 store, read from its
+    /// segment arrays).
     pub fn link_attribute_info(&self, name: &str, delta: i32) -> Result<AttributeInfo> {
+        if self.blobs.layout() == Layout::ChunkGrid {
+            return self.v09_link_attribute_info(name, delta);
+        }
         let group = self.p(&[names::LINK_ATTRIBUTES, name, &delta_name(delta)]);
         Self::of_delta(self.attribute_info(&group, name)?, &group, delta)
     }
 
     /// The values of a link attribute for the `rows` link rows of chunk `key` (a chunk with
-    /// link rows but no blob is an error).
+    /// link rows but no blob is an error). In a ZV 0.9 store, the cell of the attribute's
+    /// all-zero offsets segment.
     pub fn link_attribute(
         &self,
         info: &AttributeInfo,
@@ -164,10 +176,7 @@ impl Level {
         key: &ChunkKey,
         rows: u64,
     ) -> Result<Option<AttributeRows>> {
-        let path = self.chunk_blob(
-            &[names::LINK_ATTRIBUTES, &info.name, &delta_name(delta)],
-            key,
-        );
+        let path = self.chunk_blob(&[&self.link_attribute_rows_array(&info.name, delta)?], key);
         let required = (rows > 0).then(|| {
             format!(
                 "link attribute `{}` for the {rows} link rows of chunk {key}",

@@ -24,11 +24,7 @@ pub struct Chunk {
 impl Level {
     /// The chunk keys of a per-chunk array (`"vertices"`, `"links/0"`, …), numeric order.
     pub fn keys_of(&self, array: &str) -> Result<Vec<ChunkKey>> {
-        // ZV 0.9: the rows of `links/<d>` are its all-zero offsets segment
-        let array = match array.strip_prefix("links/").and_then(super::parse_delta) {
-            Some(d) if self.blobs.layout() == Layout::ChunkGrid => self.link_rows_array(d)?,
-            _ => array.to_owned(),
-        };
+        let array = self.rows_array(array)?;
         let mut keys: Vec<ChunkKey> = self
             .blobs
             .blob_names(&self.p(&[&array]))?
@@ -39,6 +35,25 @@ impl Level {
         keys.sort();
         keys.dedup();
         Ok(keys)
+    }
+
+    /// The array holding the per-chunk rows of `array`: itself, or in a ZV 0.9 store, for
+    /// `links/<d>` and `link_attributes/<name>/<d>`, their all-zero offsets segment.
+    fn rows_array(&self, array: &str) -> Result<String> {
+        if self.blobs.layout() != Layout::ChunkGrid {
+            return Ok(array.to_owned());
+        }
+        if let Some(d) = array.strip_prefix("links/").and_then(super::parse_delta) {
+            return self.link_rows_array(d);
+        }
+        let attribute = array
+            .strip_prefix("link_attributes/")
+            .and_then(|rest| rest.split_once('/'))
+            .and_then(|(n, d)| Some((n, super::parse_delta(d)?)));
+        match attribute {
+            Some((name, d)) => self.link_attribute_rows_array(name, d),
+            None => Ok(array.to_owned()),
+        }
     }
 
     /// The occupied chunks (keys of `vertices`), numeric order.
@@ -63,10 +78,7 @@ impl Level {
             return self.chunk_blob(array, key);
         }
         let joined = array.join("/");
-        let rel = match joined.strip_prefix("links/").and_then(super::parse_delta) {
-            Some(d) => self.link_rows_array(d).unwrap_or_else(|_| joined.clone()),
-            None => joined.clone(),
-        };
+        let rel = self.rows_array(&joined).unwrap_or(joined);
         match self.blobs.grid(&self.p(&[&rel])) {
             Ok(Some(grid)) => grid.cell_store_key(key),
             _ => self.chunk_blob(&[&rel], key),

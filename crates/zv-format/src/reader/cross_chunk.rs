@@ -71,13 +71,21 @@ impl Level {
         }))
     }
 
-    /// The cross-chunk link attribute names (folders of `cross_chunk_link_attributes/`).
+    /// The cross-chunk link attribute names (folders of `cross_chunk_link_attributes/`; in a
+    /// ZV 0.9 store, the link attributes, whose families hold the cross-chunk rows too).
     pub fn cross_chunk_link_attribute_names(&self) -> Result<Vec<String>> {
+        if self.blobs.layout() == Layout::ChunkGrid {
+            return self.link_attribute_names();
+        }
         self.children_of(names::CROSS_CHUNK_LINK_ATTRIBUTES)
     }
 
-    /// How cross-chunk link attribute `name` of `delta` is stored.
+    /// How cross-chunk link attribute `name` of `delta` is stored (in a ZV 0.9 store, as the
+    /// link attribute).
     pub fn cross_chunk_link_attribute_info(&self, name: &str, delta: i32) -> Result<AttributeInfo> {
+        if self.blobs.layout() == Layout::ChunkGrid {
+            return self.link_attribute_info(name, delta);
+        }
         let group = self.p(&[names::CROSS_CHUNK_LINK_ATTRIBUTES, name, &delta_name(delta)]);
         Self::of_delta(self.attribute_info(&group, name)?, &group, delta)
     }
@@ -85,12 +93,16 @@ impl Level {
     /// The values of cross-chunk link attribute `name` for the records of `delta`, one row
     /// per record (as many rows as `cross_chunk_links/<delta>` has records, none without that
     /// group). An attribute without its group (`cross_chunk_link_attributes/<name>/<delta>`)
-    /// is absent (`None`); a group without its `data` is an error.
+    /// is absent (`None`); a group without its `data` is an error. In a ZV 0.9 store, the rows
+    /// of the attribute's segments other than the all-zero one, in the records' order.
     pub fn cross_chunk_link_attribute(
         &self,
         name: &str,
         delta: i32,
     ) -> Result<Option<AttributeRows>> {
+        if self.blobs.layout() == Layout::ChunkGrid {
+            return self.v09_cross_chunk_link_attribute(name, delta);
+        }
         let info = self.cross_chunk_link_attribute_info(name, delta)?;
         let group = self.p(&[names::CROSS_CHUNK_LINK_ATTRIBUTES, name, &delta_name(delta)]);
         let records = self

@@ -7,9 +7,11 @@
 //! cells as the array's blobs, so vertices, fragments, vertex attributes, box queries and
 //! scans need nothing here. This module holds what 0.9 stores differently: the object index's
 //! row → id table (`object_ids`), flat dense attribute arrays whose `fill_value` marks absent
-//! rows (`dense`), vlen-bytes groups (`groups`), and the link family `links/<delta>/<offsets>` (`links`).
+//! rows (`dense`), vlen-bytes groups (`groups`), the link family `links/<delta>/<offsets>` (`links`) and the link attribute
+//! families mirroring it (`link_attributes`).
 
 pub(crate) mod dense;
 pub(crate) mod groups;
+pub(crate) mod link_attributes;
 pub(crate) mod links;
 pub(crate) mod object_ids;

@@ -80,19 +80,22 @@ pub(crate) fn check(level: &Level, all: &BTreeMap<u32, LevelChunks>, out: &mut V
             }
         }
         push_capped(&CROSS_CHUNK_ENDPOINTS, &key, bad, out);
+        // ZV 0.9: the rows of the link attribute families' cross-chunk segments
+        let folder = if v09 {
+            names::LINK_ATTRIBUTES
+        } else {
+            names::CROSS_CHUNK_LINK_ATTRIBUTES
+        };
         for name in level.cross_chunk_link_attribute_names().unwrap_or_default() {
             let has = level
-                .children_of(&crate::blob::join(&[
-                    names::CROSS_CHUNK_LINK_ATTRIBUTES,
-                    &name,
-                ]))
+                .children_of(&crate::blob::join(&[folder, &name]))
                 .unwrap_or_default()
                 .contains(&delta_name(d));
             if !has {
                 continue;
             }
             if let Err(e) = level.cross_chunk_link_attribute(&name, d) {
-                let key = level.p(&[names::CROSS_CHUNK_LINK_ATTRIBUTES, &name, &delta_name(d)]);
+                let key = level.p(&[folder, &name, &delta_name(d)]);
                 out.push(Finding::new(&CROSS_CHUNK_ATTRIBUTE, key, e.to_string()));
             }
         }

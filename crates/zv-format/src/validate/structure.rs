@@ -169,7 +169,7 @@ fn level_arrays(blobs: &Blobs, level: &str, out: &mut Vec<Finding>) -> Vec<Array
                     match parse_delta(&d) {
                         Some(delta) => {
                             found.push((fp.clone(), links_family(), false, Some(delta)));
-                            for seg in link_segments(blobs, &fp, level, out) {
+                            for seg in link_segments(blobs, &fp, &fp, level, out) {
                                 found.push((seg, ZvArray::Links, true, Some(delta)));
                             }
                         }
@@ -205,10 +205,27 @@ fn level_arrays(blobs: &Blobs, level: &str, out: &mut Vec<Finding>) -> Vec<Array
                     found.push((join(&[&p, &n]), kind.clone(), per_chunk, None));
                 }
             }
+            names::LINK_ATTRIBUTES if grid => {
+                // ZV 0.9: per attribute and delta, a family mirroring `links/<d>`'s segments
+                for n in children(&p, out) {
+                    let np = join(&[&p, &n]);
+                    for d in children(&np, out) {
+                        let fp = join(&[&np, &d]);
+                        let Some(delta) = parse_delta(&d) else {
+                            out.push(unknown(&fp, "not a level delta"));
+                            continue;
+                        };
+                        found.push((fp.clone(), link_attribute_family(), false, Some(delta)));
+                        let links = join(&[level, names::LINKS, &d]);
+                        for seg in link_segments(blobs, &links, &fp, level, out) {
+                            found.push((seg, ZvArray::LinkAttribute, true, Some(delta)));
+                        }
+                    }
+                }
+            }
             names::LINK_ATTRIBUTES | names::CROSS_CHUNK_LINK_ATTRIBUTES => {
                 let (kind, per_chunk) = if name == names::LINK_ATTRIBUTES {
-                    // ZV 0.9: a family of segments, not read (`v09-unread`)
-                    (ZvArray::LinkAttribute, !grid)
+                    (ZvArray::LinkAttribute, true)
                 } else {
                     (ZvArray::CrossChunkLinkAttribute, false)
                 };
@@ -260,15 +277,17 @@ fn level_arrays(blobs: &Blobs, level: &str, out: &mut Vec<Finding>) -> Vec<Array
     groups
 }
 
-/// What the reader does not read in a ZV 0.9 level (cross-level links, link attributes) is a
-/// finding: the rest of the level could not be checked honestly without it.
+/// What the reader does not read in a ZV 0.9 level (cross-level links and their attributes)
+/// is a finding: the rest of the level could not be checked honestly without it.
 fn check_unread(groups: &[ArrayGroup], out: &mut Vec<Finding>) {
     for g in groups {
         let what = match (&g.kind, g.delta) {
             (ZvArray::Other(f), Some(d)) if f == LINKS_FAMILY && d != 0 => {
                 "cross-level links of a ZV 0.9 store"
             }
-            (ZvArray::LinkAttribute, _) => "link attributes of a ZV 0.9 store",
+            (ZvArray::Other(f), Some(d)) if f == LINK_ATTRIBUTE_FAMILY && d != 0 => {
+                "attributes of cross-level links of a ZV 0.9 store"
+            }
             _ => continue,
         };
         out.push(Finding::new(
@@ -287,10 +306,25 @@ pub(crate) fn links_family() -> ZvArray {
     ZvArray::Other(LINKS_FAMILY.to_owned())
 }
 
-/// The offsets segments of the ZV 0.9 links family at `family` (their paths); a child whose
-/// name is not a segment of the family's width and the level's arity is a finding.
-fn link_segments(blobs: &Blobs, family: &str, level: &str, out: &mut Vec<Finding>) -> Vec<String> {
-    let key = join(&[family, "zarr.json"]);
+/// The discriminator of a ZV 0.9 link attribute family group (`link_attributes/<n>/<d>`).
+pub(crate) const LINK_ATTRIBUTE_FAMILY: &str = "link_attribute_family";
+
+/// The kind of a ZV 0.9 link attribute family group.
+fn link_attribute_family() -> ZvArray {
+    ZvArray::Other(LINK_ATTRIBUTE_FAMILY.to_owned())
+}
+
+/// The offsets segments under `dir` (their paths), a ZV 0.9 links family or a link
+/// attribute family mirroring the links family `family`; a child whose name is not a segment
+/// of `family`'s width and the level's arity is a finding.
+fn link_segments(
+    blobs: &Blobs,
+    family: &str,
+    dir: &str,
+    level: &str,
+    out: &mut Vec<Finding>,
+) -> Vec<String> {
+    let key = join(&[dir, "zarr.json"]);
     let attrs = blobs
         .group_attributes(family)
         .ok()
@@ -305,19 +339,19 @@ fn link_segments(blobs: &Blobs, family: &str, level: &str, out: &mut Vec<Finding
         .and_then(serde_json::Value::as_u64)
         .map(|s| s as usize)
         .or_else(|| level_arity(blobs, level));
-    let names = blobs.children(family).unwrap_or_else(|e| {
+    let names = blobs.children(dir).unwrap_or_else(|e| {
         out.push(Finding::new(&LINK_SEGMENTS, &key, e.to_string()));
         Vec::new()
     });
     let mut segments = Vec::new();
     for seg in names {
-        let path = join(&[family, &seg]);
+        let path = join(&[dir, &seg]);
         match sid.map(|sid| parse_segment(&seg, sid, width)) {
             Some(Ok(_)) => segments.push(path),
             Some(Err(why)) => out.push(Finding::new(
                 &LINK_SEGMENTS,
                 join(&[&path, "zarr.json"]),
-                format!("`{seg}` is not an offsets segment of `{family}`: {why}"),
+                format!("`{seg}` is not an offsets segment of `{dir}`: {why}"),
             )),
             None => out.push(Finding::new(
                 &LINK_SEGMENTS,

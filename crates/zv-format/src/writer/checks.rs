@@ -86,16 +86,24 @@ impl ZvWriter {
         Ok(Counts { objects, groups })
     }
 
-    /// Link attributes are not written in the 0.9 layout yet (zv does not read them there).
+    /// Categorical link attributes have no 0.9 layout (0.9.2 stores numbers only).
     fn check_v09_links(&self) -> Result<()> {
         if self.opts.format_version != FormatVersion::V0_9 {
             return Ok(());
         }
-        match self.links.attribute_names().first() {
+        match self
+            .links
+            .finish_columns()?
+            .into_iter()
+            .find(|c| c.dictionary.is_some())
+        {
             None => Ok(()),
-            Some(name) => Err(Error::Unsupported {
-                key: join(&[&self.level, names::LINK_ATTRIBUTES, name, "zarr.json"]),
-                what: format!("link attribute `{name}` in the ZV 0.9 layout (write 0.7)"),
+            Some(c) => Err(Error::Unsupported {
+                key: join(&[&self.level, names::LINK_ATTRIBUTES, &c.name, "zarr.json"]),
+                what: format!(
+                    "categorical link attribute `{}` in the ZV 0.9 layout (write 0.7)",
+                    c.name
+                ),
             }),
         }
     }

@@ -227,13 +227,6 @@ impl Columns {
         Self { of, fixed: None }
     }
 
-    /// The names of the columns (none before a schema is fixed).
-    pub(super) fn names(&self) -> Vec<&str> {
-        self.fixed
-            .as_ref()
-            .map_or_else(Vec::new, |c| c.iter().map(|c| c.name.as_str()).collect())
-    }
-
     /// The length of one row's cells.
     pub(super) fn record_len(&self) -> usize {
         self.fixed

@@ -47,7 +47,7 @@ pub(super) struct RoutedLinks {
     /// The cross-chunk records.
     pub(super) cross: CrossChunkLinks,
     /// The link of each cross-chunk record.
-    cross_links: Vec<usize>,
+    pub(super) cross_links: Vec<usize>,
 }
 
 impl RoutedLinks {
@@ -99,13 +99,8 @@ impl Connectivity {
     }
 
     /// The cell of link `li` in column `c`.
-    fn cell(&self, c: &FinishedColumn, li: usize) -> &[u8] {
+    pub(super) fn cell(&self, c: &FinishedColumn, li: usize) -> &[u8] {
         c.cell(&self.records, li * self.columns.record_len())
-    }
-
-    /// The names of the link attributes.
-    pub(super) fn attribute_names(&self) -> Vec<&str> {
-        self.columns.names()
     }
 
     /// The link attribute columns with their final encodings.
@@ -188,6 +183,17 @@ impl ZvWriter {
     /// segment (0.9).
     pub(super) fn intra_links_array(&self) -> String {
         let family = join(&[&self.level, names::LINKS, SAME_LEVEL]);
+        if self.opts.format_version == FormatVersion::V0_9 {
+            join(&[&family, &intra_segment(self.grid.ndim, self.links.width())])
+        } else {
+            family
+        }
+    }
+
+    /// The array of the per-chunk rows of link attribute `name`: `link_attributes/<name>/0`
+    /// (0.7), or its all-zero offsets segment (0.9).
+    pub(super) fn link_attribute_array(&self, name: &str) -> String {
+        let family = join(&[&self.level, names::LINK_ATTRIBUTES, name, SAME_LEVEL]);
         if self.opts.format_version == FormatVersion::V0_9 {
             join(&[&family, &intra_segment(self.grid.ndim, self.links.width())])
         } else {
@@ -327,13 +333,7 @@ impl ZvWriter {
         )?;
         for c in columns {
             let cells = links.iter().map(|l| self.links.cell(c, l.1));
-            let path = join(&[
-                &self.level,
-                names::LINK_ATTRIBUTES,
-                &c.name,
-                SAME_LEVEL,
-                &name,
-            ]);
+            let path = join(&[&self.link_attribute_array(&c.name), &name]);
             self.write_rows(&path, &c.encode(cells))?;
         }
         Ok(links.len() as u64)
@@ -349,7 +349,7 @@ impl ZvWriter {
         intra_links: u64,
     ) -> Result<()> {
         if self.opts.format_version == FormatVersion::V0_9 {
-            return self.write_links_v09(routed, intra_links);
+            return self.write_links_v09(routed, intra_links, columns);
         }
         self.write_link_documents(columns, intra_links)?;
         self.write_cross_chunk_links(routed, columns)

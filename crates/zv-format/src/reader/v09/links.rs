@@ -34,6 +34,16 @@ use crate::layout::offset_links::{
     has_perm as default_has_perm, intra_segment, lehmer_decode, parse_segment,
 };
 
+/// The cells of one cross-chunk offsets segment, in reading order, with the number of records
+/// each holds (what the segment's link attribute cells must hold rows for).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SegmentCells {
+    /// The segment's name (`+1.0.0`).
+    pub segment: String,
+    /// `(source chunk, records)` per non-empty cell.
+    pub cells: Vec<(ChunkKey, usize)>,
+}
+
 impl Level {
     /// The array of the intra-chunk link rows of `delta`, relative to the level: `links/<d>`
     /// (0.7), or the all-zero offsets segment under it (0.9).
@@ -48,7 +58,7 @@ impl Level {
 
     /// `(link_width, sid_ndim)` of the 0.9 family `links/<delta>` (width 2 and the key arity
     /// when absent).
-    fn v09_family_shape(&self, delta: i32) -> Result<(usize, usize)> {
+    pub(super) fn v09_family_shape(&self, delta: i32) -> Result<(usize, usize)> {
         let group = self.p(&[names::LINKS, &delta_name(delta)]);
         let key = join(&[&group, "zarr.json"]);
         let attrs = self.blobs.group_attributes(&group)?.unwrap_or_default();
@@ -71,8 +81,9 @@ impl Level {
         }
     }
 
-    /// ZV 0.9 link arrays beyond delta 0 (cross-level links) and link attributes are not
-    /// read yet: refused naming the node, never read as something else.
+    /// ZV 0.9 link arrays beyond delta 0 (cross-level links) and their attributes
+    /// (`link_attributes/<name>/<delta ≠ 0>`) are not read yet: refused naming the node, never
+    /// read as something else.
     pub(crate) fn check_v09_unread_links(&self) -> Result<()> {
         if self.blobs.layout() != Layout::ChunkGrid {
             return Ok(());
@@ -86,11 +97,17 @@ impl Level {
                 });
             }
         }
-        if self.blobs.exists(&self.p(&[names::LINK_ATTRIBUTES]))? {
-            return Err(Error::Unsupported {
-                key: self.p(&[names::LINK_ATTRIBUTES, "zarr.json"]),
-                what: "link attributes of a ZV 0.9 store".into(),
-            });
+        for n in self.children_of(names::LINK_ATTRIBUTES)? {
+            for d in self.children_of(&join(&[names::LINK_ATTRIBUTES, &n]))? {
+                if d != "0" {
+                    return Err(Error::Unsupported {
+                        key: self.p(&[names::LINK_ATTRIBUTES, &n, &d, "zarr.json"]),
+                        what: "attributes of cross-level links of a ZV 0.9 store \
+                               (`link_attributes/<name>/<delta>` with delta ≠ 0)"
+                            .into(),
+                    });
+                }
+            }
         }
         Ok(())
     }
@@ -99,6 +116,11 @@ impl Level {
     /// all-zero one), in 0.9.2's order, endpoints in the order written (`perm_idx` undone).
     /// `None` without the family. Only delta 0 is read.
     pub(crate) fn v09_cross_chunk(&self, delta: i32) -> Result<Option<CrossChunk>> {
+        Ok(self.v09_family(delta)?.map(|(c, _)| c))
+    }
+
+    /// [`Level::v09_cross_chunk`] with the cells its records came from, in the same order.
+    pub(crate) fn v09_family(&self, delta: i32) -> Result<Option<(CrossChunk, Vec<SegmentCells>)>> {
         let group = self.p(&[names::LINKS, &delta_name(delta)]);
         let key = join(&[&group, "zarr.json"]);
         let Some(attributes) = self.blobs.group_attributes(&group)? else {
@@ -135,6 +157,7 @@ impl Level {
         let mut segments = self.blobs.children(&group)?;
         segments.sort();
         let mut links = CrossChunkLinks::new(width, sid);
+        let mut filed = Vec::new();
         for seg in segments.iter().filter(|s| **s != intra) {
             let path = join(&[&group, seg]);
             let akey = join(&[&path, "zarr.json"]);
@@ -173,19 +196,27 @@ impl Level {
             };
             let mut cells = grid.keys()?;
             cells.sort_by_cached_key(ChunkKey::to_string);
+            let mut counts = Vec::with_capacity(cells.len());
             for src in cells {
                 let Some(bytes) = grid.cell(&src)? else {
                     continue;
                 };
                 let ckey = grid.cell_store_key(&src);
+                let before = links.len();
                 push_cell(&mut links, &bytes, &src, &offsets, has_perm, &ckey)?;
+                counts.push((src, links.len() - before));
             }
+            filed.push(SegmentCells {
+                segment: seg.clone(),
+                cells: counts,
+            });
         }
-        Ok(Some(CrossChunk {
+        let cross = CrossChunk {
             delta,
             links,
             attributes,
-        }))
+        };
+        Ok(Some((cross, filed)))
     }
 }
 

@@ -3,16 +3,19 @@
 //! written by the 0.7 code into the all-zero segment ([`ZvWriter::intra_links_array`]); here
 //! the cross-chunk records are filed into the other segments as zarr-vectors 0.9.2 files them
 //! ([`partition`]: canonical endpoint order and `perm_idx`, the family being undirected),
-//! and the documents are written.
+//! the link attributes mirror them (`link_attributes/<name>/0/<offsets>`, each cell the rows
+//! of its records in order), and the documents are written.
 
 use serde_json::json;
 
+use super::super::columns::FinishedColumn;
+use super::super::documents::empty_group;
 use super::super::links::RoutedLinks;
 use super::super::{ZvWriter, SAME_LEVEL};
 use crate::blob::join;
 use crate::error::{Error, Result};
 use crate::layout::links::RaggedLinks;
-use crate::layout::offset_links::{has_perm, parse_segment, partition};
+use crate::layout::offset_links::{has_perm, parse_segment, partition, Cells};
 use crate::metadata::arrays::FragmentIndexKind;
 use crate::metadata::{ChunkKey, JsonObject};
 use crate::names;
@@ -48,6 +51,7 @@ impl ZvWriter {
         &self,
         routed: RoutedLinks,
         intra_links: u64,
+        columns: &[FinishedColumn],
     ) -> Result<()> {
         let linked = self.linked();
         let family = join(&[&self.level, names::LINKS, SAME_LEVEL]);
@@ -57,20 +61,21 @@ impl ZvWriter {
             key: family_key.clone(),
             source,
         })?;
-        drop(routed);
         if !linked && cells.is_empty() {
             return Ok(());
         }
+        self.write_link_attributes_v09(&routed, &cells, intra_links, columns)?;
+        drop(routed);
         let width = self.links.width();
         let sid = self.grid.ndim;
         let codecs = self.opts.codecs.codecs(8, true);
         let ncols = width + usize::from(has_perm(false, 0, DIRECTED, STORE));
         let mut segments: Vec<String> = Vec::new();
-        for ((seg, source), rows) in cells {
+        for ((seg, source), cell) in cells {
             let key = ChunkKey(source).to_string();
             let blob = RaggedLinks {
                 link_width: ncols,
-                groups: vec![rows],
+                groups: vec![cell.rows],
             }
             .encode()
             .map_err(|source| Error::Blob {
@@ -117,5 +122,91 @@ impl ZvWriter {
         self.blobs
             .write_group(&join(&[&self.level, names::LINKS]), JsonObject::new())?;
         self.blobs.write_group(&family, attributes)
+    }
+}
+
+/// The attributes of the segment array with `offsets` of link attribute `c`
+/// (0.9.2's per-array metadata; `channel_names` when rows have several values, as zv's vertex
+/// attributes carry them).
+fn attribute_segment_attributes(c: &FinishedColumn, offsets: &[Vec<i64>]) -> JsonObject {
+    let mut m = JsonObject::new();
+    m.insert("zv_array".into(), json!("link_attribute"));
+    m.insert("name".into(), json!(c.name));
+    m.insert("dtype".into(), json!(c.data_type.name()));
+    m.insert("offsets".into(), json!(offsets));
+    m.insert("level_delta".into(), json!(0));
+    let row_shape: Vec<usize> = if c.channels > 1 {
+        m.insert("channel_names".into(), json!(c.channel_names_or_default()));
+        vec![c.channels]
+    } else {
+        Vec::new()
+    };
+    m.insert("row_shape".into(), json!(row_shape));
+    m
+}
+
+impl ZvWriter {
+    /// Writes the link attributes as 0.9.2 lays them out: per attribute the family group
+    /// `link_attributes/<name>/0` mirroring `links/0` — the all-zero segment's cells already
+    /// written with the intra-chunk links (an array only when there are intra-chunk links),
+    /// and each cross-chunk cell of `cells` the rows of its records, in its records' order.
+    fn write_link_attributes_v09(
+        &self,
+        routed: &RoutedLinks,
+        cells: &Cells,
+        intra_links: u64,
+        columns: &[FinishedColumn],
+    ) -> Result<()> {
+        if columns.is_empty() {
+            return Ok(());
+        }
+        let sid = self.grid.ndim;
+        let width = self.links.width();
+        let group = join(&[&self.level, names::LINK_ATTRIBUTES]);
+        empty_group(&self.blobs, &group)?;
+        let total = intra_links + routed.cross.len() as u64;
+        for c in columns {
+            let family = join(&[&group, &c.name, SAME_LEVEL]);
+            let codecs = self.codecs(c.data_type.size().unwrap_or(1));
+            let mut segments: Vec<&str> = Vec::new();
+            for ((seg, source), cell) in cells {
+                let rows = c.encode(
+                    cell.records
+                        .iter()
+                        .map(|&r| self.links.cell(c, routed.cross_links[r])),
+                );
+                let key = ChunkKey(source.clone()).to_string();
+                self.write_rows(&join(&[&family, seg, &key]), &rows)?;
+                if segments.last() != Some(&seg.as_str()) {
+                    segments.push(seg);
+                }
+            }
+            for seg in segments {
+                let path = join(&[&family, seg]);
+                let offsets = parse_segment(seg, sid, width)
+                    .map_err(|why| Error::metadata(join(&[&path, "zarr.json"]), why))?;
+                self.blobs.write_chunk_array_document(
+                    &path,
+                    attribute_segment_attributes(c, &offsets),
+                    &codecs,
+                )?;
+            }
+            if intra_links > 0 {
+                let zero = vec![vec![0; sid]; width.saturating_sub(1)];
+                self.blobs.write_chunk_array_document(
+                    &self.link_attribute_array(&c.name),
+                    attribute_segment_attributes(c, &zero),
+                    &codecs,
+                )?;
+            }
+            empty_group(&self.blobs, &join(&[&group, &c.name]))?;
+            let mut attributes = JsonObject::new();
+            attributes.insert("zv_array".into(), json!("link_attribute_family"));
+            attributes.insert("name".into(), json!(c.name));
+            attributes.insert("level_delta".into(), json!(0));
+            attributes.insert("num_links".into(), json!(total));
+            self.blobs.write_group(&family, attributes)?;
+        }
+        Ok(())
     }
 }
