@@ -12,8 +12,6 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use proptest::strategy::{Strategy, ValueTree};
-use proptest::test_runner::TestRunner;
 use serde_json::{json, Value};
 use zv_testkit::env::{shared_dir, workspace_root, zarr_python, zv09_python};
 
@@ -239,6 +237,16 @@ fn blank_absent_rows(dump: &Path) {
 /// zarr-python 3 (one process). Returns the number of nodes opened and of cross-chunk offsets
 /// segments written (`links/0/<offsets>` other than the all-zero one).
 fn check_documents(docs: &[(String, Value)], ignore_07: &str) -> (u64, usize) {
+    check_documents_with(docs, ignore_07, |_, _| {})
+}
+
+/// [`check_documents`], also handing `check` each document's name and zarr-vectors 0.9.2's
+/// reading of its 0.9 store (the `zv09_dump.py` document).
+fn check_documents_with(
+    docs: &[(String, Value)],
+    ignore_07: &str,
+    mut check: impl FnMut(&str, &Value),
+) -> (u64, usize) {
     let dir = tempfile::tempdir().unwrap();
     let mut stores = Vec::new();
     let mut failures = Vec::new();
@@ -290,6 +298,10 @@ fn check_documents(docs: &[(String, Value)], ignore_07: &str) -> (u64, usize) {
     for (name, store, zv_dump) in &stores {
         let stem = store.file_stem().unwrap().to_str().unwrap();
         let expected = dir.path().join(format!("{stem}.expected.json"));
+        check(
+            name,
+            &serde_json::from_slice(&std::fs::read(&expected).unwrap()).unwrap(),
+        );
         if let Some(report) = compare(&expected, zv_dump, "^/omitted") {
             failures.push(format!("{name}: 0.9.2 reads other content:\n{report}"));
         }
@@ -335,42 +347,10 @@ const LINKED_PER_GEOMETRY: usize = 4;
 /// many chunks per axis, negative chunks, links across chunks), `per` of each, without what
 /// the 0.9 writer refuses: link attributes, categorical and multi-channel object attributes.
 fn linked_documents(per: usize) -> Vec<(String, Value)> {
-    let mut runner = TestRunner::deterministic();
-    let strategy = zv_testkit_geometry::strategy::geometry_document();
-    let mut counts = std::collections::BTreeMap::<String, usize>::new();
-    let mut docs = Vec::new();
-    let kinds = ["polyline", "streamline", "graph", "skeleton", "mesh"];
-    while counts.values().sum::<usize>() < per * kinds.len() {
-        let mut doc = strategy.new_tree(&mut runner).unwrap().current();
-        let kind = doc["geometry"].as_str().unwrap().to_owned();
-        let n = counts.entry(kind.clone()).or_default();
-        if !kinds.contains(&kind.as_str()) || *n >= per {
-            continue;
-        }
-        let doc = doc.as_object_mut().unwrap();
-        doc.remove("link_attributes");
-        for key in [
-            "vertex_attributes",
-            "object_attributes",
-            "fragment_attributes",
-        ] {
-            if let Some(attrs) = doc.get_mut(key).and_then(Value::as_object_mut) {
-                attrs.retain(|_, a| {
-                    a["dtype"] != "string" && (key == "vertex_attributes" || !is_multi_channel(a))
-                });
-            }
-        }
-        docs.push((format!("{kind}{n}"), Value::Object(doc.clone())));
-        *n += 1;
-    }
-    docs
-}
-
-/// Whether an object attribute has rows of several values.
-fn is_multi_channel(a: &Value) -> bool {
-    a["values"]
-        .as_array()
-        .is_some_and(|v| v.iter().any(Value::is_array))
+    zv_testkit_geometry::strategy::v09_documents(
+        &["polyline", "streamline", "graph", "skeleton", "mesh"],
+        per,
+    )
 }
 
 #[test]
@@ -382,11 +362,109 @@ fn zarr_vectors_0_9_2_reads_linked_geometries_zv_writes_in_0_9() {
     assert!(segments >= docs.len(), "{segments} cross-chunk segments");
 }
 
+/// A random line document (seeded): 2 or 3 dimensions, chunk shapes 4 to 10 over
+/// coordinates in ±24 (negative chunks), short lines (mostly inside one chunk) and long ones
+/// (across chunk boundaries), sometimes a bin shape finer than the chunks, a scalar and a
+/// multi-channel vertex attribute, an object attribute with absent rows.
+fn line_document(seed: u64) -> Value {
+    let mut r = Rng(seed);
+    let ndim = 2 + r.below(2) as usize;
+    let chunk = [4.0, 5.0, 10.0][r.below(3) as usize];
+    let k = 1 + r.below(40) as usize;
+    let lines: Vec<Vec<Vec<f64>>> = (0..k)
+        .map(|_| {
+            let reach = if r.below(2) == 0 { 1 } else { 12 };
+            let a: Vec<f64> = (0..ndim).map(|_| r.coord(24)).collect();
+            let b = a
+                .iter()
+                .map(|&x| (x + r.coord(reach)).clamp(-24.0, 24.0))
+                .collect();
+            vec![a, b]
+        })
+        .collect();
+    let per_line = |r: &mut Rng, f: &mut dyn FnMut(&mut Rng) -> Value| -> Vec<Value> {
+        (0..k).map(|_| json!([f(r), f(r)])).collect()
+    };
+    let radius = per_line(&mut r, &mut |r| json!(r.below(64) as f64 / 8.0));
+    let rgb = per_line(&mut r, &mut |r| {
+        json!([r.below(256), r.below(256), r.below(256)])
+    });
+    let length: Vec<Value> = (0..k)
+        .map(|i| {
+            if r.below(5) == 0 {
+                Value::Null
+            } else {
+                json!(i as f64 * 0.25)
+            }
+        })
+        .collect();
+    let dtype = ["float32", "float64"][r.below(2) as usize];
+    let mut doc = json!({
+        "format": "zv-geometry/1", "geometry": "line",
+        "chunk_shape": vec![chunk; ndim],
+        "vertex_dtype": dtype,
+        "polylines": lines,
+        "vertex_attributes": {
+            "radius": {"dtype": "float32", "values": radius},
+            "rgb": {"dtype": "uint8", "channel_names": ["r", "g", "b"], "values": rgb},
+        },
+        "object_attributes": {"length": {"dtype": "float64", "values": length}},
+    });
+    if r.below(3) == 0 {
+        doc["bin_shape"] = json!(vec![chunk / 2.0; ndim]);
+    }
+    doc
+}
+
+/// Line documents from the geometry strategy.
+const STRATEGY_LINES: usize = 6;
+
+#[test]
+fn zarr_vectors_0_9_2_reads_lines_zv_writes_in_0_9() {
+    let mut docs: Vec<(String, Value)> = (0..DOCUMENTS)
+        .map(|seed| (format!("lines{seed}"), line_document(seed)))
+        .collect();
+    let written: std::collections::BTreeMap<String, Value> = docs.iter().cloned().collect();
+    docs.extend(zv_testkit_geometry::strategy::v09_documents(
+        &["line"],
+        STRATEGY_LINES,
+    ));
+    let mut read = 0;
+    // 0.9.2's `write_lines` list of arrays (vertex attributes included), 0.7.0's without them
+    let (nodes, segments) = check_documents_with(
+        &docs,
+        "^/root_metadata/zv_version|/level_metadata/arrays_present",
+        |name, dump| {
+            // 0.9.2's read_lines gives the document's lines and endpoint attributes
+            let Some(doc) = written.get(name) else { return };
+            let reader = &dump["levels"]["0"]["reader"];
+            assert_eq!(reader["function"], "read_lines", "{name}");
+            assert_eq!(reader["endpoints"], doc["polylines"], "{name}");
+            for attr in ["radius", "rgb"] {
+                let flat: Vec<Value> = doc["vertex_attributes"][attr]["values"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .flat_map(|pair| pair.as_array().unwrap().clone())
+                    .collect();
+                assert_eq!(
+                    reader["vertex_attributes"][attr],
+                    json!(flat),
+                    "{name} {attr}"
+                );
+            }
+            read += 1;
+        },
+    );
+    assert_eq!(read, DOCUMENTS);
+    assert!(nodes >= 4 * docs.len() as u64);
+    // lines cross chunks: cross-chunk segments were written and read
+    assert!(segments >= docs.len(), "{segments} cross-chunk segments");
+}
+
 #[test]
 fn what_the_0_9_writer_does_not_write_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let line = json!({"format": "zv-geometry/1", "geometry": "line", "chunk_shape": [10, 10],
-        "polylines": [[[1, 1], [12, 1]]]});
     let link_attribute = json!({"format": "zv-geometry/1", "geometry": "graph",
         "chunk_shape": [10, 10], "vertices": [[1, 1], [12, 1]], "edges": [[0, 1]],
         "link_attributes": {"w": {"dtype": "float32", "values": [0.5]}}});
@@ -397,7 +475,6 @@ fn what_the_0_9_writer_does_not_write_is_refused() {
         "chunk_shape": [10, 10], "vertices": [[1, 1]], "object_ids": [0],
         "object_attributes": {"x": {"dtype": "int32", "values": [i32::MIN]}}});
     for (name, doc, expect) in [
-        ("line", line, "line"),
         ("link-attribute", link_attribute, "link attribute `w`"),
         ("categorical", categorical, "categorical"),
         ("sentinel", nan_row, "absent"),

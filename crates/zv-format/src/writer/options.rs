@@ -171,7 +171,7 @@ pub enum FormatVersion {
     /// ZV 0.9 as zarr-vectors 0.9.2 reads it: one chunk-grid `variable_length_bytes` array
     /// per per-chunk array, `vlen_manifests_v2` object index, flat dense attributes with
     /// fill-value absence, `variable_length_bytes` groups, links in the `links/0` family of
-    /// offsets segments. Every geometry but `line`; link attributes are refused.
+    /// offsets segments. Link attributes are refused.
     V0_9,
 }
 
@@ -203,6 +203,7 @@ impl FormatVersion {
             Self::V0_9 => matches!(
                 geometry,
                 Geometry::PointCloud
+                    | Geometry::Line
                     | Geometry::Polyline
                     | Geometry::Streamline
                     | Geometry::Graph
