@@ -18,7 +18,7 @@
 //!
 //! What the target layout or the writer cannot hold is refused before anything is written,
 //! with an error naming the node: levels above 0 (pyramids; neither layout's writer copies
-//! cross-level links yet), and for 0.9 lines and link attributes. Object-attribute types the
+//! cross-level links yet), and for 0.9 link attributes. Object-attribute types the
 //! 0.9 writer refuses (categorical, multi-channel, bool, or a present value equal to 0.9's
 //! absent value) are refused by the writer, which checks everything before its first write.
 //! The root `zarr.json` is written last, so a failed migration leaves no store that opens.
@@ -116,8 +116,9 @@ fn version_name(version: FormatVersion) -> &'static str {
 }
 
 /// Refuses, before anything is read in bulk or written, what the migration to `to` cannot
-/// carry: a source already in the target layout, levels above 0, and for 0.9 lines and link
-/// attributes. The error names the node concerned.
+/// carry: a source already in the target layout, levels above 0, and for 0.9 link
+/// attributes (and geometries the 0.9 writer does not write). The error names the node
+/// concerned.
 pub fn check_migratable(source: &ZvStore, to: FormatVersion) -> Result<()> {
     let root = source.root();
     let unsupported = |key: String, what: String| Err(Error::Unsupported { key, what });
