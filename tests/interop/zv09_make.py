@@ -6,9 +6,9 @@
 Writes, for every geometry 0.9.2 writes and every layout (default cells,
 sharded cells), one store ``OUT_DIR/<geometry>-<layout>.zv`` with random
 content: object ids, vertex and object attributes, groups (point clouds and
-polylines), lines inside one chunk and across chunks, several chunks on both sides of the origin (negative chunk
-coordinates, so ``chunk_grid_origin`` is not zero). Prints a JSON list of the
-stores written with what each holds.
+polylines), lines inside one chunk and across chunks, several chunks on both
+sides of the origin (negative chunk coordinates, so ``chunk_grid_origin`` is not
+zero). Prints a JSON list of the stores written with what each holds.
 
 Runs in the virtualenv that has ``zarr-vectors==0.9.2`` (``.venv-zv09``).
 """

@@ -5,8 +5,10 @@
 //! attributes) are dumped by 0.9.2's readers (`tests/interop/zv09_dump.py`, one process for
 //! all) and by `zv dump`, and compare equal in the logical scope; every node of every store
 //! opens and reads in zarr-python 3 (one process); and zv reads its 0.9 store back with the
-//! content of the 0.7 store written from the same document. Geometries and attributes the
-//! 0.9 writer does not support are refused, leaving no store.
+//! content of the 0.7 store written from the same document. Random line documents are
+//! checked the same way, 0.9.2's `read_lines` giving the lines and endpoint attributes written,
+//! and zv lays them out in the cells 0.9.2's `write_lines` writes for them. Geometries and
+//! attributes the 0.9 writer does not support are refused, leaving no store.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use std::path::{Path, PathBuf};
@@ -460,6 +462,44 @@ fn zarr_vectors_0_9_2_reads_lines_zv_writes_in_0_9() {
     assert!(nodes >= 4 * docs.len() as u64);
     // lines cross chunks: cross-chunk segments were written and read
     assert!(segments >= docs.len(), "{segments} cross-chunk segments");
+}
+
+#[test]
+fn lines_are_laid_out_as_zarr_vectors_0_9_2_lays_them_out() {
+    // the same lines written by zv in 0.9 and by 0.9.2's write_lines: the same cells
+    // (tests/interop/zv09_lines_layout.py; bins included: both split at chunks only)
+    let dir = tempfile::tempdir().unwrap();
+    let mut docs: Vec<(String, Value)> = (0..DOCUMENTS)
+        .map(|seed| (format!("lines{seed}"), line_document(seed)))
+        .collect();
+    docs.extend(zv_testkit_geometry::strategy::v09_documents(
+        &["line"],
+        STRATEGY_LINES,
+    ));
+    // 0.9.2 writes no store of no lines with vertex attributes
+    docs.retain(|(_, d)| d["polylines"].as_array().is_some_and(|p| !p.is_empty()));
+    let (mut cells, mut binned) = (0, 0);
+    for (name, doc) in &docs {
+        let store = import(dir.path(), name, doc, "0.9");
+        binned += usize::from(doc.get("bin_shape").is_some_and(|b| !b.is_null()));
+        let out = Command::new(zv09_python())
+            .arg(workspace_root().join("tests/interop/zv09_lines_layout.py"))
+            .arg(dir.path().join(format!("{name}.json")))
+            .arg(&store)
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "zv09_lines_layout.py {name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(report["differences"], json!([]), "{name}");
+        cells += report["cells"].as_u64().unwrap();
+    }
+    assert!(cells >= 2 * docs.len() as u64, "{cells} cells compared");
+    assert!(binned > 0, "no document with a bin shape");
 }
 
 #[test]
