@@ -107,6 +107,13 @@ def reader_section(store: str, gt: str, level: int, attr_names: list[str]) -> di
             res.update(function="read_graph", node_count=int(r["node_count"]),
                        edge_count=int(r["edge_count"]), positions=fix(r["positions"]),
                        edges=fix(np.asarray(r["edges"], dtype=np.int64)))
+        elif gt == "line":
+            from zarr_vectors.types.lines import read_lines
+
+            r = read_lines(store, level=level)
+            res.update(function="read_lines", line_count=int(r["line_count"]),
+                       endpoints=fix(r["endpoints"]),
+                       vertex_attributes={k: fix(v) for k, v in r.get("vertex_attributes", {}).items()})
         elif gt == "mesh":
             from zarr_vectors.types.meshes import read_mesh
 

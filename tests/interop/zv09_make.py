@@ -7,10 +7,10 @@
 Writes, for every geometry 0.9.2 writes and every layout (default cells,
 sharded cells), one store ``OUT_DIR/<geometry>-<layout>.zv`` with random
 content: object ids, vertex and object attributes, groups (point clouds and
-polylines), link attributes (graphs and skeletons, or the geometries
-``--link-attributes`` names: a float32 and an int32 one; 0.9.2's ``write_mesh`` takes
-none), several chunks on both sides of the origin (negative chunk
-coordinates, so ``chunk_grid_origin`` is not zero). Prints a JSON list of the
+polylines), lines inside one chunk and across chunks, link attributes (graphs and
+skeletons, or the geometries ``--link-attributes`` names: a float32 and an int32 one;
+0.9.2's ``write_mesh`` takes none), several chunks on both sides of the origin (negative
+chunk coordinates, so ``chunk_grid_origin`` is not zero). Prints a JSON list of the
 stores written with what each holds.
 
 Runs in the virtualenv that has ``zarr-vectors==0.9.2`` (``.venv-zv09``).
@@ -151,6 +151,27 @@ def mesh(path: str, rng: np.random.Generator, shard) -> dict:
     return {"vertices": n, "links": int(len(faces))}
 
 
+def line(path: str, rng: np.random.Generator, shard) -> dict:
+    from zarr_vectors.types.lines import write_lines
+
+    k = int(rng.integers(4, 16))
+    # short lines (mostly inside one chunk) and long ones (across chunk boundaries)
+    start = rng.uniform(-19.5, 29.5, (k, 3))
+    reach = np.where(rng.random((k, 1)) < 0.5, 2.0, 25.0)
+    end = np.clip(start + rng.uniform(-1.0, 1.0, (k, 3)) * reach, -19.5, 29.5)
+    endpoints = np.stack([start, end], axis=1).astype(np.float32)
+    write_lines(
+        path,
+        endpoints,
+        chunk_shape=CHUNK,
+        bounds=BOUNDS,
+        vertex_attributes={"radius": rng.random((k, 2)).astype(np.float32)},
+        object_attributes={"length": rng.random(k)},
+        shard_shape=shard,
+    )
+    return {"vertices": 2 * k, "objects": k}
+
+
 GEOMETRIES = {
     "point_cloud": point_cloud,
     "polyline": polyline,
@@ -158,6 +179,7 @@ GEOMETRIES = {
     "graph": graph,
     "skeleton": skeleton,
     "mesh": mesh,
+    "line": line,
 }
 
 

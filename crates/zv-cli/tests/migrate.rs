@@ -8,6 +8,8 @@
 //! - random stores zarr-vectors 0.9.2 writes (every geometry, default and sharded layout)
 //!   migrated to 0.7 are read by the 0.7.0 reference (the shared `dump_store.py`) with the
 //!   content 0.9.2 reads, the graphs' link attributes included (a skeleton's are refused);
+//! - zv's 0.7 line stores (random documents) migrated to 0.9 are read by 0.9.2 with the
+//!   content zv reads from the 0.7 store, and 0.9.2's `read_lines` gives the document's lines;
 //! - 0.7 → 0.9 → 0.7 gives the fixture's content as zv reads it;
 //! - the command: `--json` summary, exit status 1 and nothing left at OUT for a refused or
 //!   failed migration, 2 for a bad `--to`.
@@ -378,6 +380,7 @@ const READ: &[&str] = &[
     "graph",
     "skeleton",
     "mesh",
+    "line",
 ];
 
 /// Writes random stores of `geometries` with 0.9.2 (both layouts) into `dir`, link attributes
@@ -453,6 +456,12 @@ const RULED_07: &[(&str, &str, &str)] = &[
         "/reader/|/edges_xyz_sorted|/objects$|/unassigned_links",
         "ZV 0.9 stores, 0.9.2's reading order: per-fragment parents in 0.9.2, level-global \
          ones in the 0.7.0 reference",
+    ),
+    (
+        "line",
+        "/reader/|/level_metadata/arrays_present",
+        "the 0.7.0 reference has no line reader (0.9.2's read_lines is compared by \
+         `zv09_reads.rs`), and 0.9.2's write_lines lists `vertex_attributes` among the arrays",
     ),
 ];
 
@@ -552,6 +561,71 @@ fn zarr_vectors_0_9_2_stores_migrated_to_0_7_are_read_by_the_reference_with_thei
         ) {
             failures.push(format!(
                 "{name}: the reference reads other content:\n{report}"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Line documents of the geometry strategy written by zv in 0.7.
+const LINE_DOCUMENTS: usize = 8;
+
+#[test]
+fn zv_0_7_lines_migrated_to_0_9_are_read_by_zarr_vectors_0_9_2_with_their_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut docs = zv_testkit_geometry::strategy::v09_documents(&["line"], LINE_DOCUMENTS);
+    let mut stores = Vec::new();
+    for (name, doc) in &mut docs {
+        // every object-attribute row present: 0.7 stores zeros in absent rows, 0.9 its fill
+        // value (writing absent rows in 0.9 is tested by zv09_writes.rs)
+        for a in doc["object_attributes"]
+            .as_object_mut()
+            .into_iter()
+            .flatten()
+        {
+            for v in a.1["values"].as_array_mut().into_iter().flatten() {
+                if v.is_null() {
+                    *v = serde_json::json!(1);
+                }
+            }
+        }
+        let file = dir.path().join(format!("{name}.json"));
+        std::fs::write(&file, doc.to_string()).unwrap();
+        let v7 = dir.path().join(format!("{name}.07.zarr"));
+        let o = zv(&[
+            "import".as_ref(),
+            file.as_os_str(),
+            v7.as_os_str(),
+            "--quiet".as_ref(),
+        ]);
+        assert!(
+            o.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let v9 = dir.path().join(format!("{name}.zarr"));
+        migrate_ok(&v7, &v9, "0.9");
+        zv_dump(&v7, &dir.path().join(format!("{name}.07.json")));
+        stores.push(v9);
+    }
+    zv09_dump(&stores, dir.path());
+    let mut failures = Vec::new();
+    for (name, doc) in &docs {
+        let expected = dir.path().join(format!("{name}.expected.json"));
+        // the 0.7 store has no line reader section, and 0.9.2's write_lines lists
+        // `vertex_attributes` among the arrays; read_lines is compared with the document
+        let ignore = "^/omitted|^/root_metadata/zv_version|/root_metadata/format_capabilities\
+                      |/reader/|/level_metadata/arrays_present";
+        let zv07 = dir.path().join(format!("{name}.07.json"));
+        if let Some(report) = compare(&zv09_python(), &zv07, &expected, ignore, false) {
+            failures.push(format!("{name}: 0.9.2 reads other content:\n{report}"));
+        }
+        let read: Value = serde_json::from_slice(&std::fs::read(&expected).unwrap()).unwrap();
+        let reader = &read["levels"]["0"]["reader"];
+        if reader["function"] != "read_lines" || reader["endpoints"] != doc["polylines"] {
+            failures.push(format!(
+                "{name}: read_lines gives {reader}, the document {}",
+                doc["polylines"]
             ));
         }
     }

@@ -1,5 +1,5 @@
 //! zv reads the ZV 0.9 stores zarr-vectors 0.9.2 writes: random stores of every geometry
-//! (point clouds, polylines, streamlines, graphs, skeletons, meshes), in 0.9.2's default layout
+//! (point clouds, polylines, streamlines, graphs, skeletons, meshes, lines), in 0.9.2's default layout
 //! and its sharded layout (with sparse object ids), dumped by 0.9.2's own readers
 //! (`tests/interop/zv09_dump.py`) and by `zv dump`, compare equal in the logical scope and
 //! in the link attributes (graphs and skeletons carry a float and an integer one).
@@ -22,6 +22,7 @@ const READ: &[&str] = &[
     "graph",
     "skeleton",
     "mesh",
+    "line",
 ];
 const SEEDS: &[u64] = &[1, 2, 3];
 

@@ -6,15 +6,15 @@
 //! attributes) are dumped by 0.9.2's readers (`tests/interop/zv09_dump.py`, one process for
 //! all) and by `zv dump`, and compare equal in the logical scope and the link attributes; every node of every store
 //! opens and reads in zarr-python 3 (one process); and zv reads its 0.9 store back with the
-//! content of the 0.7 store written from the same document. Geometries and attributes the
-//! 0.9 writer does not support are refused, leaving no store.
+//! content of the 0.7 store written from the same document. Random line documents are
+//! checked the same way, 0.9.2's `read_lines` giving the lines and endpoint attributes written,
+//! and zv lays them out in the cells 0.9.2's `write_lines` writes for them. Geometries and
+//! attributes the 0.9 writer does not support are refused, leaving no store.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use proptest::strategy::{Strategy, ValueTree};
-use proptest::test_runner::TestRunner;
 use serde_json::{json, Value};
 use zv_testkit::env::{
     shared_dir, workspace_root, zarr_python, zv09_python, LOGICAL_AND_LINK_ATTRIBUTES,
@@ -271,7 +271,7 @@ fn blank_absent_rows(dump: &Path) {
 /// zarr-python 3 (one process); the link attributes are compared too. Returns what was
 /// checked.
 fn check_documents(docs: &[(String, Value)], ignore_07: &str) -> Checked {
-    check_documents_sharded(docs, ignore_07, None)
+    check_documents_in(docs, ignore_07, None, |_, _| {})
 }
 
 /// [`check_documents`], the 0.9 stores written with `--shard-shape S,…,S` when `shard` is
@@ -280,6 +280,26 @@ fn check_documents_sharded(
     docs: &[(String, Value)],
     ignore_07: &str,
     shard: Option<u64>,
+) -> Checked {
+    check_documents_in(docs, ignore_07, shard, |_, _| {})
+}
+
+/// [`check_documents`], also handing `check` each document's name and zarr-vectors 0.9.2's
+/// reading of its 0.9 store (the `zv09_dump.py` document).
+fn check_documents_with(
+    docs: &[(String, Value)],
+    ignore_07: &str,
+    check: impl FnMut(&str, &Value),
+) -> Checked {
+    check_documents_in(docs, ignore_07, None, check)
+}
+
+/// [`check_documents_sharded`] and [`check_documents_with`] in one.
+fn check_documents_in(
+    docs: &[(String, Value)],
+    ignore_07: &str,
+    shard: Option<u64>,
+    mut check: impl FnMut(&str, &Value),
 ) -> Checked {
     let dir = tempfile::tempdir().unwrap();
     let mut stores = Vec::new();
@@ -341,6 +361,10 @@ fn check_documents_sharded(
     for (name, store, zv_dump) in &stores {
         let stem = store.file_stem().unwrap().to_str().unwrap();
         let expected = dir.path().join(format!("{stem}.expected.json"));
+        check(
+            name,
+            &serde_json::from_slice(&std::fs::read(&expected).unwrap()).unwrap(),
+        );
         if let Some(report) = compare(&expected, zv_dump, "^/omitted", true) {
             failures.push(format!("{name}: 0.9.2 reads other content:\n{report}"));
         }
@@ -428,44 +452,10 @@ const LINKED_PER_GEOMETRY: usize = 4;
 /// skeletons and meshes), `per` of each, without what the 0.9 writer refuses: categorical
 /// link and object attributes, multi-channel object attributes.
 fn linked_documents(per: usize) -> Vec<(String, Value)> {
-    let mut runner = TestRunner::deterministic();
-    let strategy = zv_testkit_geometry::strategy::geometry_document();
-    let mut counts = std::collections::BTreeMap::<String, usize>::new();
-    let mut docs = Vec::new();
-    let kinds = ["polyline", "streamline", "graph", "skeleton", "mesh"];
-    while counts.values().sum::<usize>() < per * kinds.len() {
-        let mut doc = strategy.new_tree(&mut runner).unwrap().current();
-        let kind = doc["geometry"].as_str().unwrap().to_owned();
-        let n = counts.entry(kind.clone()).or_default();
-        if !kinds.contains(&kind.as_str()) || *n >= per {
-            continue;
-        }
-        let doc = doc.as_object_mut().unwrap();
-        for key in [
-            "vertex_attributes",
-            "object_attributes",
-            "fragment_attributes",
-            "link_attributes",
-        ] {
-            if let Some(attrs) = doc.get_mut(key).and_then(Value::as_object_mut) {
-                attrs.retain(|_, a| {
-                    a["dtype"] != "string"
-                        && (matches!(key, "vertex_attributes" | "link_attributes")
-                            || !is_multi_channel(a))
-                });
-            }
-        }
-        docs.push((format!("{kind}{n}"), Value::Object(doc.clone())));
-        *n += 1;
-    }
-    docs
-}
-
-/// Whether an object attribute has rows of several values.
-fn is_multi_channel(a: &Value) -> bool {
-    a["values"]
-        .as_array()
-        .is_some_and(|v| v.iter().any(Value::is_array))
+    zv_testkit_geometry::strategy::v09_documents(
+        &["polyline", "streamline", "graph", "skeleton", "mesh"],
+        per,
+    )
 }
 
 #[test]
@@ -537,11 +527,151 @@ fn zarr_vectors_0_9_2_reads_the_link_attributes_zv_writes_in_0_9() {
     );
 }
 
+/// A random line document (seeded): 2 or 3 dimensions, chunk shapes 4 to 10 over
+/// coordinates in ±24 (negative chunks), short lines (mostly inside one chunk) and long ones
+/// (across chunk boundaries), sometimes a bin shape finer than the chunks, a scalar and a
+/// multi-channel vertex attribute, an object attribute with absent rows.
+fn line_document(seed: u64) -> Value {
+    let mut r = Rng(seed);
+    let ndim = 2 + r.below(2) as usize;
+    let chunk = [4.0, 5.0, 10.0][r.below(3) as usize];
+    let k = 1 + r.below(40) as usize;
+    let lines: Vec<Vec<Vec<f64>>> = (0..k)
+        .map(|_| {
+            let reach = if r.below(2) == 0 { 1 } else { 12 };
+            let a: Vec<f64> = (0..ndim).map(|_| r.coord(24)).collect();
+            let b = a
+                .iter()
+                .map(|&x| (x + r.coord(reach)).clamp(-24.0, 24.0))
+                .collect();
+            vec![a, b]
+        })
+        .collect();
+    let per_line = |r: &mut Rng, f: &mut dyn FnMut(&mut Rng) -> Value| -> Vec<Value> {
+        (0..k).map(|_| json!([f(r), f(r)])).collect()
+    };
+    let radius = per_line(&mut r, &mut |r| json!(r.below(64) as f64 / 8.0));
+    let rgb = per_line(&mut r, &mut |r| {
+        json!([r.below(256), r.below(256), r.below(256)])
+    });
+    let length: Vec<Value> = (0..k)
+        .map(|i| {
+            if r.below(5) == 0 {
+                Value::Null
+            } else {
+                json!(i as f64 * 0.25)
+            }
+        })
+        .collect();
+    let dtype = ["float32", "float64"][r.below(2) as usize];
+    let mut doc = json!({
+        "format": "zv-geometry/1", "geometry": "line",
+        "chunk_shape": vec![chunk; ndim],
+        "vertex_dtype": dtype,
+        "polylines": lines,
+        "vertex_attributes": {
+            "radius": {"dtype": "float32", "values": radius},
+            "rgb": {"dtype": "uint8", "channel_names": ["r", "g", "b"], "values": rgb},
+        },
+        "object_attributes": {"length": {"dtype": "float64", "values": length}},
+    });
+    if r.below(3) == 0 {
+        doc["bin_shape"] = json!(vec![chunk / 2.0; ndim]);
+    }
+    doc
+}
+
+/// Line documents from the geometry strategy.
+const STRATEGY_LINES: usize = 6;
+
+#[test]
+fn zarr_vectors_0_9_2_reads_lines_zv_writes_in_0_9() {
+    let mut docs: Vec<(String, Value)> = (0..DOCUMENTS)
+        .map(|seed| (format!("lines{seed}"), line_document(seed)))
+        .collect();
+    let written: std::collections::BTreeMap<String, Value> = docs.iter().cloned().collect();
+    docs.extend(zv_testkit_geometry::strategy::v09_documents(
+        &["line"],
+        STRATEGY_LINES,
+    ));
+    let mut read = 0;
+    // 0.9.2's `write_lines` list of arrays (vertex attributes included), 0.7.0's without them
+    let checked = check_documents_with(
+        &docs,
+        "^/root_metadata/zv_version|/level_metadata/arrays_present",
+        |name, dump| {
+            // 0.9.2's read_lines gives the document's lines and endpoint attributes
+            let Some(doc) = written.get(name) else { return };
+            let reader = &dump["levels"]["0"]["reader"];
+            assert_eq!(reader["function"], "read_lines", "{name}");
+            assert_eq!(reader["endpoints"], doc["polylines"], "{name}");
+            for attr in ["radius", "rgb"] {
+                let flat: Vec<Value> = doc["vertex_attributes"][attr]["values"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .flat_map(|pair| pair.as_array().unwrap().clone())
+                    .collect();
+                assert_eq!(
+                    reader["vertex_attributes"][attr],
+                    json!(flat),
+                    "{name} {attr}"
+                );
+            }
+            read += 1;
+        },
+    );
+    assert_eq!(read, DOCUMENTS);
+    assert!(checked.nodes >= 4 * docs.len() as u64);
+    // lines cross chunks: cross-chunk segments were written and read
+    assert!(
+        checked.segments >= docs.len(),
+        "{} cross-chunk segments",
+        checked.segments
+    );
+}
+
+#[test]
+fn lines_are_laid_out_as_zarr_vectors_0_9_2_lays_them_out() {
+    // the same lines written by zv in 0.9 and by 0.9.2's write_lines: the same cells
+    // (tests/interop/zv09_lines_layout.py; bins included: both split at chunks only)
+    let dir = tempfile::tempdir().unwrap();
+    let mut docs: Vec<(String, Value)> = (0..DOCUMENTS)
+        .map(|seed| (format!("lines{seed}"), line_document(seed)))
+        .collect();
+    docs.extend(zv_testkit_geometry::strategy::v09_documents(
+        &["line"],
+        STRATEGY_LINES,
+    ));
+    // 0.9.2 writes no store of no lines with vertex attributes
+    docs.retain(|(_, d)| d["polylines"].as_array().is_some_and(|p| !p.is_empty()));
+    let (mut cells, mut binned) = (0, 0);
+    for (name, doc) in &docs {
+        let store = import(dir.path(), name, doc, "0.9");
+        binned += usize::from(doc.get("bin_shape").is_some_and(|b| !b.is_null()));
+        let out = Command::new(zv09_python())
+            .arg(workspace_root().join("tests/interop/zv09_lines_layout.py"))
+            .arg(dir.path().join(format!("{name}.json")))
+            .arg(&store)
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "zv09_lines_layout.py {name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(report["differences"], json!([]), "{name}");
+        cells += report["cells"].as_u64().unwrap();
+    }
+    assert!(cells >= 2 * docs.len() as u64, "{cells} cells compared");
+    assert!(binned > 0, "no document with a bin shape");
+}
+
 #[test]
 fn what_the_0_9_writer_does_not_write_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let line = json!({"format": "zv-geometry/1", "geometry": "line", "chunk_shape": [10, 10],
-        "polylines": [[[1, 1], [12, 1]]]});
     let link_attribute = json!({"format": "zv-geometry/1", "geometry": "graph",
         "chunk_shape": [10, 10], "vertices": [[1, 1], [12, 1]], "edges": [[0, 1]],
         "link_attributes": {"w": {"dtype": "string", "values": ["a"]}}});
@@ -552,7 +682,6 @@ fn what_the_0_9_writer_does_not_write_is_refused() {
         "chunk_shape": [10, 10], "vertices": [[1, 1]], "object_ids": [0],
         "object_attributes": {"x": {"dtype": "int32", "values": [i32::MIN]}}});
     for (name, doc, expect) in [
-        ("line", line, "line"),
         (
             "link-attribute",
             link_attribute,

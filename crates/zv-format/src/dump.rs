@@ -10,6 +10,7 @@
 //! Both read the level once, through one scan.
 
 mod json;
+mod lines;
 mod raw;
 mod reference;
 

@@ -18,9 +18,9 @@
 //!
 //! What the target layout or the writer cannot hold is refused before anything is written,
 //! with an error naming the node: levels above 0 (pyramids; neither layout's writer copies
-//! cross-level links yet), link attributes of skeletons (which zv's writer does not write),
-//! and for 0.9 lines. Other link attributes are carried both ways (the export reads them, the
-//! writer writes them). Object-attribute types the
+//! cross-level links yet) and link attributes of skeletons (which zv's writer does not
+//! write). Other link attributes are carried both ways (the export reads them, the writer
+//! writes them). Object-attribute types the
 //! 0.9 writer refuses (categorical, multi-channel, bool, or a present value equal to 0.9's
 //! absent value), and categorical link attributes, are refused by the writer, which checks everything before its first write.
 //! The root `zarr.json` is written last, so a failed migration leaves no store that opens.
@@ -123,7 +123,7 @@ fn version_name(version: FormatVersion) -> &'static str {
 
 /// Refuses, before anything is read in bulk or written, what the migration to `to` cannot
 /// carry: a source already in the target layout, levels above 0, link attributes of a
-/// skeleton, and for 0.9 lines. The error names the node concerned.
+/// skeleton. The error names the node concerned.
 pub fn check_migratable(source: &ZvStore, to: FormatVersion) -> Result<()> {
     let root = source.root();
     let unsupported = |key: String, what: String| Err(Error::Unsupported { key, what });

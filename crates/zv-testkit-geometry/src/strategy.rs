@@ -8,6 +8,8 @@
 //! fragment, object with missing rows, group).
 
 use proptest::prelude::*;
+use proptest::strategy::ValueTree;
+use proptest::test_runner::TestRunner;
 use serde_json::{json, Value};
 
 /// Coordinates exactly representable in float16 (so every vertex dtype stores them exactly).
@@ -326,4 +328,70 @@ pub fn geometry_document() -> impl Strategy<Value = Value> {
                 }
             }
         })
+}
+
+/// `per` documents of each geometry of `kinds` (names `<geometry><n>`), always the same ones
+/// (proptest's deterministic runner), without what zv's ZV 0.9 writer refuses: categorical
+/// attributes, multi-channel object and fragment attributes.
+///
+/// # Panics
+///
+/// If a kind is not a geometry [`geometry_document`] generates (it would never finish
+/// otherwise, so it is checked first).
+pub fn v09_documents(kinds: &[&str], per: usize) -> Vec<(String, Value)> {
+    const GENERATED: &[&str] = &[
+        "point_cloud",
+        "line",
+        "polyline",
+        "streamline",
+        "graph",
+        "skeleton",
+        "mesh",
+    ];
+    assert!(
+        kinds.iter().all(|k| GENERATED.contains(k)),
+        "kinds {kinds:?}"
+    );
+    let mut runner = TestRunner::deterministic();
+    let strategy = geometry_document();
+    let mut counts = std::collections::BTreeMap::<String, usize>::new();
+    let mut docs = Vec::new();
+    while counts.values().sum::<usize>() < per * kinds.len() {
+        let Ok(tree) = strategy.new_tree(&mut runner) else {
+            continue;
+        };
+        let mut doc = tree.current();
+        let kind = doc["geometry"].as_str().unwrap_or_default().to_owned();
+        let n = counts.entry(kind.clone()).or_default();
+        if !kinds.contains(&kind.as_str()) || *n >= per {
+            continue;
+        }
+        let Some(d) = doc.as_object_mut() else {
+            continue;
+        };
+        for key in [
+            "vertex_attributes",
+            "object_attributes",
+            "fragment_attributes",
+            "link_attributes",
+        ] {
+            if let Some(attrs) = d.get_mut(key).and_then(Value::as_object_mut) {
+                attrs.retain(|_, a| {
+                    a["dtype"] != "string"
+                        && (matches!(key, "vertex_attributes" | "link_attributes")
+                            || !is_multi_channel(a))
+                });
+            }
+        }
+        docs.push((format!("{kind}{n}"), doc));
+        *n += 1;
+    }
+    docs
+}
+
+/// Whether an attribute has rows of several values.
+fn is_multi_channel(a: &Value) -> bool {
+    a["values"]
+        .as_array()
+        .is_some_and(|v| v.iter().any(Value::is_array))
 }

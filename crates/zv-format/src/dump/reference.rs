@@ -307,7 +307,10 @@ pub(super) fn reader_json(
             json!({"function": "read_graph", "geometry_type": geometry.name(), "positions": positions,
                    "node_count": n, "edges": edges, "edge_count": edges.len()})
         }
-        // the reference has no high-level reader for other geometries
+        Geometry::Line if level.layout() == Layout::ChunkGrid => {
+            super::lines::read_lines(scan, level, index)?
+        }
+        // the 0.7.0 reference has no high-level reader for other geometries
         Geometry::Line | Geometry::Other(_) => json!({
             "geometry_type": geometry.name(),
             "note": format!("no high-level reader wired for geometry_type '{}'", geometry.name()),

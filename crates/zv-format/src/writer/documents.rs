@@ -196,8 +196,16 @@ impl ZvWriter {
         Ok(())
     }
 
-    /// The logical arrays of the level, for its document.
+    /// The logical arrays of the level, for its document (informational: the reference
+    /// writers' lists; lines in the 0.9 layout list 0.9.2's `write_lines` list).
     fn arrays_present(&self, vertex_attributes: bool) -> Vec<&'static str> {
+        if self.opts.geometry == Geometry::Line && self.opts.format_version == FormatVersion::V0_9 {
+            let mut out = vec![names::VERTICES, names::OBJECT_INDEX];
+            if vertex_attributes {
+                out.push(names::VERTEX_ATTRIBUTES);
+            }
+            return out;
+        }
         let mut out = vec![names::VERTICES];
         if vertex_attributes && self.opts.geometry == Geometry::PointCloud {
             out.push(names::VERTEX_ATTRIBUTES);

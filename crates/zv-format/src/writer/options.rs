@@ -171,8 +171,8 @@ pub enum FormatVersion {
     /// ZV 0.9 as zarr-vectors 0.9.2 reads it: one chunk-grid `variable_length_bytes` array
     /// per per-chunk array, `vlen_manifests_v2` object index, flat dense attributes with
     /// fill-value absence, `variable_length_bytes` groups, links in the `links/0` family of
-    /// offsets segments and link attributes mirroring them. Every geometry but `line`;
-    /// categorical link attributes are refused.
+    /// offsets segments and link attributes mirroring them. Every geometry; categorical
+    /// link attributes are refused.
     V0_9,
 }
 
@@ -204,6 +204,7 @@ impl FormatVersion {
             Self::V0_9 => matches!(
                 geometry,
                 Geometry::PointCloud
+                    | Geometry::Line
                     | Geometry::Polyline
                     | Geometry::Streamline
                     | Geometry::Graph

@@ -1,5 +1,5 @@
 //! Polylines (lines, polylines, streamlines): each is one object, split into pieces where it
-//! crosses a bin boundary. A piece is a fragment of its chunk; consecutive pieces in different
+//! crosses a bin boundary (lines in the 0.9 layout: a chunk boundary). A piece is a fragment of its chunk; consecutive pieces in different
 //! chunks are joined by a cross-chunk record from the last vertex of one to the first of the
 //! next.
 
@@ -209,8 +209,17 @@ impl ZvWriter {
         })
     }
 
+    /// Whether a piece also ends where the bin changes: not for lines in the ZV 0.9 layout,
+    /// which zarr-vectors 0.9.2 splits at chunk boundaries only (`docs/format-decisions.md`,
+    /// "Writing ZV 0.9").
+    fn splits_at_bins(&self) -> bool {
+        !(self.opts.geometry == Geometry::Line
+            && self.opts.format_version == super::FormatVersion::V0_9)
+    }
+
     /// Keeps a checked batch: splits each polyline into pieces and keeps its vertices as
-    /// records of their chunks. A piece starts where the chunk or the bin changes; in a part
+    /// records of their chunks. A piece starts where the chunk or the bin changes (see
+    /// [`ZvWriter::splits_at_bins`]); in a part
     /// of a distributed write, vertices in other parts' chunks ([`FOREIGN`]) are skipped but
     /// still count for where pieces start, so each piece the part keeps is the single
     /// writer's piece, numbered as it would be.
@@ -228,6 +237,7 @@ impl ZvWriter {
         let mut stored = vec![0.0; nd];
         let (mut bin, mut prev_bin) = (vec![0i64; nd], vec![0i64; nd]);
         let (mut chunk, mut prev_chunk) = (vec![0i64; nd], vec![0i64; nd]);
+        let at_bins = self.splits_at_bins();
         let mut cells = self.columns.cells(attributes);
         let mut rec = Vec::with_capacity(record_len);
         for (pi, w) in offsets.windows(2).enumerate() {
@@ -241,7 +251,9 @@ impl ZvWriter {
                 };
                 self.grid
                     .store_into(&coords[v * nd..(v + 1) * nd], item, &mut stored)?;
-                self.grid.bin_into(&stored, &mut bin);
+                if at_bins {
+                    self.grid.bin_into(&stored, &mut bin);
+                }
                 self.grid.chunk_into(&stored, &mut chunk);
                 let same_piece = prev.is_some() && prev_chunk == chunk && prev_bin == bin;
                 let ci = chunk_of[v];
