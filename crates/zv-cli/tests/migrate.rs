@@ -15,7 +15,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use serde_json::Value;
+use serde_json::{json, Value};
+use zv_format::ZvStore;
 use zv_testkit::env::{fixtures_dir, reference_python, shared_dir, workspace_root, zv09_python};
 
 /// The fixtures the migration to 0.9 carries.
@@ -25,21 +26,15 @@ const MIGRATED: &[&str] = &[
     "streamlines_basic",
     "skeleton_basic",
     "mesh_basic",
+    "pyramid_points",
 ];
 
 /// The fixtures it refuses: (fixture, what the error says, why).
-const REFUSED: &[(&str, &str, &str)] = &[
-    (
-        "graph_basic",
-        "link attribute `weight`",
-        "its edges carry the link attribute `weight`; the 0.9 writer writes no link attributes yet",
-    ),
-    (
-        "pyramid_points",
-        "1/zarr.json",
-        "it has pyramid levels 1 and 2; zv migrates level 0 only",
-    ),
-];
+const REFUSED: &[(&str, &str, &str)] = &[(
+    "graph_basic",
+    "link attribute `weight`",
+    "its edges carry the link attribute `weight`; the 0.9 writer writes no link attributes yet",
+)];
 
 /// Keys where 0.9.2's reading of a migrated fixture differs from the fixture's expected
 /// content by a ruling (`docs/format-decisions.md`), with the fixtures concerned.
@@ -64,6 +59,19 @@ const RULED_09: &[(&str, &str, &str)] = &[
         "/reader/|/edges_xyz_sorted|/objects$|/unassigned_links",
         "ZV 0.9 stores, 0.9.2's reading order: 0.9.2 reads skeleton parents per fragment, \
          the 0.7.0 reference level-globally; zv's own reading is compared by the round trip",
+    ),
+    (
+        "*",
+        "/cross_level_links",
+        "not in the fixture's dump: compared with zv's reading by `cross_level_pairs`",
+    ),
+    (
+        "pyramid_points",
+        "/object_attributes/[^/]+/(values|present_mask)",
+        "Migrating, pyramids: 0.9 marks an absent object-attribute row by its fill value \
+         (NaN, not the 0 the 0.7 reference stores) and reports no mask when every row is \
+         present; the present values and the masks are compared by \
+         `present_object_attributes_agree`",
     ),
     (
         "mesh_basic",
@@ -132,6 +140,7 @@ fn zv09_dump(stores: &[PathBuf], dir: &Path) {
     let out = Command::new(zv09_python())
         .arg(workspace_root().join("tests/interop/zv09_dump.py"))
         .args(stores)
+        .arg("--cross-level")
         .arg("--out-dir")
         .arg(dir)
         .output()
@@ -153,6 +162,90 @@ fn zv_dump(store: &Path, out: &Path) {
         String::from_utf8_lossy(&o.stderr)
     );
     std::fs::write(out, &o.stdout).unwrap();
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+/// `{level: {delta: pairs}}` of every level's cross-level pairs as zv reads them (each
+/// vertex's [`ZvStore::linked`] vertices), pairs `[[chunk key, row], [chunk key, row]]`
+/// sorted, as `zv09_dump.py --cross-level` gives 0.9.2's.
+fn cross_level_pairs(store: &Path) -> Value {
+    let zv = ZvStore::open_url(store.to_str().unwrap()).unwrap();
+    let mut out = serde_json::Map::new();
+    for &l in zv.level_ids() {
+        let level = zv.level(l).unwrap();
+        let mut deltas = level.link_deltas().unwrap();
+        deltas.extend(level.cross_chunk_deltas().unwrap());
+        deltas.retain(|&d| d != 0);
+        deltas.sort_unstable();
+        deltas.dedup();
+        let mut per = serde_json::Map::new();
+        for d in deltas {
+            let mut pairs = Vec::new();
+            for key in level.chunk_keys().unwrap() {
+                let rows = level.chunk(&key).unwrap().unwrap().vertices.len() as u64;
+                for r in 0..rows {
+                    for (k, t) in zv.linked(l, d, &(key.clone(), r)).unwrap() {
+                        pairs.push(json!([[key.to_string(), r], [k.to_string(), t]]));
+                    }
+                }
+            }
+            pairs.sort_by_key(Value::to_string);
+            per.insert(zv_format::reader::delta_name(d), Value::Array(pairs));
+        }
+        out.insert(l.to_string(), Value::Object(per));
+    }
+    Value::Object(out)
+}
+
+/// The `cross_level_links` of every level of a `zv09_dump.py --cross-level` dump, pairs
+/// sorted as [`cross_level_pairs`] sorts them.
+fn zv09_cross_level(dump: &Value) -> Value {
+    let mut out = serde_json::Map::new();
+    for (l, level) in dump["levels"].as_object().unwrap() {
+        let mut per = serde_json::Map::new();
+        for (d, pairs) in level["cross_level_links"].as_object().unwrap() {
+            let mut pairs = pairs.as_array().unwrap().clone();
+            pairs.sort_by_key(Value::to_string);
+            per.insert(d.clone(), Value::Array(pairs));
+        }
+        out.insert(l.clone(), Value::Object(per));
+    }
+    Value::Object(out)
+}
+
+/// Every level's object attributes: the same present rows (a mask of all ones and no mask
+/// alike) and, in them, the same values (the dumps compare absent rows' values differently,
+/// see [`RULED_09`]). `None` when they agree.
+fn present_object_attributes_agree(expected: &Value, actual: &Value) -> Option<String> {
+    for (l, level) in expected["levels"].as_object().unwrap() {
+        let Some(attrs) = level["object_attributes"].as_object() else {
+            continue;
+        };
+        for (name, a) in attrs {
+            let b = &actual["levels"][l]["object_attributes"][name];
+            let values = a["values"].as_array().unwrap();
+            let mask = |v: &Value| -> Vec<bool> {
+                match v.as_array() {
+                    Some(m) => m.iter().map(|x| x.as_u64() == Some(1)).collect(),
+                    None => vec![true; values.len()],
+                }
+            };
+            let (ma, mb) = (mask(&a["present_mask"]), mask(&b["present_mask"]));
+            if ma != mb {
+                return Some(format!("level {l} `{name}`: present rows {ma:?} vs {mb:?}"));
+            }
+            for (r, present) in ma.iter().enumerate() {
+                let (x, y) = (&values[r], &b["values"][r]);
+                if *present && x.as_f64() != y.as_f64() {
+                    return Some(format!("level {l} `{name}` row {r}: {x} vs {y}"));
+                }
+            }
+        }
+    }
+    None
 }
 
 /// Whether `dir` holds nothing (or does not exist).
@@ -183,6 +276,18 @@ fn fixtures_migrated_to_0_9_are_read_by_zarr_vectors_0_9_2_with_their_content() 
         if let Some(report) = compare(&zv09_python(), &expected, &actual, &ignores(RULED_09, name))
         {
             failures.push(format!("{name}: 0.9.2 reads other content:\n{report}"));
+        }
+        let (fixture, read) = (read_json(&expected), read_json(&actual));
+        if let Some(report) = present_object_attributes_agree(&fixture, &read) {
+            failures.push(format!("{name}: object attributes: {report}"));
+        }
+        // every level's cross-level pairs as 0.9.2 reads them are the fixture's as zv reads them
+        let zv_pairs = cross_level_pairs(&fixtures_dir().join(format!("{name}.zarr")));
+        if zv_pairs != zv09_cross_level(&read) {
+            failures.push(format!(
+                "{name}: 0.9.2 reads other cross-level pairs than the fixture's: {zv_pairs} vs {}",
+                zv09_cross_level(&read)
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -226,12 +331,29 @@ fn migrating_to_0_9_and_back_gives_the_fixture_content() {
         let ignore = match *name {
             "skeleton_basic" => "/root_metadata/format_capabilities|/objects|/reader",
             "mesh_basic" => "/root_metadata/format_capabilities|/reader/faces$",
+            // 0.9 keeps no mask of all ones (see RULED_09): compared below
+            "pyramid_points" => {
+                "/root_metadata/format_capabilities|/object_attributes/[^/]+/present_mask"
+            }
             _ => "/root_metadata/format_capabilities",
         };
+        if let Some(report) =
+            present_object_attributes_agree(&read_json(&before), &read_json(&after))
+        {
+            failures.push(format!("{name}: object attributes: {report}"));
+        }
         if let Some(report) = compare(&zv09_python(), &before, &after, ignore) {
             failures.push(format!(
                 "{name}: 0.7 → 0.9 → 0.7 changed the content:\n{report}"
             ));
+        }
+        let pairs = cross_level_pairs(&fixture);
+        for (store, what) in [(&v9, "0.9"), (&v7, "0.7 again")] {
+            if cross_level_pairs(store) != pairs {
+                failures.push(format!(
+                    "{name}: in {what}, zv reads other cross-level pairs"
+                ));
+            }
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -280,6 +402,11 @@ const RULED_07: &[(&str, &str, &str)] = &[
         "*",
         "^/omitted",
         "what 0.9.2 stores that zv's dump has no model for",
+    ),
+    (
+        "*",
+        "/cross_level_links",
+        "0.9.2's cross-level pairs (none in these stores), not in the reference's dump",
     ),
     (
         "*",

@@ -47,7 +47,8 @@
 mod attributes;
 mod build;
 pub mod coarsen;
-mod links;
+pub(crate) mod links;
+pub(crate) mod links_v09;
 pub mod parts;
 mod source;
 pub mod sparsity;

@@ -68,7 +68,7 @@ rules! {
     UNKNOWN_ARRAY = ("unknown-array", 1, Warning, "A level's children are known ZV arrays.");
     CHUNK_KEY = ("chunk-key", 1, Error, "Blob names in per-chunk arrays are chunk keys of the level's arity.");
     CHUNK_GRID = ("chunk-grid", 1, Error, "ZV 0.9: every per-chunk array is a `variable_length_bytes` array of the level's rank, its `chunk_grid_origin` has that rank, and every key in its `nonempty_chunks` is a chunk key of that rank inside the grid.");
-    V09_UNREAD = ("v09-unread", 1, Error, "ZV 0.9: the level holds nothing this build does not read (cross-level links `links/<d ≠ 0>`, link attributes), which is reported rather than passed unchecked.");
+    V09_UNREAD = ("v09-unread", 1, Error, "ZV 0.9: the level holds nothing this build does not read (link attributes), which is reported rather than passed unchecked.");
     LINK_SEGMENTS = ("link-segments", 1, Error, "ZV 0.9: the children of a `links/<d>` family are offsets segments of its `link_width` and `sid_ndim` (`+1.-1.0`, joined by `_`; `self` for width 1).");
     ZV_VERSION = ("zv-version", 2, Error, "`zv_version` is a version string (`MAJOR.MINOR[.PATCH]`) this build reads: 0.7.x or 0.9.x.");
     ROOT_SCHEMA = ("root-schema", 2, Error, "The root metadata parses (axes, `chunk_shape`, `bounds`, typed optional keys).");

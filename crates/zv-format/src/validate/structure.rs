@@ -260,15 +260,12 @@ fn level_arrays(blobs: &Blobs, level: &str, out: &mut Vec<Finding>) -> Vec<Array
     groups
 }
 
-/// What the reader does not read in a ZV 0.9 level (cross-level links, link attributes) is a
-/// finding: the rest of the level could not be checked honestly without it.
+/// What the reader does not read in a ZV 0.9 level (link attributes) is a finding: the rest
+/// of the level could not be checked honestly without it.
 fn check_unread(groups: &[ArrayGroup], out: &mut Vec<Finding>) {
     for g in groups {
-        let what = match (&g.kind, g.delta) {
-            (ZvArray::Other(f), Some(d)) if f == LINKS_FAMILY && d != 0 => {
-                "cross-level links of a ZV 0.9 store"
-            }
-            (ZvArray::LinkAttribute, _) => "link attributes of a ZV 0.9 store",
+        let what = match &g.kind {
+            ZvArray::LinkAttribute => "link attributes of a ZV 0.9 store",
             _ => continue,
         };
         out.push(Finding::new(
