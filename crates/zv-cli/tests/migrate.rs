@@ -12,12 +12,17 @@
 //!   failed migration, 2 for a bad `--to`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use serde_json::{json, Value};
-use zv_format::ZvStore;
-use zv_testkit::env::{fixtures_dir, reference_python, shared_dir, workspace_root, zv09_python};
+use common::zv09::{
+    compare, cross_level_pairs, ignores, make, present_object_attributes_agree, read_json,
+    zv09_cross_level, zv09_dump, zv_dump,
+};
+use serde_json::Value;
+use zv_testkit::env::{fixtures_dir, reference_python, shared_dir, zv09_python};
 
 /// The fixtures the migration to 0.9 carries.
 const MIGRATED: &[&str] = &[
@@ -110,144 +115,6 @@ fn migrate_ok(from: &Path, to: &Path, version: &str) {
     );
 }
 
-/// The comparison of two dumps in the logical scope: `None` when equal, else the report.
-fn compare(python: &Path, expected: &Path, actual: &Path, ignore: &str) -> Option<String> {
-    let mut cmd = Command::new(python);
-    cmd.arg(shared_dir().join("tools/compare_dumps.py"))
-        .arg(expected)
-        .arg(actual);
-    if !ignore.is_empty() {
-        cmd.args(["--ignore", ignore]);
-    }
-    let cmp = cmd.output().unwrap();
-    let text = String::from_utf8_lossy(&cmp.stdout).into_owned();
-    (!(cmp.status.success() && text.trim_end().ends_with("equal (scope=logical)"))).then_some(text)
-}
-
-/// The ignore pattern of the rulings of `table` that concern `name`.
-fn ignores(table: &[(&str, &str, &str)], name: &str) -> String {
-    table
-        .iter()
-        .filter(|(f, _, _)| *f == "*" || *f == name)
-        .map(|(_, k, _)| *k)
-        .collect::<Vec<_>>()
-        .join("|")
-}
-
-/// Dumps `stores` with zarr-vectors 0.9.2's readers (one process) into `dir`; each store's
-/// dump is `dir/<stem>.expected.json`.
-fn zv09_dump(stores: &[PathBuf], dir: &Path) {
-    let out = Command::new(zv09_python())
-        .arg(workspace_root().join("tests/interop/zv09_dump.py"))
-        .args(stores)
-        .arg("--cross-level")
-        .arg("--out-dir")
-        .arg(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "zv09_dump.py: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// `zv dump STORE` into `out`.
-fn zv_dump(store: &Path, out: &Path) {
-    let o = zv(&["dump".as_ref(), store.as_os_str()]);
-    assert!(
-        o.status.success(),
-        "zv dump {}: {}",
-        store.display(),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    std::fs::write(out, &o.stdout).unwrap();
-}
-
-fn read_json(path: &Path) -> Value {
-    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
-}
-
-/// `{level: {delta: pairs}}` of every level's cross-level pairs as zv reads them (each
-/// vertex's [`ZvStore::linked`] vertices), pairs `[[chunk key, row], [chunk key, row]]`
-/// sorted, as `zv09_dump.py --cross-level` gives 0.9.2's.
-fn cross_level_pairs(store: &Path) -> Value {
-    let zv = ZvStore::open_url(store.to_str().unwrap()).unwrap();
-    let mut out = serde_json::Map::new();
-    for &l in zv.level_ids() {
-        let level = zv.level(l).unwrap();
-        let mut deltas = level.link_deltas().unwrap();
-        deltas.extend(level.cross_chunk_deltas().unwrap());
-        deltas.retain(|&d| d != 0);
-        deltas.sort_unstable();
-        deltas.dedup();
-        let mut per = serde_json::Map::new();
-        for d in deltas {
-            let mut pairs = Vec::new();
-            for key in level.chunk_keys().unwrap() {
-                let rows = level.chunk(&key).unwrap().unwrap().vertices.len() as u64;
-                for r in 0..rows {
-                    for (k, t) in zv.linked(l, d, &(key.clone(), r)).unwrap() {
-                        pairs.push(json!([[key.to_string(), r], [k.to_string(), t]]));
-                    }
-                }
-            }
-            pairs.sort_by_key(Value::to_string);
-            per.insert(zv_format::reader::delta_name(d), Value::Array(pairs));
-        }
-        out.insert(l.to_string(), Value::Object(per));
-    }
-    Value::Object(out)
-}
-
-/// The `cross_level_links` of every level of a `zv09_dump.py --cross-level` dump, pairs
-/// sorted as [`cross_level_pairs`] sorts them.
-fn zv09_cross_level(dump: &Value) -> Value {
-    let mut out = serde_json::Map::new();
-    for (l, level) in dump["levels"].as_object().unwrap() {
-        let mut per = serde_json::Map::new();
-        for (d, pairs) in level["cross_level_links"].as_object().unwrap() {
-            let mut pairs = pairs.as_array().unwrap().clone();
-            pairs.sort_by_key(Value::to_string);
-            per.insert(d.clone(), Value::Array(pairs));
-        }
-        out.insert(l.clone(), Value::Object(per));
-    }
-    Value::Object(out)
-}
-
-/// Every level's object attributes: the same present rows (a mask of all ones and no mask
-/// alike) and, in them, the same values (the dumps compare absent rows' values differently,
-/// see [`RULED_09`]). `None` when they agree.
-fn present_object_attributes_agree(expected: &Value, actual: &Value) -> Option<String> {
-    for (l, level) in expected["levels"].as_object().unwrap() {
-        let Some(attrs) = level["object_attributes"].as_object() else {
-            continue;
-        };
-        for (name, a) in attrs {
-            let b = &actual["levels"][l]["object_attributes"][name];
-            let values = a["values"].as_array().unwrap();
-            let mask = |v: &Value| -> Vec<bool> {
-                match v.as_array() {
-                    Some(m) => m.iter().map(|x| x.as_u64() == Some(1)).collect(),
-                    None => vec![true; values.len()],
-                }
-            };
-            let (ma, mb) = (mask(&a["present_mask"]), mask(&b["present_mask"]));
-            if ma != mb {
-                return Some(format!("level {l} `{name}`: present rows {ma:?} vs {mb:?}"));
-            }
-            for (r, present) in ma.iter().enumerate() {
-                let (x, y) = (&values[r], &b["values"][r]);
-                if *present && x.as_f64() != y.as_f64() {
-                    return Some(format!("level {l} `{name}` row {r}: {x} vs {y}"));
-                }
-            }
-        }
-    }
-    None
-}
-
 /// Whether `dir` holds nothing (or does not exist).
 fn empty(dir: &Path) -> bool {
     std::fs::read_dir(dir).map_or(true, |mut d| d.next().is_none())
@@ -268,7 +135,7 @@ fn fixtures_migrated_to_0_9_are_read_by_zarr_vectors_0_9_2_with_their_content() 
         );
         stores.push(out);
     }
-    zv09_dump(&stores, dir.path());
+    zv09_dump(&stores, dir.path(), true);
     let mut failures = Vec::new();
     for name in MIGRATED {
         let expected = fixtures_dir().join(format!("{name}.expected.json"));
@@ -368,32 +235,6 @@ const READ: &[&str] = &[
     "skeleton",
     "mesh",
 ];
-
-/// Writes random stores of every geometry with 0.9.2 (both layouts) into `dir`: (name, path).
-fn make_09(dir: &Path, seed: u64) -> Vec<(String, PathBuf)> {
-    let out = Command::new(zv09_python())
-        .arg(workspace_root().join("tests/interop/zv09_make.py"))
-        .arg(dir)
-        .args(["--seed", &seed.to_string(), "--geometries", &READ.join(",")])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "zv09_make.py: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let list: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
-    list.iter()
-        .map(|s| {
-            let name = format!(
-                "{}-{}",
-                s["geometry"].as_str().unwrap(),
-                s["layout"].as_str().unwrap()
-            );
-            (name, PathBuf::from(s["store"].as_str().unwrap()))
-        })
-        .collect()
-}
 
 /// Keys where the 0.7.0 reference's reading of a migrated 0.9.2 store differs from 0.9.2's
 /// reading of the source by a ruling, with the stores (geometry prefix) concerned.
@@ -498,10 +339,10 @@ fn keep_stored_ids(expected: &Path, actual: &Path) {
 #[test]
 fn zarr_vectors_0_9_2_stores_migrated_to_0_7_are_read_by_the_reference_with_their_content() {
     let dir = tempfile::tempdir().unwrap();
-    let stores = make_09(&dir.path().join("src"), 5);
+    let stores = make(&dir.path().join("src"), 5, READ);
     assert_eq!(stores.len(), READ.len() * 2);
     let paths: Vec<PathBuf> = stores.iter().map(|(_, p)| p.clone()).collect();
-    zv09_dump(&paths, dir.path());
+    zv09_dump(&paths, dir.path(), true);
     let mut failures = Vec::new();
     for (name, store) in &stores {
         let stem = store.file_stem().unwrap().to_str().unwrap();

@@ -12,10 +12,13 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+
+use common::zv09::zarr_python_opens_every_node;
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
 use serde_json::{json, Value};
-use zv_testkit::env::{shared_dir, workspace_root, zarr_python, zv09_python};
+use zv_testkit::env::{shared_dir, workspace_root, zv09_python};
 
 /// Documents written per run.
 const DOCUMENTS: u64 = 12;
@@ -182,30 +185,6 @@ fn compare(expected: &Path, actual: &Path, ignore: &str) -> Option<String> {
     (!(cmp.status.success() && text.trim_end().ends_with("equal (scope=logical)"))).then_some(text)
 }
 
-/// Every node of every store opens in zarr-python 3, and every array reads: a chunk-grid
-/// array every cell its `nonempty_chunks` lists, any other array whole.
-const ZARR_WALK: &str = r#"
-import json, sys, zarr
-total = 0
-for path in sys.argv[1:]:
-    root = zarr.open_group(path, mode="r")
-    stack = [root]
-    while stack:
-        g = stack.pop()
-        for name, node in g.members():
-            total += 1
-            if isinstance(node, zarr.Group):
-                stack.append(node)
-            elif "nonempty_chunks" in node.attrs:
-                origin = node.attrs["chunk_grid_origin"]
-                for key in node.attrs["nonempty_chunks"]:
-                    at = tuple(int(c) - o for c, o in zip(key.split("."), origin))
-                    node[at]
-            else:
-                node[...]
-print(json.dumps({"nodes": total}))
-"#;
-
 /// Sets the values of absent object-attribute rows to null: 0.7 stores zeros there, 0.9
 /// the fill value, and neither is content.
 fn blank_absent_rows(dump: &Path) {
@@ -296,18 +275,8 @@ fn check_documents(docs: &[(String, Value)], ignore_07: &str) -> (u64, usize) {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     // one zarr-python process opens every node
-    let out = Command::new(zarr_python())
-        .arg("-c")
-        .arg(ZARR_WALK)
-        .args(stores.iter().map(|(_, s, _)| s.as_os_str()))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "zarr-python: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let paths: Vec<PathBuf> = stores.iter().map(|(_, s, _)| s.clone()).collect();
+    let nodes = zarr_python_opens_every_node(&paths);
     let segments = stores
         .iter()
         .filter_map(|(_, s, _)| std::fs::read_dir(s.join("0/links/0")).ok())
@@ -315,7 +284,7 @@ fn check_documents(docs: &[(String, Value)], ignore_07: &str) -> (u64, usize) {
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .filter(|n| n.contains(['+', '-']))
         .count();
-    (report["nodes"].as_u64().unwrap(), segments)
+    (nodes, segments)
 }
 
 #[test]

@@ -118,7 +118,7 @@ rules! {
     LEVEL_CHUNK_SHAPE = ("level-chunk-shape", 5, Error, "A level's `chunk_shape` is a whole multiple of the root's and of its parent level's.");
     LEVEL_BIN_SHAPE = ("level-bin-shape", 5, Error, "A level's bin shape divides its chunk shape.");
     LEVEL_VERTEX_COUNTS = ("level-vertex-counts", 5, Error, "Vertex counts do not increase from a level to the next.");
-    PRESERVED_IDS = ("preserved-ids", 5, Error, "A level preserving object ids has `inherited_num_objects` equal to its parent's object count, and as many objects itself.");
+    PRESERVED_IDS = ("preserved-ids", 5, Error, "A level preserving object ids has `inherited_num_objects` equal to its parent's object count, and as many objects itself (a level's objects: its object index's rows, the stored ids in ZV 0.9).");
     MULTISCALE_LINKS = ("multiscale-links", 5, Error, "Cross-level arrays (`links/<±N>`, `cross_chunk_links/<±N>`) exist only with the `multiscale_links` capability and `cross_level_storage` other than none.");
     MULTISCALE_TOKEN = ("multiscale-token", 5, Warning, "The `multiscale_links` capability comes with cross-level arrays.");
 }
