@@ -15,7 +15,12 @@ in the shape of zv's dump sections of the same names (physical sections, compare
 asked): ``link_attributes`` (per attribute and delta, each chunk's rows of its intra-chunk
 links, ``read_chunk_link_attributes``) and ``cross_chunk_link_attributes`` (the rows of the
 records that cross chunks, in ``read_links``' order: ``read_link_attributes`` lists every
-record's row in that order, the cross-chunk segments first).
+record's row in that order, the cross-chunk segments first). With
+``--cross-level``, each level also gets ``cross_level_links``: per delta ≠ 0
+present (``links/<delta>``), the pairs ``[[chunk key, row], [chunk key, row]]``
+(this level first, the level at level + delta second) that 0.9.2's
+``read_links`` reads, sorted; zv's dump has no such section (compare it
+separately).
 
 Everything is read through zarr-vectors 0.9.2 (``core.store``, ``core.arrays``,
 ``types.*.read_*``); nothing here decodes a byte itself. Fields 0.9.2 adds
@@ -190,13 +195,27 @@ def link_attribute_sections(lg, chunk_keys, ndim: int) -> tuple[dict, dict]:
     return per_chunk, cross
 
 
-def dump_level(store: str, root, rm, level: int) -> dict[str, Any]:
+def cross_level_links(lg) -> dict[str, Any]:
+    """The cross-level pairs of every delta ≠ 0 of the level, as 0.9.2's ``read_links``
+    reads them (its anchoring of the other level's chunk included), sorted."""
+    out: dict[str, Any] = {}
+    for d in children(lg, "links"):
+        if d == "0":
+            continue
+        recs = A.read_links(lg, delta=int(d))
+        out[d] = sorted([[ckey(c), int(v)] for c, v in rec] for rec in recs)
+    return out
+
+
+def dump_level(store: str, root, rm, level: int, with_cross_level: bool) -> dict[str, Any]:
     lg = get_resolution_level(root, level)
     lm = read_level_metadata(root, level)
     lmd = asdict(lm)
     lmd.pop("fragments_tile", None)
     lmd["effective_chunk_shape"] = [float(c) for c in get_level_chunk_shape(rm, lm)]
     out: dict[str, Any] = {"level_metadata": lmd}
+    if with_cross_level:
+        out["cross_level_links"] = cross_level_links(lg)
     ndim = rm.sid_ndim
     vdtype = A.vertices_dtype(lg)
     chunk_keys = A.list_chunk_keys(lg)
@@ -282,7 +301,7 @@ def dump_level(store: str, root, rm, level: int) -> dict[str, Any]:
     return out
 
 
-def dump(store: str) -> dict[str, Any]:
+def dump(store: str, with_cross_level: bool = False) -> dict[str, Any]:
     root = open_store(store, mode="r")
     rm = read_root_metadata(root)
     rmd = asdict(rm)
@@ -302,7 +321,7 @@ def dump(store: str) -> dict[str, Any]:
         "omitted": omitted,
         "root_metadata": rmd,
         "level_ids": levels,
-        "levels": {str(l): dump_level(store, root, rm, l) for l in levels},
+        "levels": {str(l): dump_level(store, root, rm, l, with_cross_level) for l in levels},
     })
 
 
@@ -311,11 +330,13 @@ def main() -> int:
     ap.add_argument("stores", nargs="+")
     ap.add_argument("-o", "--output", help="the dump of the one store given")
     ap.add_argument("--out-dir", help="write each store's dump to OUT_DIR/<name>.expected.json")
+    ap.add_argument("--cross-level", action="store_true",
+                    help="add each level's cross-level pairs (`cross_level_links`)")
     a = ap.parse_args()
     if a.output and len(a.stores) != 1:
         ap.error("-o takes one store; use --out-dir for several")
     for store in a.stores:
-        text = json.dumps(dump(store), sort_keys=True)
+        text = json.dumps(dump(store, a.cross_level), sort_keys=True)
         out = a.output
         if a.out_dir:
             name = os.path.basename(os.path.normpath(store))

@@ -10,8 +10,11 @@ content: object ids, vertex and object attributes, groups (point clouds and
 polylines), lines inside one chunk and across chunks, link attributes (graphs and
 skeletons, or the geometries ``--link-attributes`` names: a float32 and an int32 one;
 0.9.2's ``write_mesh`` takes none), several chunks on both sides of the origin (negative
-chunk coordinates, so ``chunk_grid_origin`` is not zero). Prints a JSON list of the
-stores written with what each holds.
+chunk coordinates, so ``chunk_grid_origin`` is not zero). The ``pyramid_*``
+generators (point clouds, polylines, graphs, meshes) write the same stores with
+bins inside the chunks and add levels 1 and 2 with 0.9.2's own pyramid builder
+and its cross-level links (see ``_pyramid``). Prints a JSON list of the stores
+written with what each holds.
 
 Runs in the virtualenv that has ``zarr-vectors==0.9.2`` (``.venv-zv09``).
 """
@@ -35,7 +38,7 @@ def _points(rng: np.random.Generator, n: int) -> np.ndarray:
     return rng.uniform(-19.5, 29.5, (n, 3)).astype(np.float32)
 
 
-def point_cloud(path: str, rng: np.random.Generator, shard) -> dict:
+def point_cloud(path: str, rng: np.random.Generator, shard, bin_shape=None) -> dict:
     from zarr_vectors.types.points import write_points
 
     n = int(rng.integers(20, 80))
@@ -48,6 +51,7 @@ def point_cloud(path: str, rng: np.random.Generator, shard) -> dict:
         path,
         _points(rng, n),
         chunk_shape=CHUNK,
+        bin_shape=bin_shape,
         bounds=BOUNDS,
         vertex_attributes={
             "intensity": rng.random(n).astype(np.float32),
@@ -68,7 +72,9 @@ def _walk(rng: np.random.Generator, n: int) -> np.ndarray:
     return np.clip(start + np.cumsum(steps, axis=0), -19.5, 29.5).astype(np.float32)
 
 
-def polyline(path: str, rng: np.random.Generator, shard, geometry: str = "polyline") -> dict:
+def polyline(
+    path: str, rng: np.random.Generator, shard, geometry: str = "polyline", bin_shape=None
+) -> dict:
     from zarr_vectors.types.polylines import write_polylines
 
     k = int(rng.integers(2, 6))
@@ -77,6 +83,7 @@ def polyline(path: str, rng: np.random.Generator, shard, geometry: str = "polyli
         path,
         lines,
         chunk_shape=CHUNK,
+        bin_shape=bin_shape,
         bounds=BOUNDS,
         vertex_attributes={"radius": [rng.random(len(p)).astype(np.float32) for p in lines]},
         object_attributes={"length": rng.random(k)},
@@ -94,7 +101,7 @@ def streamline(path: str, rng: np.random.Generator, shard) -> dict:
 LINK_ATTRIBUTES = {"graph", "skeleton"}
 
 
-def graph(path: str, rng: np.random.Generator, shard, kind: str = "graph") -> dict:
+def graph(path: str, rng: np.random.Generator, shard, kind: str = "graph", bin_shape=None) -> dict:
     from zarr_vectors.types.graphs import write_graph
 
     n = int(rng.integers(10, 40))
@@ -119,6 +126,7 @@ def graph(path: str, rng: np.random.Generator, shard, kind: str = "graph") -> di
         pos,
         edges,
         chunk_shape=CHUNK,
+        bin_shape=bin_shape,
         bounds=BOUNDS,
         kind=kind,
         vertex_attributes={"diameter": rng.random(n).astype(np.float32)},
@@ -138,7 +146,7 @@ def skeleton(path: str, rng: np.random.Generator, shard) -> dict:
     return graph(path, rng, shard, kind="skeleton")
 
 
-def mesh(path: str, rng: np.random.Generator, shard) -> dict:
+def mesh(path: str, rng: np.random.Generator, shard, bin_shape=None) -> dict:
     from zarr_vectors.types.meshes import write_mesh
 
     n = int(rng.integers(8, 30))
@@ -147,7 +155,9 @@ def mesh(path: str, rng: np.random.Generator, shard) -> dict:
     strip = [[i, i + 1, i + 2] for i in range(n - 2)]
     rand = [rng.choice(n, 3, replace=False).tolist() for _ in range(int(rng.integers(1, n)))]
     faces = np.array(strip + rand, dtype=np.int64)
-    write_mesh(path, verts, faces, chunk_shape=CHUNK, bounds=BOUNDS, shard_shape=shard)
+    write_mesh(
+        path, verts, faces, chunk_shape=CHUNK, bin_shape=bin_shape, bounds=BOUNDS, shard_shape=shard
+    )
     return {"vertices": n, "links": int(len(faces))}
 
 
@@ -172,6 +182,35 @@ def line(path: str, rng: np.random.Generator, shard) -> dict:
     return {"vertices": 2 * k, "objects": k}
 
 
+PYRAMID_BIN = (5.0, 5.0, 5.0)
+
+
+def _pyramid(write):
+    """A generator of stores written by ``write`` with bins of 5 (inside the chunks of 10)
+    and then given two coarser levels by 0.9.2's own ``build_pyramid``: bins coarsened by 2
+    each step, the chunks kept then doubled (chunk scales 1 and 2), every object kept at
+    level 1 and about half at level 2 (sparsity 2, seeded), cross-level links explicit
+    (``+k`` at the finer level, ``-k`` mirrored at the coarser) to depth 2. The builder
+    carries positions, objects and object attributes (metavertices shared between objects);
+    the coarse levels of linked geometries have no links."""
+
+    def make(path: str, rng: np.random.Generator, shard) -> dict:
+        from zarr_vectors.multiresolution.coarsen import build_pyramid
+
+        info = write(path, rng, shard, bin_shape=PYRAMID_BIN)
+        build_pyramid(
+            path,
+            factors=[(2.0, 1.0), (2.0, 2.0)],
+            chunk_scale_factors=[1, 2],
+            sparsity_seed=int(rng.integers(0, 1 << 30)),
+            cross_level_depth=2,
+            cross_level_storage="explicit",
+        )
+        return {**info, "levels": 3}
+
+    return make
+
+
 GEOMETRIES = {
     "point_cloud": point_cloud,
     "polyline": polyline,
@@ -180,6 +219,10 @@ GEOMETRIES = {
     "skeleton": skeleton,
     "mesh": mesh,
     "line": line,
+    "pyramid_points": _pyramid(point_cloud),
+    "pyramid_polyline": _pyramid(polyline),
+    "pyramid_graph": _pyramid(graph),
+    "pyramid_mesh": _pyramid(mesh),
 }
 
 

@@ -11,7 +11,8 @@
 //! A point cloud's step can also be built in parts on N machines, as `zv import --part`:
 //! `zv pyramid STORE --levels L --step S --part K/N` on each (it stages the step, or joins the
 //! one staged, and writes the coarse chunks part K owns), then `zv commit STORE` once
-//! (`zv_format::pyramid::parts`); step after step.
+//! (`zv_format::pyramid::parts`); step after step. Parts write the ZV 0.7 layout only: on a
+//! ZV 0.9 store (whose levels `zv pyramid` writes in 0.9) `--part` is refused.
 
 use std::sync::Arc;
 
@@ -54,7 +55,7 @@ pub(crate) struct PyramidArgs {
     #[arg(long)]
     json: bool,
     /// Build step S (level S → S + 1) in parts: this machine writes part K of N (`K/N`);
-    /// `zv commit STORE` commits the step once every part has run. Point clouds.
+    /// `zv commit STORE` commits the step once every part has run. Point clouds, ZV 0.7 stores.
     #[arg(long, value_name = "K/N", requires = "step")]
     part: Option<String>,
     /// The step a `--part` builds (0: level 0 → 1).

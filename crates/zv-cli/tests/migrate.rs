@@ -3,8 +3,8 @@
 //! - every 0.7 reference fixture migrated to 0.9 is read by zarr-vectors 0.9.2's own readers
 //!   (`tests/interop/zv09_dump.py`) with the fixture's content (its `expected.json`, the 0.7.0
 //!   reference's reading, link attributes included), less the keys a ruling lists in
-//!   [`RULED_09`]; the fixtures the
-//!   migration cannot carry ([`REFUSED`]) give the clear error and leave nothing at OUT;
+//!   [`RULED_09`]; what the migration cannot carry (a pyramid of streamlines) gives the clear
+//!   error and leaves nothing at OUT;
 //! - random stores zarr-vectors 0.9.2 writes (every geometry, default and sharded layout)
 //!   migrated to 0.7 are read by the 0.7.0 reference (the shared `dump_store.py`) with the
 //!   content 0.9.2 reads, the graphs' link attributes included (a skeleton's are refused);
@@ -15,14 +15,17 @@
 //!   failed migration, 2 for a bad `--to`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use serde_json::Value;
-use zv_testkit::env::{
-    fixtures_dir, reference_python, shared_dir, workspace_root, zv09_python,
-    LOGICAL_AND_LINK_ATTRIBUTES,
+use common::zv09::{
+    compare, cross_level_pairs, ignores, make_with, present_object_attributes_agree, read_json,
+    zv09_cross_level, zv09_dump, zv_dump,
 };
+use serde_json::Value;
+use zv_testkit::env::{fixtures_dir, reference_python, shared_dir, zv09_python};
 
 /// The fixtures the migration to 0.9 carries.
 const MIGRATED: &[&str] = &[
@@ -32,14 +35,8 @@ const MIGRATED: &[&str] = &[
     "graph_basic",
     "skeleton_basic",
     "mesh_basic",
-];
-
-/// The fixtures it refuses: (fixture, what the error says, why).
-const REFUSED: &[(&str, &str, &str)] = &[(
     "pyramid_points",
-    "1/zarr.json",
-    "it has pyramid levels 1 and 2; zv migrates level 0 only",
-)];
+];
 
 /// Keys where 0.9.2's reading of a migrated fixture differs from the fixture's expected
 /// content by a ruling (`docs/format-decisions.md`), with the fixtures concerned.
@@ -79,6 +76,19 @@ const RULED_09: &[(&str, &str, &str)] = &[
          0.9.2 reads one NaN per cross-chunk record",
     ),
     (
+        "*",
+        "/cross_level_links",
+        "not in the fixture's dump: compared with zv's reading by `cross_level_pairs`",
+    ),
+    (
+        "pyramid_points",
+        "/object_attributes/[^/]+/(values|present_mask)",
+        "Migrating, pyramids: 0.9 marks an absent object-attribute row by its fill value \
+         (NaN, not the 0 the 0.7 reference stores) and reports no mask when every row is \
+         present; the present values and the masks are compared by \
+         `present_object_attributes_agree`",
+    ),
+    (
         "mesh_basic",
         "/reader/faces$",
         "ZV 0.9 stores, 0.9.2's reading order: read_mesh lists the faces by offsets segment \
@@ -113,37 +123,6 @@ fn migrate_ok(from: &Path, to: &Path, version: &str) {
         from.display(),
         String::from_utf8_lossy(&out.stderr)
     );
-}
-
-/// The comparison of two dumps in the logical scope: `None` when equal, else the report.
-/// With `link_attributes`, the link attribute sections are compared too.
-fn compare(
-    python: &Path,
-    expected: &Path,
-    actual: &Path,
-    ignore: &str,
-    link_attributes: bool,
-) -> Option<String> {
-    let mut cmd = Command::new(python);
-    cmd.arg(shared_dir().join("tools/compare_dumps.py"))
-        .arg(expected)
-        .arg(actual);
-    let ignore = match (link_attributes, ignore.is_empty()) {
-        (true, true) => LOGICAL_AND_LINK_ATTRIBUTES.to_owned(),
-        (true, false) => format!("{ignore}|{LOGICAL_AND_LINK_ATTRIBUTES}"),
-        (false, _) => ignore.to_owned(),
-    };
-    if link_attributes {
-        cmd.args(["--scope", "all"]);
-    }
-    if !ignore.is_empty() {
-        cmd.args(["--ignore", &ignore]);
-    }
-    let cmp = cmd.output().unwrap();
-    let text = String::from_utf8_lossy(&cmp.stdout).into_owned();
-    let scope = if link_attributes { "all" } else { "logical" };
-    let equal = format!("equal (scope={scope})");
-    (!(cmp.status.success() && text.trim_end().ends_with(&equal))).then_some(text)
 }
 
 /// Rewrites each cross-chunk link attribute of the dump `path` given with its dtype
@@ -187,45 +166,6 @@ fn cross_chunk_records(path: &Path) -> usize {
     let d: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
     let records = &d["levels"]["0"]["cross_chunk_links"]["0"]["records"];
     records.as_array().map_or(0, Vec::len)
-}
-
-/// The ignore pattern of the rulings of `table` that concern `name`.
-fn ignores(table: &[(&str, &str, &str)], name: &str) -> String {
-    table
-        .iter()
-        .filter(|(f, _, _)| *f == "*" || *f == name)
-        .map(|(_, k, _)| *k)
-        .collect::<Vec<_>>()
-        .join("|")
-}
-
-/// Dumps `stores` with zarr-vectors 0.9.2's readers (one process) into `dir`; each store's
-/// dump is `dir/<stem>.expected.json`.
-fn zv09_dump(stores: &[PathBuf], dir: &Path) {
-    let out = Command::new(zv09_python())
-        .arg(workspace_root().join("tests/interop/zv09_dump.py"))
-        .args(stores)
-        .arg("--out-dir")
-        .arg(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "zv09_dump.py: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// `zv dump STORE` into `out`.
-fn zv_dump(store: &Path, out: &Path) {
-    let o = zv(&["dump".as_ref(), store.as_os_str()]);
-    assert!(
-        o.status.success(),
-        "zv dump {}: {}",
-        store.display(),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    std::fs::write(out, &o.stdout).unwrap();
 }
 
 /// Whether `dir` holds nothing (or does not exist).
@@ -288,7 +228,7 @@ fn migrated_fixtures_read_by_0_9_2(shard: Option<u64>) {
         );
         stores.push(out);
     }
-    zv09_dump(&stores, dir.path());
+    zv09_dump(&stores, dir.path(), true);
     let mut failures = Vec::new();
     for name in MIGRATED {
         let expected = fixtures_dir().join(format!("{name}.expected.json"));
@@ -305,22 +245,49 @@ fn migrated_fixtures_read_by_0_9_2(shard: Option<u64>) {
         if let Some(report) = compare(&zv09_python(), &expected, &actual, &ignore, true) {
             failures.push(format!("{name}: 0.9.2 reads other content:\n{report}"));
         }
+        let (fixture, read) = (read_json(&expected), read_json(&actual));
+        if let Some(report) = present_object_attributes_agree(&fixture, &read) {
+            failures.push(format!("{name}: object attributes: {report}"));
+        }
+        // every level's cross-level pairs as 0.9.2 reads them are the fixture's as zv reads them
+        let zv_pairs = cross_level_pairs(&fixtures_dir().join(format!("{name}.zarr")));
+        if zv_pairs != zv09_cross_level(&read) {
+            failures.push(format!(
+                "{name}: 0.9.2 reads other cross-level pairs than the fixture's: {zv_pairs} vs {}",
+                zv09_cross_level(&read)
+            ));
+        }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[test]
-fn fixtures_the_migration_cannot_carry_give_a_clear_error_and_leave_nothing() {
+fn a_pyramid_the_migration_cannot_carry_gives_a_clear_error_and_leaves_nothing() {
+    // every fixture migrates; a pyramid of streamlines (zv migrates point-cloud pyramids
+    // only) is refused before anything is written
     let dir = tempfile::tempdir().unwrap();
-    for (name, expect, why) in REFUSED {
-        let out = dir.path().join(format!("{name}.zarr"));
-        let o = migrate(&fixtures_dir().join(format!("{name}.zarr")), &out, "0.9");
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(1), "{name} ({why}): {err}");
-        assert!(err.contains(expect), "{name} ({why}): {err}");
-        assert!(!err.contains("panicked"), "{err}");
-        assert!(empty(&out), "{name}: something was left at OUT");
-    }
+    let store = dir.path().join("streamlines.zarr");
+    common::copy_tree(&fixtures_dir().join("streamlines_basic.zarr"), &store);
+    let s = store.to_str().unwrap();
+    common::zv_success(&[
+        "pyramid",
+        s,
+        "--levels",
+        "2",
+        "--chunk-scale",
+        "2",
+        "--quiet",
+    ]);
+    let out = dir.path().join("out.zarr");
+    let o = migrate(&store, &out, "0.9");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("1/zarr.json") && err.contains("point-cloud pyramids"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(empty(&out), "something was left at OUT");
 }
 
 #[test]
@@ -354,6 +321,10 @@ fn migrating_to_0_9_and_back_gives_the_fixture_content() {
                 "/root_metadata/format_capabilities|/reader/edges$\
                  |/cross_chunk_link_attributes/weight$"
             }
+            // 0.9 keeps no mask of all ones (see RULED_09): compared below
+            "pyramid_points" => {
+                "/root_metadata/format_capabilities|/object_attributes/[^/]+/present_mask"
+            }
             _ => "/root_metadata/format_capabilities",
         };
         if *name == "graph_basic" {
@@ -363,10 +334,23 @@ fn migrating_to_0_9_and_back_gives_the_fixture_content() {
                 cross_chunk_records(&before)
             );
         }
+        if let Some(report) =
+            present_object_attributes_agree(&read_json(&before), &read_json(&after))
+        {
+            failures.push(format!("{name}: object attributes: {report}"));
+        }
         if let Some(report) = compare(&zv09_python(), &before, &after, ignore, true) {
             failures.push(format!(
                 "{name}: 0.7 → 0.9 → 0.7 changed the content:\n{report}"
             ));
+        }
+        let pairs = cross_level_pairs(&fixture);
+        for (store, what) in [(&v9, "0.9"), (&v7, "0.7 again")] {
+            if cross_level_pairs(store) != pairs {
+                failures.push(format!(
+                    "{name}: in {what}, zv reads other cross-level pairs"
+                ));
+            }
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -383,44 +367,6 @@ const READ: &[&str] = &[
     "line",
 ];
 
-/// Writes random stores of `geometries` with 0.9.2 (both layouts) into `dir`, link attributes
-/// on those of `link_attributes`: (name, path).
-fn make_09(
-    dir: &Path,
-    seed: u64,
-    geometries: &[&str],
-    link_attributes: &str,
-) -> Vec<(String, PathBuf)> {
-    let out = Command::new(zv09_python())
-        .arg(workspace_root().join("tests/interop/zv09_make.py"))
-        .arg(dir)
-        .args([
-            "--seed",
-            &seed.to_string(),
-            "--geometries",
-            &geometries.join(","),
-        ])
-        .args(["--link-attributes", link_attributes])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "zv09_make.py: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let list: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
-    list.iter()
-        .map(|s| {
-            let name = format!(
-                "{}-{}",
-                s["geometry"].as_str().unwrap(),
-                s["layout"].as_str().unwrap()
-            );
-            (name, PathBuf::from(s["store"].as_str().unwrap()))
-        })
-        .collect()
-}
-
 /// Keys where the 0.7.0 reference's reading of a migrated 0.9.2 store differs from 0.9.2's
 /// reading of the source by a ruling, with the stores (geometry prefix) concerned.
 const RULED_07: &[(&str, &str, &str)] = &[
@@ -428,6 +374,11 @@ const RULED_07: &[(&str, &str, &str)] = &[
         "*",
         "^/omitted",
         "what 0.9.2 stores that zv's dump has no model for",
+    ),
+    (
+        "*",
+        "/cross_level_links",
+        "0.9.2's cross-level pairs (none in these stores), not in the reference's dump",
     ),
     (
         "*",
@@ -526,10 +477,10 @@ fn keep_stored_ids(expected: &Path, actual: &Path) {
 fn zarr_vectors_0_9_2_stores_migrated_to_0_7_are_read_by_the_reference_with_their_content() {
     let dir = tempfile::tempdir().unwrap();
     // link attributes on the graphs (zv writes none on skeletons: refused, tested below)
-    let stores = make_09(&dir.path().join("src"), 5, READ, "graph");
+    let stores = make_with(&dir.path().join("src"), 5, READ, Some("graph"));
     assert_eq!(stores.len(), READ.len() * 2);
     let paths: Vec<PathBuf> = stores.iter().map(|(_, p)| p.clone()).collect();
-    zv09_dump(&paths, dir.path());
+    zv09_dump(&paths, dir.path(), true);
     let mut failures = Vec::new();
     for (name, store) in &stores {
         let stem = store.file_stem().unwrap().to_str().unwrap();
@@ -608,7 +559,7 @@ fn zv_0_7_lines_migrated_to_0_9_are_read_by_zarr_vectors_0_9_2_with_their_conten
         zv_dump(&v7, &dir.path().join(format!("{name}.07.json")));
         stores.push(v9);
     }
-    zv09_dump(&stores, dir.path());
+    zv09_dump(&stores, dir.path(), false);
     let mut failures = Vec::new();
     for (name, doc) in &docs {
         let expected = dir.path().join(format!("{name}.expected.json"));
@@ -635,7 +586,7 @@ fn zv_0_7_lines_migrated_to_0_9_are_read_by_zarr_vectors_0_9_2_with_their_conten
 #[test]
 fn a_skeleton_with_link_attributes_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    for (name, store) in make_09(&dir.path().join("src"), 7, &["skeleton"], "skeleton") {
+    for (name, store) in make_with(&dir.path().join("src"), 7, &["skeleton"], Some("skeleton")) {
         let out = dir.path().join(format!("{name}.07.zarr"));
         let o = migrate(&store, &out, "0.7");
         let err = String::from_utf8_lossy(&o.stderr);

@@ -8,11 +8,14 @@
 //! naming the key.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::zv09::{compare, make, zv09_dump};
 use serde_json::Value;
-use zv_testkit::env::{shared_dir, workspace_root, zv09_python, LOGICAL_AND_LINK_ATTRIBUTES};
+use zv_testkit::env::zv09_python;
 
 /// The geometries 0.9.2 writes.
 const READ: &[&str] = &[
@@ -25,37 +28,6 @@ const READ: &[&str] = &[
     "line",
 ];
 const SEEDS: &[u64] = &[1, 2, 3];
-
-/// Writes the stores of `geometries` (both layouts) with 0.9.2 into `dir`; their paths.
-fn make(dir: &Path, seed: u64, geometries: &[&str]) -> Vec<(String, PathBuf)> {
-    let out = Command::new(zv09_python())
-        .arg(workspace_root().join("tests/interop/zv09_make.py"))
-        .arg(dir)
-        .args([
-            "--seed",
-            &seed.to_string(),
-            "--geometries",
-            &geometries.join(","),
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "zv09_make.py: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let list: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
-    list.iter()
-        .map(|s| {
-            let name = format!(
-                "{}-{}",
-                s["geometry"].as_str().unwrap(),
-                s["layout"].as_str().unwrap()
-            );
-            (name, PathBuf::from(s["store"].as_str().unwrap()))
-        })
-        .collect()
-}
 
 fn zv(args: &[&std::ffi::OsStr]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_zv"))
@@ -74,18 +46,8 @@ fn zv_dumps_what_zarr_vectors_0_9_2_reads() {
         let sub = dir.path().join(seed.to_string());
         let stores = make(&sub, seed, READ);
         // one 0.9.2 process dumps every store of the seed
-        let out = Command::new(zv09_python())
-            .arg(workspace_root().join("tests/interop/zv09_dump.py"))
-            .args(stores.iter().map(|(_, s)| s.as_os_str()))
-            .arg("--out-dir")
-            .arg(&sub)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "zv09_dump.py (seed {seed}): {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let paths: Vec<PathBuf> = stores.iter().map(|(_, s)| s.clone()).collect();
+        zv09_dump(&paths, &sub, false);
         for (name, store) in stores {
             let expected = sub.join(format!("{name}.expected.json"));
             let out = zv(&["dump".as_ref(), store.as_os_str()]);
@@ -106,15 +68,7 @@ fn zv_dumps_what_zarr_vectors_0_9_2_reads() {
             let actual = sub.join(format!("{name}.zv.json"));
             std::fs::write(&actual, &out.stdout).unwrap();
             // the logical scope and the link attributes (per chunk, and per cross-chunk record)
-            let cmp = Command::new(zv09_python())
-                .arg(shared_dir().join("tools/compare_dumps.py"))
-                .arg(&expected)
-                .arg(&actual)
-                .args(["--scope", "all", "--ignore", LOGICAL_AND_LINK_ATTRIBUTES])
-                .output()
-                .unwrap();
-            let text = String::from_utf8_lossy(&cmp.stdout).into_owned();
-            if !(cmp.status.success() && text.trim_end().ends_with("equal (scope=all)")) {
+            if let Some(text) = compare(&zv09_python(), &expected, &actual, "^/omitted", true) {
                 failures.push(format!("seed {seed} {name}:\n{text}"));
             }
             let (intra, cross) = link_attribute_rows(&expected);

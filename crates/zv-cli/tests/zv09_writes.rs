@@ -15,10 +15,11 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+
+use common::zv09::{compare, zarr_python_opens_every_node, zv09_dump};
 use serde_json::{json, Value};
-use zv_testkit::env::{
-    shared_dir, workspace_root, zarr_python, zv09_python, LOGICAL_AND_LINK_ATTRIBUTES,
-};
+use zv_testkit::env::{workspace_root, zv09_python};
 
 /// Documents written per run.
 const DOCUMENTS: u64 = 12;
@@ -193,51 +194,6 @@ fn export(store: &Path) -> Value {
     doc
 }
 
-/// The comparison of two dumps in the logical scope: `None` when equal, else the report.
-/// With `link_attributes`, the link attribute sections are compared too.
-fn compare(expected: &Path, actual: &Path, ignore: &str, link_attributes: bool) -> Option<String> {
-    let mut cmd = Command::new(zv09_python());
-    cmd.arg(shared_dir().join("tools/compare_dumps.py"))
-        .arg(expected)
-        .arg(actual);
-    let scope = if link_attributes {
-        let ignore = format!("{ignore}|{LOGICAL_AND_LINK_ATTRIBUTES}");
-        cmd.args(["--scope", "all", "--ignore", &ignore]);
-        "all"
-    } else {
-        cmd.args(["--ignore", ignore]);
-        "logical"
-    };
-    let cmp = cmd.output().unwrap();
-    let text = String::from_utf8_lossy(&cmp.stdout).into_owned();
-    let equal = format!("equal (scope={scope})");
-    (!(cmp.status.success() && text.trim_end().ends_with(&equal))).then_some(text)
-}
-
-/// Every node of every store opens in zarr-python 3, and every array reads: a chunk-grid
-/// array every cell its `nonempty_chunks` lists, any other array whole.
-const ZARR_WALK: &str = r#"
-import json, sys, zarr
-total = 0
-for path in sys.argv[1:]:
-    root = zarr.open_group(path, mode="r")
-    stack = [root]
-    while stack:
-        g = stack.pop()
-        for name, node in g.members():
-            total += 1
-            if isinstance(node, zarr.Group):
-                stack.append(node)
-            elif "nonempty_chunks" in node.attrs:
-                origin = node.attrs["chunk_grid_origin"]
-                for key in node.attrs["nonempty_chunks"]:
-                    at = tuple(int(c) - o for c, o in zip(key.split("."), origin))
-                    node[at]
-            else:
-                node[...]
-print(json.dumps({"nodes": total}))
-"#;
-
 /// Sets the values of absent object-attribute rows to null: 0.7 stores zeros there, 0.9
 /// the fill value, and neither is content.
 fn blank_absent_rows(dump: &Path) {
@@ -334,7 +290,7 @@ fn check_documents_in(
         } else {
             format!("{ignore_07}|/reader/")
         };
-        if let Some(report) = compare(&d7, &blanked9, &ignore, false) {
+        if let Some(report) = compare(&zv09_python(), &d7, &blanked9, &ignore, false) {
             failures.push(format!("{name}: 0.9 read back differs from 0.7:\n{report}"));
         }
         if export(&v9) != export(&v7) {
@@ -346,18 +302,8 @@ fn check_documents_in(
     }
     // one 0.9.2 process dumps every store
     let mut link_rows = 0;
-    let out = Command::new(zv09_python())
-        .arg(workspace_root().join("tests/interop/zv09_dump.py"))
-        .args(stores.iter().map(|(_, s, _)| s.as_os_str()))
-        .arg("--out-dir")
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "zv09_dump.py: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let paths: Vec<PathBuf> = stores.iter().map(|(_, s, _)| s.clone()).collect();
+    zv09_dump(&paths, dir.path(), false);
     for (name, store, zv_dump) in &stores {
         let stem = store.file_stem().unwrap().to_str().unwrap();
         let expected = dir.path().join(format!("{stem}.expected.json"));
@@ -365,25 +311,14 @@ fn check_documents_in(
             name,
             &serde_json::from_slice(&std::fs::read(&expected).unwrap()).unwrap(),
         );
-        if let Some(report) = compare(&expected, zv_dump, "^/omitted", true) {
+        if let Some(report) = compare(&zv09_python(), &expected, zv_dump, "^/omitted", true) {
             failures.push(format!("{name}: 0.9.2 reads other content:\n{report}"));
         }
         link_rows += link_attribute_rows(&expected);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     // one zarr-python process opens every node
-    let out = Command::new(zarr_python())
-        .arg("-c")
-        .arg(ZARR_WALK)
-        .args(stores.iter().map(|(_, s, _)| s.as_os_str()))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "zarr-python: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let nodes = zarr_python_opens_every_node(&paths);
     let segments = stores
         .iter()
         .filter_map(|(_, s, _)| std::fs::read_dir(s.join("0/links/0")).ok())
@@ -392,7 +327,7 @@ fn check_documents_in(
         .filter(|n| n.contains(['+', '-']))
         .count();
     Checked {
-        nodes: report["nodes"].as_u64().unwrap(),
+        nodes,
         segments,
         link_rows,
     }

@@ -58,7 +58,7 @@ use crate::metadata::{ChunkKey, JsonObject, Layout};
 use crate::names::SHARD_PREFIX;
 
 pub use grid::GridArray;
-pub use grid_write::vlen_codecs;
+pub use grid_write::{bounding_grid, vlen_codecs};
 pub use read::{BlobData, MAX_FILL_BYTES};
 pub use stream::BlobStream;
 

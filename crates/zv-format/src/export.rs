@@ -132,11 +132,15 @@ fn header(store: &ZvStore, level: &Level) -> Map<String, Value> {
 /// the chunks that hold an object's first fragment are read (for fragment attributes).
 /// [`crate::migrate`] adds the vertices chunk by chunk ([`points::PointStream`]).
 pub fn export_without_vertices(store: &ZvStore) -> Result<Value> {
-    let level = store.level(0)?;
-    let mut doc = header(store, &level);
+    level_without_vertices(store, &store.level(0)?)
+}
+
+/// [`export_without_vertices`] of any level of `store`.
+pub(crate) fn level_without_vertices(store: &ZvStore, level: &Level) -> Result<Value> {
+    let mut doc = header(store, level);
     if let Some(index) = level.object_index()? {
         let fragments = |k: &ChunkKey| Ok(level.chunk(k)?.map(|c| c.fragments.len() as u64));
-        object_level_attributes(&level, &mut doc, &fragments, &index)?;
+        object_level_attributes(level, &mut doc, &fragments, &index)?;
     }
     Ok(Value::Object(doc))
 }

@@ -9,6 +9,7 @@
 //! | [`links`] | `links/0/<key>`, `links/±N/<key>` | link rows, the cross-level ragged blob |
 //! | [`cross_chunk`] | `cross_chunk_links/<d>/data` | cross-chunk link records |
 //! | [`offset_links`] | `links/0/<offsets>/<key>` (ZV 0.9) | where a link record is filed, `perm_idx` codes |
+//! | [`cross_level`] | `links/±N/<offsets>/<key>` (ZV 0.9) | where a cross-level pair is filed (chunk scales, anchors) |
 //! | [`attributes`] | `vertex_attributes/…`, `object_attributes/…/data`, … | typed rows, dense arrays, dictionary encoding |
 //!
 //! Every decoder validates sizes before it allocates or indexes (allocations are bounded by a
@@ -17,6 +18,7 @@
 
 pub mod attributes;
 pub mod cross_chunk;
+pub mod cross_level;
 pub mod fragment_index;
 pub mod groups;
 pub mod links;

@@ -16,11 +16,13 @@
 //!   manifests are numbered over the whole level), then written in batches: memory grows
 //!   with the level.
 //!
+//! A store with levels above 0 (a point-cloud pyramid) is copied level by level, chunk by
+//! chunk with its rows kept, and its cross-level links re-filed ([`levels`]).
+//!
 //! What the target layout or the writer cannot hold is refused before anything is written,
-//! with an error naming the node: levels above 0 (pyramids; neither layout's writer copies
-//! cross-level links yet) and link attributes of skeletons (which zv's writer does not
-//! write). Other link attributes are carried both ways (the export reads them, the writer
-//! writes them). Object-attribute types the
+//! with an error naming the node: pyramids of other geometries than point clouds, and link
+//! attributes of skeletons (which zv's writer does not write). Other link attributes are
+//! carried both ways (the export reads them, the writer writes them). Object-attribute types the
 //! 0.9 writer refuses (categorical, multi-channel, bool, or a present value equal to 0.9's
 //! absent value), and categorical link attributes, are refused by the writer, which checks everything before its first write.
 //! The root `zarr.json` is written last, so a failed migration leaves no store that opens.
@@ -60,6 +62,8 @@ use crate::names;
 use crate::progress::Progress;
 use crate::reader::{AttributeInfo, ZvStore};
 use crate::writer::{CodecChoice, FormatVersion, WriteSummary, WriterOptions, ZvWriter};
+
+mod levels;
 
 /// Vertices (or polylines) per batch handed to the writer for the geometries read whole.
 const BATCH: usize = 100_000;
@@ -122,8 +126,8 @@ fn version_name(version: FormatVersion) -> &'static str {
 }
 
 /// Refuses, before anything is read in bulk or written, what the migration to `to` cannot
-/// carry: a source already in the target layout, levels above 0, link attributes of a
-/// skeleton. The error names the node concerned.
+/// carry: a source already in the target layout, pyramids of other geometries than point clouds,
+/// link attributes of a skeleton. The error names the node concerned.
 pub fn check_migratable(source: &ZvStore, to: FormatVersion) -> Result<()> {
     let root = source.root();
     let unsupported = |key: String, what: String| Err(Error::Unsupported { key, what });
@@ -137,12 +141,13 @@ pub fn check_migratable(source: &ZvStore, to: FormatVersion) -> Result<()> {
             ),
         );
     }
-    if let Some(&level) = source.level_ids().iter().find(|&&l| l != 0) {
+    if source.level_ids().iter().any(|&l| l != 0) && source.geometry() != Geometry::PointCloud {
         return unsupported(
-            format!("{level}/zarr.json"),
+            "1/zarr.json".into(),
             format!(
-                "migrating level {level}: zv migrates level 0 only; pyramid levels and their \
-                 cross-level links are not copied yet (rebuild them with `zv pyramid`)"
+                "migrating the pyramid levels of a {} store: zv migrates point-cloud pyramids \
+                 only (migrate level 0 alone and rebuild them with `zv pyramid`)",
+                source.geometry().name()
             ),
         );
     }
@@ -182,6 +187,9 @@ pub fn migrate(
     progress: &dyn Progress,
 ) -> Result<MigrateSummary> {
     check_migratable(source, options.to)?;
+    if source.level_ids().len() > 1 {
+        return levels::migrate_pyramid(source, target, options, progress);
+    }
     let geometry = source.geometry();
     let streamed = geometry == Geometry::PointCloud;
     let doc = if streamed {

@@ -4,15 +4,17 @@
 //! Each step reads level `L` through the reader, coarsens it ([`coarsen`]), keeps a share of its
 //! objects ([`sparsity`]) and writes level `L + 1` through the writer's own machinery
 //! ([`crate::writer::ZvWriter`]), so a coarse level is laid out exactly as a level 0 of the same
-//! geometry would be. Then the cross-level links `links/±1` and `cross_chunk_links/±1` are
-//! written ([`links`]), and after the last level the root document is updated (NGFF datasets,
+//! geometry would be, in the store's layout (ZV 0.7, or ZV 0.9 through the 0.9 writer). Then
+//! the cross-level links are written ([`links`]: `links/±1` and `cross_chunk_links/±1` in 0.7,
+//! the families `links/±1` of offsets segments in 0.9, [`links_v09`]), and after the last level the root document is updated (NGFF datasets,
 //! capabilities, `cross_level_storage`, `cross_level_depth`). Levels are built one after the
 //! other; a point-cloud level is read one coarse chunk (the fine chunks nested in it) at a time,
 //! polylines and skeletons a batch of objects at a time, graphs and meshes whole for their links
 //! ([`coarsen`]).
 //!
 //! A point cloud's levels can also be built in parts on many workers, with the same result
-//! ([`parts`]: one step at a time, each part writing the coarse chunks it owns).
+//! ([`parts`]: one step at a time, each part writing the coarse chunks it owns; ZV 0.7 stores
+//! only).
 //!
 //! Every level's grid is checked before anything is written, but the levels are written in
 //! place: a failure or a crash midway leaves level groups that readers list (levels are found
@@ -47,7 +49,8 @@
 mod attributes;
 mod build;
 pub mod coarsen;
-mod links;
+pub(crate) mod links;
+pub(crate) mod links_v09;
 pub mod parts;
 mod source;
 pub mod sparsity;

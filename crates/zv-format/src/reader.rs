@@ -321,12 +321,21 @@ impl Level {
         &self.blobs
     }
 
-    /// The store path of `parts` inside this level.
     /// How the store lays out per-chunk arrays (ZV 0.7 nodes or ZV 0.9 chunk grids).
     pub(crate) fn layout(&self) -> crate::metadata::Layout {
         self.blobs.layout()
     }
 
+    /// In a ZV 0.9 level whose cells are packed in shards, the shard shape (chunks per
+    /// stored object) of its `vertices`; `None` otherwise.
+    pub fn shard_shape(&self) -> Result<Option<Vec<u64>>> {
+        Ok(self
+            .blobs
+            .grid(&self.p(&[names::VERTICES]))?
+            .and_then(|g| g.shard_shape()))
+    }
+
+    /// The store path of `parts` inside this level.
     pub(crate) fn p(&self, parts: &[&str]) -> String {
         let mut all = vec![self.path.as_str()];
         all.extend_from_slice(parts);

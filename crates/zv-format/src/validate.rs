@@ -120,7 +120,7 @@ pub fn validate_with_progress(store: Arc<dyn Store>, level: u8, progress: &dyn P
         attributes::check(l, index.as_deref(), &mut out);
         facts.push(pyramid::LevelFacts {
             level: l,
-            num_objects: index.map(|i| i.num_objects),
+            num_objects: index.map(|i| i.stored_objects()),
         });
     }
     for l in &levels {

@@ -1,9 +1,11 @@
 //! Helpers shared by the crash-consistency and pyramid tests: running `zv`, killing it with SIGKILL at
-//! moments spread over an uninterrupted run, reading a store's files, dumping a store.
+//! moments spread over an uninterrupted run, reading a store's files, dumping a store; `zv09`:
+//! comparing zv's reading of ZV 0.9 stores with zarr-vectors 0.9.2's.
 #![allow(dead_code, unreachable_pub, clippy::unwrap_used, clippy::panic)]
 
 #[cfg(feature = "legacy")]
 pub mod legacy;
+pub mod zv09;
 
 use std::collections::BTreeMap;
 use std::path::Path;

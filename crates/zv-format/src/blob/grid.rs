@@ -100,6 +100,18 @@ impl GridArray {
         self.array.shape()
     }
 
+    /// The shard shape (cells per stored object) when the cells are packed in shards
+    /// (`sharding_indexed`), `None` when each cell is its own stored chunk.
+    pub fn shard_shape(&self) -> Option<Vec<u64>> {
+        let sharded = self
+            .array
+            .metadata()
+            .codecs
+            .first()
+            .is_some_and(|c| c.name == "sharding_indexed");
+        sharded.then(|| self.array.grid().chunk_shape().to_vec())
+    }
+
     /// The keys `nonempty_chunks` lists (sorted, deduplicated), `None` without the attribute.
     pub fn listed(&self) -> Option<&[ChunkKey]> {
         self.nonempty.as_deref()

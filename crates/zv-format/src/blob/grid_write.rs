@@ -38,6 +38,29 @@ pub fn vlen_codecs(blob_codecs: &[ExtensionMetadata]) -> Vec<ExtensionMetadata> 
     out
 }
 
+/// The bounding grid of chunk `keys` (their first `ndim` coordinates): the lowest chunk and
+/// the extent per dimension (all zero-origin and one chunk wide without keys).
+pub fn bounding_grid(keys: &[ChunkKey], ndim: usize) -> (Vec<i64>, Vec<u64>) {
+    let mut lo = vec![0i64; ndim];
+    let mut hi = vec![0i64; ndim];
+    for (i, k) in keys.iter().enumerate() {
+        for (d, &c) in k.coords().iter().enumerate().take(ndim) {
+            if i == 0 || c < lo[d] {
+                lo[d] = c;
+            }
+            if i == 0 || c > hi[d] {
+                hi[d] = c;
+            }
+        }
+    }
+    let shape = lo
+        .iter()
+        .zip(&hi)
+        .map(|(&a, &b)| (i128::from(b) - i128::from(a) + 1) as u64)
+        .collect();
+    (lo, shape)
+}
+
 /// One grid array being written: its handle, the cells written so far and, sharded, the
 /// shards not stored yet.
 #[derive(Debug)]

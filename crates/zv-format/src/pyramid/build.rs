@@ -10,7 +10,7 @@ use zv_core::store::Store;
 
 use super::attributes::{fragment_attributes, groups, object_attributes};
 use super::coarsen::{bin_of, linked, points, polylines, skeletons};
-use super::links::{write_cross_level, ParentMap, NO_PARENT};
+use super::links::{CrossLevelLinks, ParentMap, NO_PARENT};
 use super::source::SourceLevel;
 use super::sparsity::{select, ObjectStats, SparsityStrategy};
 use super::PyramidOptions;
@@ -18,9 +18,9 @@ use crate::blob::Blobs;
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
 use crate::metadata::json::whole_multiples;
-use crate::metadata::ChunkKey;
+use crate::metadata::{ChunkKey, Layout};
 use crate::names;
-use crate::writer::{WriterOptions, ZvWriter};
+use crate::writer::{FormatVersion, WriterOptions, ZvWriter};
 use crate::ZvStore;
 
 /// What one new level holds.
@@ -72,15 +72,7 @@ pub fn build_pyramid_with_progress(
 ) -> Result<PyramidSummary> {
     opts.validate()?;
     let zv = ZvStore::open(store.clone())?;
-    if zv.root().layout() != crate::metadata::Layout::PerChunkNodes {
-        return Err(crate::error::Error::Unsupported {
-            key: "zarr.json".into(),
-            what: format!(
-                "adding levels to a ZV {} store (pyramids are written in the 0.7 layout)",
-                zv.root().zv_version
-            ),
-        });
-    }
+    let layout = zv.root().layout();
     if zv.level_ids() != [0] {
         return Err(bad(format!(
             "the store already has levels {:?}: a pyramid is built on a store with level 0 only",
@@ -100,7 +92,19 @@ pub fn build_pyramid_with_progress(
     let root = zv.root().clone();
     // every level's grid is checked before anything is written
     let grids = level_grids(&root.effective_bin_shape(), &root.chunk_shape, opts)?;
-    let blobs = Blobs::new(store.clone());
+    if layout == Layout::ChunkGrid {
+        check_v09_source(&zv)?;
+    }
+    let blobs = Blobs::with_layout(store.clone(), layout);
+    let links = CrossLevelLinks {
+        blobs: &blobs,
+        v09_scales: (layout == Layout::ChunkGrid)
+            .then(|| v09_scales(&root.chunk_shape, &grids))
+            .transpose()?,
+        sid_ndim: root.ndim(),
+        explicit: opts.cross_level == super::CrossLevel::Explicit,
+        codecs: &opts.codecs,
+    };
     let mut levels = Vec::new();
     let mut datasets = Vec::new();
     let mut with_objects = false;
@@ -112,9 +116,9 @@ pub fn build_pyramid_with_progress(
         let level = ZvStore::open(store.clone())?.level(i as u32)?;
         let source = SourceLevel::new(level)?;
         with_objects |= source.has_objects();
-        let (summary, step) = build_level(&store, &blobs, &source, opts, i, grid, scale)?;
+        let (summary, step) = build_level(&store, &links, &source, opts, i, grid, scale)?;
         if opts.writes_links() {
-            chains = deeper_links(&blobs, opts, chains, step, coarse, root.ndim())?;
+            chains = deeper_links(&links, opts, chains, step, coarse)?;
         }
         datasets.push(dataset(coarse, grid));
         levels.push(summary);
@@ -154,14 +158,12 @@ struct Chains {
 /// After the step to level `coarse`: composes every chain with the step's parents, writes the
 /// `±k` links of each (`k` = `coarse − L` ≥ 2), and returns the chains still due.
 fn deeper_links(
-    blobs: &Blobs,
+    links: &CrossLevelLinks<'_>,
     opts: &PyramidOptions,
     chains: Chains,
     step: Step,
     coarse: u32,
-    ndim: usize,
 ) -> Result<Chains> {
-    let explicit = opts.cross_level == super::CrossLevel::Explicit;
     let due = |k: i64| opts.depth < 0 || k < opts.depth;
     // the step's parents by fine chunk (the chunks of the level built before this step)
     let by_chunk: std::collections::HashMap<&ChunkKey, &Vec<u64>> = step
@@ -192,15 +194,7 @@ fn deeper_links(
                 .collect::<Result<Vec<u64>>>()?;
             composed.chunks.push((key, up));
         }
-        write_cross_level(
-            blobs,
-            (level, coarse),
-            &composed,
-            &step.places,
-            ndim,
-            explicit,
-            &opts.codecs,
-        )?;
+        links.write((level, coarse), &composed, &step.places)?;
         if due(i64::from(coarse - level)) {
             maps.push((level, composed));
         }
@@ -249,6 +243,41 @@ pub(super) fn level_grids(
         out.push(grid.clone());
     }
     Ok(out)
+}
+
+/// The chunk scale of every level of a ZV 0.9 pyramid, level 0 (the root's chunks) first,
+/// then the levels of `grids` (`layout::cross_level::chunk_scale`).
+fn v09_scales(root_chunk: &[f64], grids: &[LevelGrid]) -> Result<Vec<Vec<i64>>> {
+    std::iter::once(root_chunk)
+        .chain(grids.iter().map(|g| g.chunk.as_slice()))
+        .map(|c| {
+            crate::layout::cross_level::chunk_scale(c, root_chunk, root_chunk.len())
+                .map_err(|why| bad(format!("pyramid chunk shapes: {why}")))
+        })
+        .collect()
+}
+
+/// What a ZV 0.9 pyramid cannot be built on: a geometry the 0.9 writer does not write, or a
+/// level 0 storing sparse object ids (`object_index/object_ids`; the writer stores every id
+/// `0..N`, so the coarse levels would hold objects level 0 does not).
+fn check_v09_source(zv: &ZvStore) -> Result<()> {
+    if !FormatVersion::V0_9.writes(&zv.geometry()) {
+        return Err(Error::Unsupported {
+            key: "zarr.json".into(),
+            what: format!(
+                "pyramids of `{}` geometry in the ZV 0.9 layout (the 0.9 writer does not write it)",
+                zv.geometry().name()
+            ),
+        });
+    }
+    let level = zv.level(0)?;
+    if level.object_index()?.is_some_and(|i| i.ids.is_some()) {
+        return Err(Error::Unsupported {
+            key: level.p(&[names::OBJECT_INDEX, "object_ids"]),
+            what: "pyramids of a ZV 0.9 level with sparse object ids (zv writes every id 0..N at the coarse levels)".into(),
+        });
+    }
+    Ok(())
 }
 
 /// The level document's fields (beside `vertex_count` and `arrays_present`).
@@ -411,6 +440,9 @@ pub(super) fn level_writer(
     wopts.bin_shape = Some(grid.bin.clone());
     wopts.vertex_type = source.level.vertex_type();
     wopts.codecs = opts.codecs;
+    wopts.format_version = FormatVersion::of_layout(root.layout());
+    // a sharded 0.9 store gets sharded levels (the fine level's shards)
+    wopts.shard_shape = source.level.shard_shape()?;
     let fields = level_fields(source, opts, i, grid, &root.chunk_shape);
     let mut writer = ZvWriter::for_level(store.clone(), wopts, i as u32 + 1, fields)?;
     if source.has_objects() {
@@ -429,7 +461,7 @@ pub(super) fn level_writer(
 /// Builds level `i + 1` from level `i` (and writes its `±1` links).
 fn build_level(
     store: &Arc<dyn Store>,
-    blobs: &Blobs,
+    cross_level: &CrossLevelLinks<'_>,
     source: &SourceLevel,
     opts: &PyramidOptions,
     i: usize,
@@ -467,15 +499,7 @@ fn build_level(
     };
     let (summary, places) = writer.finish_level()?;
     let links = if opts.writes_links() {
-        write_cross_level(
-            blobs,
-            (i as u32, coarse),
-            &parents,
-            &places,
-            ndim,
-            opts.cross_level == super::CrossLevel::Explicit,
-            &opts.codecs,
-        )?
+        cross_level.write((i as u32, coarse), &parents, &places)?
     } else {
         0
     };
@@ -489,8 +513,9 @@ fn build_level(
     Ok((summary, Step { parents, places }))
 }
 
-/// Updates the root document after the last level: the NGFF datasets of the new levels,
-/// the capabilities, `cross_level_storage` and `cross_level_depth`. Everything written before
+/// Updates the root document after the last level: the NGFF datasets of the new levels (and
+/// their nodes in an `ome` block that lists levels), the capabilities, `cross_level_storage`
+/// and `cross_level_depth`. Everything written before
 /// is synced first.
 pub(super) fn update_root(
     blobs: &Blobs,
@@ -526,6 +551,16 @@ pub(super) fn update_root(
     zv.insert("format_capabilities".into(), Value::Array(caps));
     zv.insert("cross_level_storage".into(), json!(opts.cross_level.name()));
     zv.insert("cross_level_depth".into(), json!(opts.depth));
+    // zarr-vectors 0.9.2's `ome` block lists every level as a `zv:level` node: kept whole
+    if let Some(nodes) = attrs
+        .get_mut("ome")
+        .and_then(|o| o.get_mut("nodes"))
+        .and_then(Value::as_array_mut)
+    {
+        for d in &datasets {
+            nodes.push(json!({"type": "zv:level", "name": d["path"]}));
+        }
+    }
     let ds = attrs
         .get_mut("multiscales")
         .and_then(Value::as_array_mut)

@@ -358,6 +358,55 @@ fn write_sides(
     })
 }
 
+/// Where a pyramid's cross-level links go: the store's own layout, ZV 0.7 ([`write_cross_level`])
+/// or ZV 0.9 ([`super::links_v09::write_cross_level_v09`], which needs each level's chunk
+/// scale: its chunk shape as a multiple of the root's).
+pub(crate) struct CrossLevelLinks<'a> {
+    pub(crate) blobs: &'a Blobs,
+    /// ZV 0.9: the chunk scale of every level, level 0 first; `None`: ZV 0.7.
+    pub(crate) v09_scales: Option<Vec<Vec<i64>>>,
+    pub(crate) sid_ndim: usize,
+    pub(crate) explicit: bool,
+    pub(crate) codecs: &'a CodecChoice,
+}
+
+impl CrossLevelLinks<'_> {
+    /// Writes the `+k` links of `fine` (and, when explicit, the `-k` links of `coarse`) in
+    /// the store's layout; the fine → coarse pairs written.
+    pub(crate) fn write(
+        &self,
+        (fine, coarse): (u32, u32),
+        parents: &ParentMap,
+        places: &[(ChunkKey, u64)],
+    ) -> Result<u64> {
+        let Some(scales) = &self.v09_scales else {
+            return write_cross_level(
+                self.blobs,
+                (fine, coarse),
+                parents,
+                places,
+                self.sid_ndim,
+                self.explicit,
+                self.codecs,
+            );
+        };
+        let scale = |l: u32| {
+            scales
+                .get(l as usize)
+                .ok_or_else(|| Error::InvalidInput(format!("pyramid level {l}: no chunk scale")))
+        };
+        super::links_v09::write_cross_level_v09(
+            self.blobs.store(),
+            (fine, coarse),
+            parents,
+            places,
+            (scale(fine)?, scale(coarse)?),
+            self.explicit,
+            self.codecs,
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;

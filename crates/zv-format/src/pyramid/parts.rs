@@ -252,7 +252,13 @@ fn check_step(
 ) -> Result<()> {
     opts.validate()?;
     if zv.root().layout() != crate::metadata::Layout::PerChunkNodes {
-        return Err(bad("pyramids are written in the ZV 0.7 layout"));
+        return Err(Error::Unsupported {
+            key: "zarr.json".into(),
+            what: format!(
+                "a pyramid step built in parts on a ZV {} store (distributed steps write the 0.7 layout; `zv pyramid` without `--part` builds a 0.9 pyramid in one run)",
+                zv.root().zv_version
+            ),
+        });
     }
     if zv.geometry() != Geometry::PointCloud {
         return Err(bad(format!(

@@ -250,14 +250,25 @@ impl Level {
         }
     }
 
-    /// The cross-level ragged blob `links/<delta>/<key>` (delta ≠ 0).
+    /// The cross-level ragged blob `links/<delta>/<key>` (delta ≠ 0): rows pairing chunk `key`
+    /// of this level with chunk `key` of level + delta. In a ZV 0.9 store, the cell `key` of
+    /// the family's all-zero segment when the two levels have the same chunk shape (else
+    /// `None`: every pair is a cross-chunk record, [`Level::cross_chunk_links`]).
     pub fn cross_level_links(
         &self,
         delta: i32,
         key: &ChunkKey,
         width: usize,
     ) -> Result<Option<RaggedLinks>> {
-        let path = self.chunk_blob(&[names::LINKS, &delta_name(delta)], key);
+        let array = if self.blobs.layout() == Layout::ChunkGrid {
+            if !self.v09_same_keys(delta)? {
+                return Ok(None);
+            }
+            self.link_rows_array(delta)?
+        } else {
+            join(&[names::LINKS, &delta_name(delta)])
+        };
+        let path = self.chunk_blob(&[&array], key);
         match self.blobs.read_bytes(&path)? {
             None => Ok(None),
             Some(b) => RaggedLinks::decode(&b, width)

@@ -23,8 +23,14 @@ pub struct CrossChunk {
 }
 
 impl Level {
-    /// The cross-chunk link deltas present, ascending.
+    /// The cross-chunk link deltas present, ascending. In a ZV 0.9 store, the cross-level
+    /// deltas of `links/` (its delta-0 records are read with the links).
     pub fn cross_chunk_deltas(&self) -> Result<Vec<i32>> {
+        if self.blobs.layout() == Layout::ChunkGrid {
+            let mut d = self.deltas_of(names::LINKS)?;
+            d.retain(|&d| d != 0);
+            return Ok(d);
+        }
         self.deltas_of(names::CROSS_CHUNK_LINKS)
     }
 

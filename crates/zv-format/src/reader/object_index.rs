@@ -47,6 +47,16 @@ impl ObjectIndex {
         }
     }
 
+    /// How many objects the level stores: its object index's rows (the ids listed in
+    /// [`ObjectIndex::ids`] when they are sparse, else `num_objects`). ZV 0.9 gives each row
+    /// a dense attribute row, and 0.9.2's pyramid builder counts a level's objects so
+    /// (`inherited_num_objects`).
+    pub fn stored_objects(&self) -> u64 {
+        self.ids
+            .as_ref()
+            .map_or(self.num_objects, |ids| ids.len() as u64)
+    }
+
     /// Checks every manifest block against the fragment count of its chunk, given by
     /// `fragments_of` (`None`: the chunk has no vertices), before anything expands a range;
     /// an error names `key` and the object.

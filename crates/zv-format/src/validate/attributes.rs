@@ -13,7 +13,7 @@ use crate::reader::{Level, ObjectIndex};
 pub(crate) fn check(level: &Level, index: Option<&ObjectIndex>, out: &mut Vec<Finding>) {
     let num_objects = index.map(|i| i.num_objects);
     // ZV 0.9: a dense row per object index row (stored id), whatever the ids are
-    let object_rows = index.map(|i| i.ids.as_ref().map_or(i.num_objects, |ids| ids.len() as u64));
+    let object_rows = index.map(ObjectIndex::stored_objects);
     match level.object_attributes() {
         Err(e) => out.push(Finding::new(
             &OBJECT_ATTRIBUTE,

@@ -68,7 +68,7 @@ rules! {
     UNKNOWN_ARRAY = ("unknown-array", 1, Warning, "A level's children are known ZV arrays.");
     CHUNK_KEY = ("chunk-key", 1, Error, "Blob names in per-chunk arrays are chunk keys of the level's arity.");
     CHUNK_GRID = ("chunk-grid", 1, Error, "ZV 0.9: every per-chunk array is a `variable_length_bytes` array of the level's rank, its `chunk_grid_origin` has that rank, and every key in its `nonempty_chunks` is a chunk key of that rank inside the grid.");
-    V09_UNREAD = ("v09-unread", 1, Error, "ZV 0.9: the level holds nothing this build does not read (cross-level links `links/<d ≠ 0>` and their attributes `link_attributes/<n>/<d ≠ 0>`), which is reported rather than passed unchecked.");
+    V09_UNREAD = ("v09-unread", 1, Error, "ZV 0.9: the level holds nothing this build does not read (the attributes of cross-level links, `link_attributes/<n>/<d ≠ 0>`), which is reported rather than passed unchecked.");
     LINK_SEGMENTS = ("link-segments", 1, Error, "ZV 0.9: the children of a `links/<d>` family are offsets segments of its `link_width` and `sid_ndim` (`+1.-1.0`, joined by `_`; `self` for width 1).");
     ZV_VERSION = ("zv-version", 2, Error, "`zv_version` is a version string (`MAJOR.MINOR[.PATCH]`) this build reads: 0.7.x or 0.9.x.");
     ROOT_SCHEMA = ("root-schema", 2, Error, "The root metadata parses (axes, `chunk_shape`, `bounds`, typed optional keys).");
@@ -118,7 +118,7 @@ rules! {
     LEVEL_CHUNK_SHAPE = ("level-chunk-shape", 5, Error, "A level's `chunk_shape` is a whole multiple of the root's and of its parent level's.");
     LEVEL_BIN_SHAPE = ("level-bin-shape", 5, Error, "A level's bin shape divides its chunk shape.");
     LEVEL_VERTEX_COUNTS = ("level-vertex-counts", 5, Error, "Vertex counts do not increase from a level to the next.");
-    PRESERVED_IDS = ("preserved-ids", 5, Error, "A level preserving object ids has `inherited_num_objects` equal to its parent's object count, and as many objects itself.");
+    PRESERVED_IDS = ("preserved-ids", 5, Error, "A level preserving object ids has `inherited_num_objects` equal to its parent's object count, and as many objects itself (a level's objects: its object index's rows, the stored ids in ZV 0.9).");
     MULTISCALE_LINKS = ("multiscale-links", 5, Error, "Cross-level arrays (`links/<±N>`, `cross_chunk_links/<±N>`) exist only with the `multiscale_links` capability and `cross_level_storage` other than none.");
     MULTISCALE_TOKEN = ("multiscale-token", 5, Warning, "The `multiscale_links` capability comes with cross-level arrays.");
 }

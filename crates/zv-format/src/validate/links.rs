@@ -18,9 +18,7 @@ pub(crate) fn check(level: &Level, all: &BTreeMap<u32, LevelChunks>, out: &mut V
     // ZV 0.9: the cross-chunk records are the segments of the delta-0 links family
     let v09 = level.layout() == Layout::ChunkGrid;
     let deltas = if v09 {
-        level
-            .link_deltas()
-            .map(|d| d.into_iter().filter(|&d| d == 0).collect())
+        level.link_deltas()
     } else {
         level.cross_chunk_deltas()
     };

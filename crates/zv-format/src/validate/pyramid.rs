@@ -13,7 +13,8 @@ use crate::reader::Level;
 pub(crate) struct LevelFacts<'a> {
     /// The level.
     pub(crate) level: &'a Level,
-    /// Its object count (`None` without an object index).
+    /// Its object count, the object index's rows ([`crate::reader::ObjectIndex::stored_objects`];
+    /// `None` without an object index).
     pub(crate) num_objects: Option<u64>,
 }
 

@@ -277,14 +277,11 @@ fn level_arrays(blobs: &Blobs, level: &str, out: &mut Vec<Finding>) -> Vec<Array
     groups
 }
 
-/// What the reader does not read in a ZV 0.9 level (cross-level links and their attributes)
-/// is a finding: the rest of the level could not be checked honestly without it.
+/// What the reader does not read in a ZV 0.9 level (the attributes of cross-level links) is a
+/// finding: the rest of the level could not be checked honestly without it.
 fn check_unread(groups: &[ArrayGroup], out: &mut Vec<Finding>) {
     for g in groups {
         let what = match (&g.kind, g.delta) {
-            (ZvArray::Other(f), Some(d)) if f == LINKS_FAMILY && d != 0 => {
-                "cross-level links of a ZV 0.9 store"
-            }
             (ZvArray::Other(f), Some(d)) if f == LINK_ATTRIBUTE_FAMILY && d != 0 => {
                 "attributes of cross-level links of a ZV 0.9 store"
             }

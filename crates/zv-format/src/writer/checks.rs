@@ -218,7 +218,7 @@ impl ZvWriter {
 
     /// Object and fragment attributes have one row per object; a fragment attribute may be
     /// null only for objects without vertices (they have no fragments).
-    fn check_object_attributes(&self, b: u64) -> Result<()> {
+    pub(super) fn check_object_attributes(&self, b: u64) -> Result<()> {
         for (name, a) in &self.object_attributes {
             check_rows(AttributeKind::Object, name, a, b, "objects")?;
         }
@@ -270,7 +270,7 @@ impl ZvWriter {
     }
 
     /// The number of groups `G` (the largest group id + 1), which is bounded like `B`.
-    fn num_groups(&self, b: u64) -> Result<u64> {
+    pub(super) fn num_groups(&self, b: u64) -> Result<u64> {
         let Some(&m) = self.groups.keys().next_back() else {
             return Ok(0);
         };
@@ -290,7 +290,7 @@ impl ZvWriter {
 
     /// Groups list existing objects once each; group attributes have one row per group and
     /// no nulls.
-    fn check_groups(&self, b: u64, g: u64) -> Result<()> {
+    pub(super) fn check_groups(&self, b: u64, g: u64) -> Result<()> {
         if self.groups.is_empty() && !self.group_attributes.is_empty() {
             return Err(bad("group attributes need groups"));
         }

@@ -196,10 +196,36 @@ impl ZvWriter {
         if !self.has_objects() {
             return Ok(());
         }
-        if self.opts.format_version == super::FormatVersion::V0_9 {
-            return self.write_objects_v09(fragment_objects, counts);
-        }
         let manifests = self.manifests(fragment_objects, counts.objects)?;
+        self.write_object_index(&manifests, counts)
+    }
+
+    /// Writes the object index of a level copied chunk by chunk (the migration of a pyramid,
+    /// [`crate::migrate`]): object `o`'s manifest names the fragments `refs[o]` (chunk index
+    /// into `keys`, fragment) as the source stores them, shared fragments and repeats
+    /// included; then the object attributes, groups and group attributes set on the writer,
+    /// checked first as the commit checks them. Writes nothing else.
+    pub(crate) fn write_copied_objects(
+        &self,
+        keys: &[ChunkKey],
+        refs: &[Vec<(u32, u32)>],
+    ) -> Result<()> {
+        let objects = refs.len() as u64;
+        self.check_object_attributes(objects)?;
+        let groups = self.num_groups(objects)?;
+        self.check_groups(objects, groups)?;
+        let manifests = Manifests::build(&self.level, refs.len(), keys, self.grid.ndim, |o| {
+            refs[o].iter().copied()
+        })?;
+        self.write_object_index(&manifests, &Counts { objects, groups })
+    }
+
+    /// Writes the object index `manifests`, the object attributes, the groups and the group
+    /// attributes, in the writer's layout.
+    fn write_object_index(&self, manifests: &Manifests, counts: &Counts) -> Result<()> {
+        if self.opts.format_version == super::FormatVersion::V0_9 {
+            return self.write_objects_v09(manifests, counts);
+        }
         let index = join(&[&self.level, names::OBJECT_INDEX]);
         self.blobs.write_bytes(
             &join(&[&index, names::DATA]),

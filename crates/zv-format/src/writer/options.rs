@@ -197,6 +197,14 @@ impl FormatVersion {
         }
     }
 
+    /// The format version of a store in `layout` (what a level added to it is written in).
+    pub fn of_layout(layout: crate::metadata::Layout) -> Self {
+        match layout {
+            crate::metadata::Layout::PerChunkNodes => Self::V0_7,
+            crate::metadata::Layout::ChunkGrid => Self::V0_9,
+        }
+    }
+
     /// The geometries this build writes in this layout.
     pub fn writes(self, geometry: &Geometry) -> bool {
         match self {

@@ -30,9 +30,11 @@ use crate::metadata::{ChunkKey, JsonObject, Layout};
 use crate::names;
 use serde_json::Value;
 
+use crate::layout::cross_level::{anchor, chunk_scale};
 use crate::layout::offset_links::{
     has_perm as default_has_perm, intra_segment, lehmer_decode, parse_segment,
 };
+use crate::metadata::LevelMetadata;
 
 /// The cells of one cross-chunk offsets segment, in reading order, with the number of records
 /// each holds (what the segment's link attribute cells must hold rows for).
@@ -81,21 +83,11 @@ impl Level {
         }
     }
 
-    /// ZV 0.9 link arrays beyond delta 0 (cross-level links) and their attributes
-    /// (`link_attributes/<name>/<delta ≠ 0>`) are not read yet: refused naming the node, never
-    /// read as something else.
+    /// The attributes of ZV 0.9 cross-level links (`link_attributes/<name>/<delta ≠ 0>`) are
+    /// not read yet: refused naming the node, never read as something else.
     pub(crate) fn check_v09_unread_links(&self) -> Result<()> {
         if self.blobs.layout() != Layout::ChunkGrid {
             return Ok(());
-        }
-        for d in self.children_of(names::LINKS)? {
-            if d != "0" {
-                return Err(Error::Unsupported {
-                    key: self.p(&[names::LINKS, &d, "zarr.json"]),
-                    what: "cross-level links of a ZV 0.9 store (`links/<delta>` with delta ≠ 0)"
-                        .into(),
-                });
-            }
         }
         for n in self.children_of(names::LINK_ATTRIBUTES)? {
             for d in self.children_of(&join(&[names::LINK_ATTRIBUTES, &n]))? {
@@ -112,9 +104,55 @@ impl Level {
         Ok(())
     }
 
+    /// The chunk scales ([`chunk_scale`]) of this level and of level `id + delta`, which the
+    /// family `links/<delta>` links to: their chunk shapes as whole multiples of the root's.
+    pub(crate) fn v09_scales(&self, delta: i32) -> Result<(Vec<i64>, Vec<i64>)> {
+        let root = &self.root.chunk_shape;
+        let own = chunk_scale(&self.chunk_shape(), root, self.key_arity)
+            .map_err(|w| Error::metadata(self.p(&["zarr.json"]), w))?;
+        if delta == 0 {
+            return Ok((own.clone(), own));
+        }
+        let family = self.p(&[names::LINKS, &delta_name(delta), "zarr.json"]);
+        let other = u32::try_from(i64::from(self.id) + i64::from(delta)).map_err(|_| {
+            Error::metadata(
+                &family,
+                format!("links to level {}", i64::from(self.id) + i64::from(delta)),
+            )
+        })?;
+        let path = other.to_string();
+        let key = join(&[&path, "zarr.json"]);
+        let attrs = self
+            .blobs
+            .group_attributes(&path)?
+            .ok_or_else(|| Error::Missing {
+                key: key.clone(),
+                what: format!("level {other}, which `{family}` links to"),
+            })?;
+        let meta = LevelMetadata::from_attributes(&attrs, other, &self.root, &key)?;
+        let theirs = chunk_scale(
+            &meta.effective_chunk_shape(&self.root),
+            root,
+            self.key_arity,
+        )
+        .map_err(|w| Error::metadata(&key, w))?;
+        Ok((own, theirs))
+    }
+
+    /// Whether the all-zero segment of the cross-level family `links/<delta>` pairs chunks
+    /// with the same key on both levels (equal chunk scales), as 0.7's `links/±N/<key>`
+    /// does: then [`Level::cross_level_links`] reads it and the cross-chunk records leave it
+    /// out.
+    pub(crate) fn v09_same_keys(&self, delta: i32) -> Result<bool> {
+        let (own, theirs) = self.v09_scales(delta)?;
+        Ok(delta != 0 && own == theirs)
+    }
+
     /// The cross-chunk records of the 0.9 family `links/<delta>` (its segments other than the
     /// all-zero one), in 0.9.2's order, endpoints in the order written (`perm_idx` undone).
-    /// `None` without the family. Only delta 0 is read.
+    /// `None` without the family. For a cross-level family (delta ≠ 0) endpoint `k ≥ 1` is
+    /// at level + delta, in chunk `anchor(source) + offset_k`, and the all-zero segment is
+    /// read here too unless [`Level::v09_same_keys`].
     pub(crate) fn v09_cross_chunk(&self, delta: i32) -> Result<Option<CrossChunk>> {
         Ok(self.v09_family(delta)?.map(|(c, _)| c))
     }
@@ -126,9 +164,8 @@ impl Level {
         let Some(attributes) = self.blobs.group_attributes(&group)? else {
             return Ok(None);
         };
-        if delta != 0 {
-            self.check_v09_unread_links()?;
-        }
+        let scales = self.v09_scales(delta)?;
+        let skip_intra = delta == 0 || scales.0 == scales.1;
         let model = LinksArray::from_attributes(&attributes, &key)?;
         model.check(delta, &self.geometry, &key)?;
         let width = model.link_width;
@@ -158,7 +195,7 @@ impl Level {
         segments.sort();
         let mut links = CrossChunkLinks::new(width, sid);
         let mut filed = Vec::new();
-        for seg in segments.iter().filter(|s| **s != intra) {
+        for seg in segments.iter().filter(|s| !skip_intra || **s != intra) {
             let path = join(&[&group, seg]);
             let akey = join(&[&path, "zarr.json"]);
             let Some(grid) = self.blobs.grid(&path)? else {
@@ -202,9 +239,27 @@ impl Level {
                     continue;
                 };
                 let ckey = grid.cell_store_key(&src);
+                let base = if delta == 0 {
+                    Some(src.coords().to_vec())
+                } else {
+                    anchor(src.coords(), &scales.0, &scales.1)
+                };
+                let base = base.ok_or_else(|| {
+                    Error::inconsistent(
+                        &ckey,
+                        format!("chunk {src} has no anchor at level + {delta}"),
+                    )
+                })?;
+                let cell = Cell {
+                    src: &src,
+                    base: &base,
+                    offsets: &offsets,
+                    has_perm,
+                    key: &ckey,
+                };
                 let before = links.len();
-                push_cell(&mut links, &bytes, &src, &offsets, has_perm, &ckey)?;
-                counts.push((src, links.len() - before));
+                push_cell(&mut links, &bytes, &cell)?;
+                counts.push((src.clone(), links.len() - before));
             }
             filed.push(SegmentCells {
                 segment: seg.clone(),
@@ -220,23 +275,28 @@ impl Level {
     }
 }
 
-/// Appends the records of one cross-chunk cell (source chunk `src`, stored at `ckey`).
-fn push_cell(
-    links: &mut CrossChunkLinks,
-    bytes: &[u8],
-    src: &ChunkKey,
-    offsets: &[Vec<i64>],
+/// One cell of a segment: its source chunk, the chunk the offsets start from (the source, or
+/// its anchor at the other level), the segment's offsets, whether rows carry `perm_idx`,
+/// and the store key (for errors).
+struct Cell<'a> {
+    src: &'a ChunkKey,
+    base: &'a [i64],
+    offsets: &'a [Vec<i64>],
     has_perm: bool,
-    ckey: &str,
-) -> Result<()> {
+    key: &'a str,
+}
+
+/// Appends the records of one cross-chunk cell.
+fn push_cell(links: &mut CrossChunkLinks, bytes: &[u8], cell: &Cell<'_>) -> Result<()> {
+    let (src, ckey, has_perm) = (cell.src, cell.key, cell.has_perm);
     let width = links.link_width();
     let ncols = width + usize::from(has_perm);
     let ragged = RaggedLinks::decode(bytes, ncols).map_err(blob_err(ckey.to_owned()))?;
     let bad = |why: String| Error::inconsistent(ckey, why);
     let mut chunks: Vec<Vec<i64>> = vec![src.coords().to_vec()];
-    for o in offsets {
-        let c: Option<Vec<i64>> = src
-            .coords()
+    for o in cell.offsets {
+        let c: Option<Vec<i64>> = cell
+            .base
             .iter()
             .zip(o)
             .map(|(a, b)| a.checked_add(*b))
@@ -283,20 +343,20 @@ mod tests {
         }
         .encode()
         .unwrap();
-        let e = push_cell(
-            &mut links,
-            &blob,
-            &src,
-            &offs,
-            true,
-            "0/links/0/+1.0.0/c/2/2/2",
-        );
+        let cell = |key| Cell {
+            src: &src,
+            base: src.coords(),
+            offsets: &offs,
+            has_perm: true,
+            key,
+        };
+        let e = push_cell(&mut links, &blob, &cell("0/links/0/+1.0.0/c/2/2/2"));
         assert!(e
             .unwrap_err()
             .to_string()
             .contains("0/links/0/+1.0.0/c/2/2/2"));
         // truncated bytes
-        let e = push_cell(&mut links, &blob[..blob.len() - 3], &src, &offs, true, "K");
+        let e = push_cell(&mut links, &blob[..blob.len() - 3], &cell("K"));
         assert!(e.unwrap_err().to_string().contains('K'));
         // a swap restores the written order
         let blob = RaggedLinks {
@@ -305,7 +365,7 @@ mod tests {
         }
         .encode()
         .unwrap();
-        push_cell(&mut links, &blob, &src, &offs, true, "K").unwrap();
+        push_cell(&mut links, &blob, &cell("K")).unwrap();
         assert_eq!(links.endpoint(0, 0), Some((&[1i64, 0, 0][..], 9)));
         assert_eq!(links.endpoint(0, 1), Some((&[0i64, 0, 0][..], 4)));
     }

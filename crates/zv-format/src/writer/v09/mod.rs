@@ -17,7 +17,7 @@ use zv_core::metadata::ExtensionMetadata;
 
 use super::checks::Counts;
 use super::documents::{dense_attribute_document, empty_group};
-use super::objects::DenseAttribute;
+use super::objects::{DenseAttribute, Manifests};
 use super::ZvWriter;
 use crate::blob::{join, vlen_codecs};
 use crate::document::Attribute;
@@ -61,27 +61,13 @@ fn is_fill(dt: DataType, e: &[u8], fill: &[u8]) -> bool {
 impl ZvWriter {
     /// Sets the chunk grid of a 0.9 level: the bounding box of the occupied chunks.
     pub(super) fn begin_grid_v09(&self) -> Result<()> {
-        let ndim = self.grid.ndim;
-        let keys = self.spill.keys();
-        let mut lo = vec![0i64; ndim];
-        let mut hi = vec![0i64; ndim];
-        for (i, k) in keys.iter().enumerate() {
-            for (d, &c) in k.coords().iter().enumerate().take(ndim) {
-                if i == 0 || c < lo[d] {
-                    lo[d] = c;
-                }
-                if i == 0 || c > hi[d] {
-                    hi[d] = c;
-                }
-            }
-        }
-        let shape = lo
-            .iter()
-            .zip(&hi)
-            .map(|(&a, &b)| (i128::from(b) - i128::from(a) + 1) as u64)
-            .collect();
-        self.blobs
-            .begin_grid(lo, shape, self.opts.shard_shape.clone(), keys)
+        let (origin, shape) = crate::blob::bounding_grid(self.spill.keys(), self.grid.ndim);
+        self.blobs.begin_grid(
+            origin,
+            shape,
+            self.opts.shard_shape.clone(),
+            self.spill.keys(),
+        )
     }
 
     /// The codecs of a fixed-size 1-D array of `typesize`-byte elements (little-endian).
@@ -95,12 +81,7 @@ impl ZvWriter {
 
     /// Writes the object index, object attributes, groups and group attributes in the 0.9
     /// layout.
-    pub(super) fn write_objects_v09(
-        &self,
-        fragment_objects: &[Vec<u64>],
-        counts: &Counts,
-    ) -> Result<()> {
-        let manifests = self.manifests(fragment_objects, counts.objects)?;
+    pub(super) fn write_objects_v09(&self, manifests: &Manifests, counts: &Counts) -> Result<()> {
         let index = join(&[&self.level, names::OBJECT_INDEX]);
         // manifests by row, row r being object r: every id 0..B is stored
         let n = counts.objects as usize;
