@@ -49,7 +49,7 @@ fn dataset() -> serde_json::Value {
         "vertex_attributes": {"fa": {"dtype": "float32", "values": fa}},
         "object_attributes": {"length": {"dtype": "float32", "values": length}},
         "groups": {"0": [0, 1, 2, 3, 4, 5], "1": [6, 7, 8, 9, 10, 11]},
-        "group_attributes": {"tract": {"dtype": "string", "values": ["left", "right"]}},
+        "group_attributes": {"tract": {"dtype": "uint8", "values": [1, 2]}},
         "pyramid": null
     })
 }

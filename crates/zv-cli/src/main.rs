@@ -106,9 +106,9 @@ enum Command {
         /// Replace an existing store at the target.
         #[arg(long)]
         overwrite: bool,
-        /// The on-disk layout: 0.7, or 0.9 (as zarr-vectors 0.9.2 reads it; every geometry but
-        /// `line`, without link attributes).
-        #[arg(long, default_value = "0.7")]
+        /// The on-disk layout: 0.9 (the default, as zarr-vectors 0.9.2 reads it), or 0.7 (as the
+        /// 0.7.0 reference reads it).
+        #[arg(long, default_value = "0.9")]
         format_version: String,
         /// With --format-version 0.9: pack the cells of every chunk-grid array in shards of
         /// this many chunks per dimension (e.g. 8,8,8), as zarr-vectors' `shard_shape=`.

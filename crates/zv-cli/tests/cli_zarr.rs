@@ -103,17 +103,18 @@ fn demo_writes_a_zv_store_that_reads_back() {
     assert!(ok);
     let dump: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(dump["levels"]["0"]["reader"]["polyline_count"], json!(12));
-    // the blobs are Zarr v3 arrays the zarr commands read too
+    // the arrays are Zarr v3 arrays the zarr commands read too (the ZV 0.9 layout: one
+    // manifest per streamline)
     let (ok, out, _) = zv(&[
         "zarr",
         "info",
         target.to_str().unwrap(),
-        "0/object_index/offsets",
+        "0/object_index/manifests",
     ]);
     assert!(ok);
     assert_eq!(
         serde_json::from_str::<Value>(&out).unwrap()["shape"],
-        json!([96])
+        json!([12])
     );
     // a second run refuses to overwrite
     let (ok, _, err) = zv(&["demo", target.to_str().unwrap()]);

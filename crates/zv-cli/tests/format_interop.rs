@@ -127,6 +127,8 @@ fn zarr_python_reads_every_node_of_zv_stores() {
             let out = Command::new(env!("CARGO_BIN_EXE_zv"))
                 .args([
                     "import",
+                    "--format-version",
+                    "0.7",
                     geo.to_str().unwrap(),
                     store.to_str().unwrap(),
                     "--codecs",

@@ -82,6 +82,8 @@ fn importing_the_fixture_inputs_reproduces_their_content() {
         let store = dir.path().join(format!("{name}.zarr"));
         zv(&[
             "import",
+            "--format-version",
+            "0.7",
             geo.to_str().unwrap(),
             store.to_str().unwrap(),
             "--batch",
@@ -118,6 +120,8 @@ fn importing_the_fixture_inputs_reproduces_their_content() {
         let again = dir.path().join(format!("{name}.again.zarr"));
         zv(&[
             "import",
+            "--format-version",
+            "0.7",
             exported.to_str().unwrap(),
             again.to_str().unwrap(),
         ]);

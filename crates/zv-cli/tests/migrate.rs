@@ -545,6 +545,8 @@ fn zv_0_7_lines_migrated_to_0_9_are_read_by_zarr_vectors_0_9_2_with_their_conten
         let v7 = dir.path().join(format!("{name}.07.zarr"));
         let o = zv(&[
             "import".as_ref(),
+            "--format-version".as_ref(),
+            "0.7".as_ref(),
             file.as_os_str(),
             v7.as_os_str(),
             "--quiet".as_ref(),
@@ -647,6 +649,8 @@ fn the_command_reports_refuses_and_cleans_up() {
     let v7 = dir.path().join("sentinel.zarr");
     let o = zv(&[
         "import".as_ref(),
+        "--format-version".as_ref(),
+        "0.7".as_ref(),
         file.as_os_str(),
         v7.as_os_str(),
         "--quiet".as_ref(),

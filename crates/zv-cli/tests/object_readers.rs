@@ -76,7 +76,7 @@ fn the_reference_reads_stores_zv_wrote_to_s3_after_download() {
     for name in ["points_basic", "streamlines_basic", "mesh_basic"] {
         let doc = document(dir.path(), name);
         let url = format!("s3://written/{name}.zv");
-        zv(&server, &["import", &doc, &url]);
+        zv(&server, &["import", &doc, &url, "--format-version", "0.7"]);
         let zv_dump = dir.path().join(format!("{name}.zv.json"));
         let dumped = zv(&server, &["dump", &url]);
         assert!(dumped.len() > 100, "{name}: zv dumps something");

@@ -134,7 +134,7 @@ fn the_reference_reads_a_store_written_in_parts_as_zv_does() {
     let store = dir.path().join("parts.zv");
     let s = store.to_str().unwrap();
     for part in ["1/4", "3/4", "0/4", "2/4"] {
-        zv_success(&import_args(file, s, Some(part)));
+        zv_success(&with_layout(import_args(file, s, Some(part)), V07));
     }
     zv_success(&["commit", s]);
     assert_reference_agrees(&store, dir.path());
@@ -168,17 +168,20 @@ fn streamline_parts_make_the_whole_imports_store_and_the_reference_reads_it() {
     tck(&file, 1500);
     let file = file.to_str().unwrap();
     let whole = dir.path().join("whole.zv");
-    zv_success(&import_args(file, whole.to_str().unwrap(), None));
+    zv_success(&with_layout(
+        import_args(file, whole.to_str().unwrap(), None),
+        V07,
+    ));
     let store = dir.path().join("parts.zv");
     let s = store.to_str().unwrap();
     for part in ["2/3", "0/3"] {
-        zv_success(&import_args(file, s, Some(part)));
+        zv_success(&with_layout(import_args(file, s, Some(part)), V07));
     }
     assert!(
         !zv(&["dump", s]).status.success(),
         "opens before the commit"
     );
-    zv_success(&import_args(file, s, Some("1/3")));
+    zv_success(&with_layout(import_args(file, s, Some("1/3")), V07));
     zv_success(&["commit", s]);
     let (want, got) = (tree(&whole), tree(&store));
     assert!(
@@ -239,6 +242,9 @@ fn zero_nine_parts_make_the_whole_imports_store_and_zarr_vectors_reads_it() {
         }
     }
 }
+
+/// The ZV 0.7 layout, for the tests the 0.7.0 reference reads.
+const V07: &[&str] = &["--format-version", "0.7"];
 
 /// `args` followed by `layout`.
 fn with_layout<'a>(mut args: Vec<&'a str>, layout: &[&'a str]) -> Vec<&'a str> {
@@ -330,7 +336,10 @@ fn pyramid_steps_built_in_parts_and_committed_are_zv_pyramids_store() {
     let file = file.to_str().unwrap();
     let (one, many) = (dir.path().join("one.zv"), dir.path().join("many.zv"));
     for store in [&one, &many] {
-        zv_success(&import_args(file, store.to_str().unwrap(), None));
+        zv_success(&with_layout(
+            import_args(file, store.to_str().unwrap(), None),
+            V07,
+        ));
     }
     // no bins: the coarse bins need larger chunks, so no cross-level links in parts
     let opts = [

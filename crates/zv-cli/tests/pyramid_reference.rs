@@ -168,7 +168,13 @@ fn the_reference_reads_every_level_of_zv_pyramids() {
         std::fs::write(&doc_path, document(600, *objects, i as u64 + 1).to_string()).unwrap();
         let store = dir.path().join(format!("{name}.zarr"));
         let store_s = store.to_str().unwrap();
-        zv(&["import", doc_path.to_str().unwrap(), store_s]);
+        zv(&[
+            "import",
+            "--format-version",
+            "0.7",
+            doc_path.to_str().unwrap(),
+            store_s,
+        ]);
         let mut a = vec!["pyramid", store_s];
         a.extend_from_slice(args);
         zv(&a);
@@ -343,7 +349,13 @@ fn the_reference_reads_every_level_of_zv_polyline_pyramids() {
         std::fs::write(&doc_path, doc.to_string()).unwrap();
         let store = dir.path().join(format!("{name}.zarr"));
         let store_s = store.to_str().unwrap();
-        zv(&["import", doc_path.to_str().unwrap(), store_s]);
+        zv(&[
+            "import",
+            "--format-version",
+            "0.7",
+            doc_path.to_str().unwrap(),
+            store_s,
+        ]);
         let mut a = vec!["pyramid", store_s];
         a.extend_from_slice(args);
         zv(&a);
@@ -498,7 +510,13 @@ fn the_reference_reads_every_level_of_zv_skeleton_pyramids() {
         std::fs::write(&doc_path, skeleton_document(12, i as u64 + 3).to_string()).unwrap();
         let store = dir.path().join(format!("{name}.zarr"));
         let store_s = store.to_str().unwrap();
-        zv(&["import", doc_path.to_str().unwrap(), store_s]);
+        zv(&[
+            "import",
+            "--format-version",
+            "0.7",
+            doc_path.to_str().unwrap(),
+            store_s,
+        ]);
         let mut a = vec!["pyramid", store_s];
         a.extend_from_slice(args);
         zv(&a);

@@ -206,7 +206,13 @@ fn the_reference_reads_every_level_of_zv_graph_and_mesh_pyramids() {
         std::fs::write(&doc_path, document(*width, 16, i as u64 + 11).to_string()).unwrap();
         let store = dir.path().join(format!("{name}.zarr"));
         let store_s = store.to_str().unwrap();
-        zv(&["import", doc_path.to_str().unwrap(), store_s]);
+        zv(&[
+            "import",
+            "--format-version",
+            "0.7",
+            doc_path.to_str().unwrap(),
+            store_s,
+        ]);
         let mut a = vec!["pyramid", store_s];
         a.extend_from_slice(args);
         zv(&a);
@@ -304,7 +310,13 @@ fn the_reference_reads_every_level_of_zv_line_pyramids() {
     std::fs::write(&doc_path, doc.to_string()).unwrap();
     let store = dir.path().join("lines.zarr");
     let store_s = store.to_str().unwrap();
-    zv(&["import", doc_path.to_str().unwrap(), store_s]);
+    zv(&[
+        "import",
+        "--format-version",
+        "0.7",
+        doc_path.to_str().unwrap(),
+        store_s,
+    ]);
     zv(&[
         "pyramid",
         store_s,

@@ -512,7 +512,13 @@ fn write_all(dir: &Path) -> (Vec<Written>, Vec<Value>) {
                 let Some((geo, codecs, written, _)) = todo.get(i) else {
                     break;
                 };
-                let mut args = vec!["import", s(geo), s(&written.path)];
+                let mut args = vec![
+                    "import",
+                    "--format-version",
+                    "0.7",
+                    s(geo),
+                    s(&written.path),
+                ];
                 if let Some(c) = codecs {
                     args.extend(["--codecs", c]);
                 }

@@ -89,6 +89,8 @@ fn zv_numbers_skeleton_vertices_as_the_reference_does() {
         let out = Command::new(env!("CARGO_BIN_EXE_zv"))
             .args([
                 "import",
+                "--format-version",
+                "0.7",
                 doc_path.to_str().unwrap(),
                 zv_store.to_str().unwrap(),
             ])

@@ -6,6 +6,7 @@
 
 use std::process::Command;
 use std::sync::Arc;
+use zv_format::writer::FormatVersion;
 
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, TestRunner};
@@ -58,7 +59,13 @@ fn fixtures_exported_and_reimported_by_zv_validate() {
         let store = dir.path().join(format!("{name}.zarr"));
         let out = zv(&["export", src.to_str().unwrap(), "-o", doc.to_str().unwrap()]);
         assert!(out.status.success(), "{name}");
-        let out = zv(&["import", doc.to_str().unwrap(), store.to_str().unwrap()]);
+        let out = zv(&[
+            "import",
+            "--format-version",
+            "0.7",
+            doc.to_str().unwrap(),
+            store.to_str().unwrap(),
+        ]);
         assert!(
             out.status.success(),
             "{name}: {}",
@@ -89,7 +96,7 @@ fn random_documents_written_by_zv_validate_at_level_5() {
         let doc_json = strategy.new_tree(&mut runner).unwrap().current();
         let doc = zv_format::document::GeometryDocument::from_value(&doc_json).unwrap();
         let store: Arc<dyn zv_core::store::Store> = Arc::new(zv_store_mem::MemoryStore::new());
-        zv_format::import::write_document(store.clone(), &doc, 7).unwrap();
+        zv_format::import::write_document_in(store.clone(), &doc, 7, FormatVersion::V0_7).unwrap();
         geometries.insert(doc.geometry.name().to_owned());
         let report = zv_format::validate::validate(store, 5);
         assert!(

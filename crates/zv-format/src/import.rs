@@ -64,8 +64,18 @@ pub fn write_document_with_budget(
         doc,
         batch,
         memory_budget,
-        (FormatVersion::V0_7, None),
+        (FormatVersion::default(), None),
     )
+}
+
+/// [`write_document`] in the layout `version` (the default budget, unsharded).
+pub fn write_document_in(
+    store: Arc<dyn Store>,
+    doc: &GeometryDocument,
+    batch: usize,
+    version: FormatVersion,
+) -> Result<WriteSummary> {
+    write_document_as(store, doc, batch, DEFAULT_MEMORY_BUDGET, (version, None))
 }
 
 /// [`write_document_with_budget`] in the layout `format_version`, its chunk-grid arrays in

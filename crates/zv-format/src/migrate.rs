@@ -37,7 +37,7 @@
 //!     "geometry": "point_cloud", "chunk_shape": [10, 10],
 //!     "vertices": [[1, 2], [15, 3], [4, 4]]}"#)?;
 //! let v7 = Arc::new(zv_store_mem::MemoryStore::new());
-//! zv_format::import::write_document(v7.clone(), &doc, 1000)?;
+//! zv_format::import::write_document_in(v7.clone(), &doc, 1000, FormatVersion::V0_7)?;
 //! let v9 = Arc::new(zv_store_mem::MemoryStore::new());
 //! let source = zv_format::ZvStore::open(v7)?;
 //! let options = MigrateOptions::new(FormatVersion::V0_9);

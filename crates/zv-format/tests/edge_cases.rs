@@ -14,12 +14,12 @@ use zv_core::metadata::ExtensionMetadata;
 use zv_core::store::Store;
 use zv_format::blob::Blobs;
 use zv_format::document::{Attribute, AttributeValues, GeometryDocument};
-use zv_format::import::write_document;
+use zv_format::import::write_document_in;
 use zv_format::layout::attributes::AttributeRows;
 use zv_format::layout::fragment_index::FragmentIndex;
 use zv_format::layout::manifest::{encode_stream, Manifest};
 use zv_format::metadata::ChunkKey;
-use zv_format::writer::{WriterOptions, ZvWriter};
+use zv_format::writer::{FormatVersion, WriterOptions, ZvWriter};
 use zv_format::{Geometry, ZvStore};
 use zv_store_mem::MemoryStore;
 
@@ -29,7 +29,12 @@ fn mem() -> Arc<dyn Store> {
 
 fn write(doc: Value) -> zv_format::Result<Arc<dyn Store>> {
     let store = mem();
-    write_document(store.clone(), &GeometryDocument::from_value(&doc)?, 3)?;
+    write_document_in(
+        store.clone(),
+        &GeometryDocument::from_value(&doc)?,
+        3,
+        FormatVersion::V0_7,
+    )?;
     Ok(store)
 }
 
@@ -453,7 +458,8 @@ fn assert_refused(r: zv_format::Result<impl std::fmt::Debug>, needle: &str) {
 
 #[test]
 fn far_away_coordinates_are_refused() {
-    let mut o = WriterOptions::new(Geometry::PointCloud, vec![1.0, 1.0]);
+    let mut o = WriterOptions::new(Geometry::PointCloud, vec![1.0, 1.0])
+        .with_format_version(FormatVersion::V0_7);
     o.bin_shape = Some(vec![0.5, 0.5]);
     o.vertex_type = DataType::Float64;
     let store = mem();
@@ -463,7 +469,8 @@ fn far_away_coordinates_are_refused() {
     w.add_vertices(&[vec![2e15, 0.0]], None, &none()).unwrap();
     w.finish().unwrap();
     assert_eq!(all_points(&level0(&store)), vec![vec![2e15, 0.0]]);
-    let mut o = WriterOptions::new(Geometry::Polyline, vec![1.0, 1.0]);
+    let mut o = WriterOptions::new(Geometry::Polyline, vec![1.0, 1.0])
+        .with_format_version(FormatVersion::V0_7);
     o.vertex_type = DataType::Float64;
     let mut w = ZvWriter::create(mem(), o).unwrap();
     assert_refused(
@@ -475,11 +482,13 @@ fn far_away_coordinates_are_refused() {
 #[test]
 fn too_many_bins_per_chunk_are_refused() {
     for chunk in [1e6, 1e7] {
-        let mut o = WriterOptions::new(Geometry::PointCloud, vec![chunk; 3]);
+        let mut o = WriterOptions::new(Geometry::PointCloud, vec![chunk; 3])
+            .with_format_version(FormatVersion::V0_7);
         o.bin_shape = Some(vec![1.0; 3]);
         assert_refused(ZvWriter::create(mem(), o), "bins per chunk");
     }
-    let mut o = WriterOptions::new(Geometry::PointCloud, vec![128.0; 3]);
+    let mut o = WriterOptions::new(Geometry::PointCloud, vec![128.0; 3])
+        .with_format_version(FormatVersion::V0_7);
     o.bin_shape = Some(vec![1.0; 3]);
     ZvWriter::create(mem(), o).unwrap();
 }
@@ -488,7 +497,8 @@ fn too_many_bins_per_chunk_are_refused() {
 fn object_and_group_ids_must_be_dense() {
     let mut w = ZvWriter::create(
         mem(),
-        WriterOptions::new(Geometry::PointCloud, vec![10.0, 10.0]),
+        WriterOptions::new(Geometry::PointCloud, vec![10.0, 10.0])
+            .with_format_version(FormatVersion::V0_7),
     )
     .unwrap();
     w.add_vertices(&[vec![1.0, 1.0]], Some(&[u64::MAX]), &none())
@@ -496,7 +506,8 @@ fn object_and_group_ids_must_be_dense() {
     assert_refused(w.finish(), "too large");
     let mut w = ZvWriter::create(
         mem(),
-        WriterOptions::new(Geometry::PointCloud, vec![10.0, 10.0]),
+        WriterOptions::new(Geometry::PointCloud, vec![10.0, 10.0])
+            .with_format_version(FormatVersion::V0_7),
     )
     .unwrap();
     w.add_vertices(&[vec![1.0, 1.0]], Some(&[1 << 40]), &none())
@@ -506,10 +517,11 @@ fn object_and_group_ids_must_be_dense() {
         let doc = json!({"format": "zv-geometry/1", "geometry": "point_cloud", "chunk_shape": [10, 10],
             "vertices": [[1, 1]], "object_ids": [0], "groups": {gid: [0]}});
         let store = mem();
-        let r = write_document(
+        let r = write_document_in(
             store.clone(),
             &GeometryDocument::from_value(&doc).unwrap(),
             3,
+            FormatVersion::V0_7,
         );
         assert_refused(r, "group id");
         assert!(store.list().unwrap().is_empty());
@@ -520,7 +532,8 @@ fn object_and_group_ids_must_be_dense() {
 fn empty_and_rejected_batches_fix_nothing() {
     let mut w = ZvWriter::create(
         mem(),
-        WriterOptions::new(Geometry::PointCloud, vec![10.0, 10.0]),
+        WriterOptions::new(Geometry::PointCloud, vec![10.0, 10.0])
+            .with_format_version(FormatVersion::V0_7),
     )
     .unwrap();
     w.add_vertices(&[], None, &none()).unwrap();
@@ -536,14 +549,19 @@ fn empty_and_rejected_batches_fix_nothing() {
     // a batch of polylines without vertices, and a batch without edges, fix no schema
     let mut w = ZvWriter::create(
         mem(),
-        WriterOptions::new(Geometry::Polyline, vec![10.0, 10.0]),
+        WriterOptions::new(Geometry::Polyline, vec![10.0, 10.0])
+            .with_format_version(FormatVersion::V0_7),
     )
     .unwrap();
     w.add_polylines(&[vec![]], &none()).unwrap();
     w.add_polylines(&[vec![vec![1.0, 1.0]]], &a).unwrap();
     w.finish().unwrap();
-    let mut w =
-        ZvWriter::create(mem(), WriterOptions::new(Geometry::Graph, vec![10.0, 10.0])).unwrap();
+    let mut w = ZvWriter::create(
+        mem(),
+        WriterOptions::new(Geometry::Graph, vec![10.0, 10.0])
+            .with_format_version(FormatVersion::V0_7),
+    )
+    .unwrap();
     w.add_vertices(&[vec![1.0, 1.0], vec![2.0, 1.0]], None, &none())
         .unwrap();
     w.add_edges(&[], &none()).unwrap();
@@ -553,7 +571,8 @@ fn empty_and_rejected_batches_fix_nothing() {
     let store = mem();
     let mut w = ZvWriter::create(
         store.clone(),
-        WriterOptions::new(Geometry::PointCloud, vec![10.0, 10.0]),
+        WriterOptions::new(Geometry::PointCloud, vec![10.0, 10.0])
+            .with_format_version(FormatVersion::V0_7),
     )
     .unwrap();
     w.add_vertices(&[], Some(&[]), &none()).unwrap();
@@ -569,7 +588,8 @@ fn empty_and_rejected_batches_fix_nothing() {
     // a batch refused for a bad coordinate fixes no schema
     let mut w = ZvWriter::create(
         mem(),
-        WriterOptions::new(Geometry::PointCloud, vec![10.0, 10.0]),
+        WriterOptions::new(Geometry::PointCloud, vec![10.0, 10.0])
+            .with_format_version(FormatVersion::V0_7),
     )
     .unwrap();
     assert!(w.add_vertices(&[vec![f64::NAN, 1.0]], None, &a).is_err());
@@ -578,7 +598,8 @@ fn empty_and_rejected_batches_fix_nothing() {
     let store = mem();
     let mut w = ZvWriter::create(
         store.clone(),
-        WriterOptions::new(Geometry::Mesh, vec![10.0, 10.0]),
+        WriterOptions::new(Geometry::Mesh, vec![10.0, 10.0])
+            .with_format_version(FormatVersion::V0_7),
     )
     .unwrap();
     w.add_vertices(
@@ -660,10 +681,11 @@ fn fragment_attributes_may_be_null_only_for_empty_objects() {
             doc["polylines"] = json!([[[1, 1]], [[2, 2]]]);
         }
         let store = mem();
-        let r = write_document(
+        let r = write_document_in(
             store.clone(),
             &GeometryDocument::from_value(&doc).unwrap(),
             3,
+            FormatVersion::V0_7,
         );
         assert_refused(r, "null for object 1, which has vertices");
         assert!(store.list().unwrap().is_empty());

@@ -6,11 +6,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use std::sync::Arc;
+use zv_format::writer::FormatVersion;
 
 use serde_json::Value;
 use zv_format::document::GeometryDocument;
 use zv_format::export::export_geometry;
-use zv_format::import::write_document;
+use zv_format::import::write_document_in;
 use zv_format::reader::ZvStore;
 use zv_testkit::env::fixtures_dir;
 
@@ -18,7 +19,7 @@ use zv_testkit::env::fixtures_dir;
 fn reimport(doc: &Value) -> Value {
     let parsed = GeometryDocument::from_json(&serde_json::to_vec(doc).unwrap()).unwrap();
     let store: Arc<dyn zv_core::store::Store> = Arc::new(zv_store_mem::MemoryStore::new());
-    write_document(store.clone(), &parsed, 1000).unwrap();
+    write_document_in(store.clone(), &parsed, 1000, FormatVersion::V0_7).unwrap();
     export_geometry(&ZvStore::open(store).unwrap()).unwrap()
 }
 
@@ -157,7 +158,7 @@ fn a_null_integer_link_attribute_is_refused_clearly() {
     });
     let parsed = GeometryDocument::from_json(&serde_json::to_vec(&doc).unwrap()).unwrap();
     let store: Arc<dyn zv_core::store::Store> = Arc::new(zv_store_mem::MemoryStore::new());
-    let err = write_document(store, &parsed, 1000)
+    let err = write_document_in(store, &parsed, 1000, FormatVersion::V0_7)
         .unwrap_err()
         .to_string();
     assert!(err.contains("`k`") && err.contains("int32"), "{err}");
@@ -173,7 +174,7 @@ fn a_null_float_link_attribute_is_stored_as_nan() {
     });
     let parsed = GeometryDocument::from_json(&serde_json::to_vec(&doc).unwrap()).unwrap();
     let store: Arc<dyn zv_core::store::Store> = Arc::new(zv_store_mem::MemoryStore::new());
-    write_document(store.clone(), &parsed, 1000).unwrap();
+    write_document_in(store.clone(), &parsed, 1000, FormatVersion::V0_7).unwrap();
     let level = ZvStore::open(store.clone()).unwrap().level(0).unwrap();
     let info = level.link_attribute_info("w", 0).unwrap();
     let key = level.chunk_keys().unwrap()[0].clone();

@@ -13,7 +13,7 @@ use zv_core::key::StoreKey;
 use zv_core::store::Store;
 use zv_format::document::{Attribute, AttributeValues};
 use zv_format::layout::attributes::AttributeRows;
-use zv_format::writer::{CodecChoice, WriterOptions, ZvWriter};
+use zv_format::writer::{CodecChoice, FormatVersion, WriterOptions, ZvWriter};
 use zv_format::{Geometry, ZvStore};
 use zv_store_mem::MemoryStore;
 use zv_testkit::data::Rng;
@@ -41,7 +41,8 @@ fn store(geometry: Geometry) -> Arc<dyn Store> {
         },
     );
     let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
-    let mut opts = WriterOptions::new(geometry.clone(), vec![10.0; 3]);
+    let mut opts = WriterOptions::new(geometry.clone(), vec![10.0; 3])
+        .with_format_version(FormatVersion::V0_7);
     // uncompressed, so that the test can damage the index's bytes
     opts.codecs = CodecChoice::parse("none").unwrap();
     let mut w = ZvWriter::create(store.clone(), opts).unwrap();

@@ -6,12 +6,13 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use std::sync::Arc;
+use zv_format::writer::FormatVersion;
 
 use serde_json::{json, Value};
 use zv_core::metadata::ExtensionMetadata;
 use zv_format::document::GeometryDocument;
 use zv_format::export::polylines::{Polyline, PolylineStream};
-use zv_format::import::write_document;
+use zv_format::import::write_document_in;
 use zv_format::layout::manifest::{
     decode_with_offsets, encode_stream, BlockFragments, ChunkCoords, ManifestBlock,
 };
@@ -53,7 +54,7 @@ fn walks(n: usize, max: usize, batch: usize) -> ZvStore {
             "label": {"dtype": "string", "values": label}}});
     let doc = GeometryDocument::from_value(&doc).unwrap();
     let store = Arc::new(zv_store_mem::MemoryStore::new());
-    write_document(store.clone(), &doc, batch).unwrap();
+    write_document_in(store.clone(), &doc, batch, FormatVersion::V0_7).unwrap();
     ZvStore::open(store).unwrap()
 }
 

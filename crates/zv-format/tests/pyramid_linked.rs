@@ -19,7 +19,7 @@ use zv_format::document::{Attribute, AttributeValues};
 use zv_format::layout::attributes::AttributeRows;
 use zv_format::metadata::ChunkKey;
 use zv_format::pyramid::{build_pyramid, CrossLevel, PyramidOptions, SparsityStrategy, Step};
-use zv_format::writer::{CodecChoice, WriterOptions, ZvWriter};
+use zv_format::writer::{CodecChoice, FormatVersion, WriterOptions, ZvWriter};
 use zv_format::{Geometry, Level, ZvStore};
 use zv_store_mem::MemoryStore;
 
@@ -71,7 +71,8 @@ fn numeric(dt: DataType, values: &[f64]) -> Attribute {
 /// their object, every fifth link vertices of the whole store.
 fn write(geometry: Geometry, parts: &[Part]) -> Arc<dyn Store> {
     let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
-    let mut opts = WriterOptions::new(geometry.clone(), vec![CHUNK; 3]);
+    let mut opts = WriterOptions::new(geometry.clone(), vec![CHUNK; 3])
+        .with_format_version(FormatVersion::V0_7);
     opts.bin_shape = Some(vec![BIN; 3]);
     opts.codecs = CodecChoice::parse("zstd").unwrap();
     let mut w = ZvWriter::create(store.clone(), opts).unwrap();
@@ -326,7 +327,8 @@ fn graphs_with_link_attributes_are_refused() {
     let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
     let mut w = ZvWriter::create(
         store.clone(),
-        WriterOptions::new(Geometry::Graph, vec![CHUNK; 3]),
+        WriterOptions::new(Geometry::Graph, vec![CHUNK; 3])
+            .with_format_version(FormatVersion::V0_7),
     )
     .unwrap();
     w.add_vertices(&[vec![1.0; 3], vec![2.0; 3]], None, &BTreeMap::new())

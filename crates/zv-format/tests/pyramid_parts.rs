@@ -18,7 +18,7 @@ use zv_format::pyramid::parts::{
     commit_level, missing_level_parts, prepare_level, write_level_part,
 };
 use zv_format::pyramid::{build_pyramid, CrossLevel, PyramidOptions, SparsityStrategy, Step};
-use zv_format::writer::{WriterOptions, ZvWriter};
+use zv_format::writer::{FormatVersion, WriterOptions, ZvWriter};
 use zv_format::Geometry;
 use zv_store_mem::MemoryStore;
 
@@ -50,7 +50,8 @@ fn numeric(dt: DataType, channels: usize, values: &[f64]) -> Attribute {
 fn store(seed: u64, n: usize, objects: Option<u64>) -> Arc<dyn Store> {
     let mut rng = Rng(seed | 1);
     let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
-    let mut o = WriterOptions::new(Geometry::PointCloud, vec![10.0; 3]);
+    let mut o = WriterOptions::new(Geometry::PointCloud, vec![10.0; 3])
+        .with_format_version(FormatVersion::V0_7);
     o.bin_shape = Some(vec![2.5; 3]);
     o.codecs = zv_format::writer::CodecChoice::parse("zstd:1").unwrap();
     let mut w = ZvWriter::create(store.clone(), o).unwrap();

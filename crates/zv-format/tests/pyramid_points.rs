@@ -17,7 +17,7 @@ use zv_format::document::{Attribute, AttributeValues};
 use zv_format::layout::attributes::AttributeRows;
 use zv_format::metadata::ChunkKey;
 use zv_format::pyramid::{build_pyramid, CrossLevel, PyramidOptions, SparsityStrategy, Step};
-use zv_format::writer::{CodecChoice, WriterOptions, ZvWriter};
+use zv_format::writer::{CodecChoice, FormatVersion, WriterOptions, ZvWriter};
 use zv_format::{Geometry, Level, ZvStore};
 use zv_store_mem::MemoryStore;
 
@@ -47,7 +47,8 @@ fn cloud() -> impl Strategy<Value = Cloud> {
 
 fn write(cloud: &Cloud) -> Arc<dyn Store> {
     let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
-    let mut opts = WriterOptions::new(Geometry::PointCloud, vec![CHUNK; 3]);
+    let mut opts = WriterOptions::new(Geometry::PointCloud, vec![CHUNK; 3])
+        .with_format_version(FormatVersion::V0_7);
     opts.bin_shape = Some(vec![BIN; 3]);
     opts.codecs = CodecChoice::parse("zstd").unwrap();
     let mut w = ZvWriter::create(store.clone(), opts).unwrap();
@@ -344,7 +345,8 @@ fn refusals_name_the_problem() {
 #[test]
 fn channel_names_are_kept_at_every_level() {
     let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
-    let mut opts = WriterOptions::new(Geometry::PointCloud, vec![CHUNK; 3]);
+    let mut opts = WriterOptions::new(Geometry::PointCloud, vec![CHUNK; 3])
+        .with_format_version(FormatVersion::V0_7);
     opts.bin_shape = Some(vec![BIN; 3]);
     let mut w = ZvWriter::create(store.clone(), opts).unwrap();
     let n = 60;
@@ -415,7 +417,8 @@ fn groups_and_their_attributes_are_kept_at_every_level() {
         let doc = zv_format::export::export_geometry(&zv).unwrap();
         let doc = zv_format::document::GeometryDocument::from_value(&doc).unwrap();
         let out: Arc<dyn Store> = Arc::new(MemoryStore::new());
-        let mut opts = WriterOptions::new(Geometry::PointCloud, vec![CHUNK; 3]);
+        let mut opts = WriterOptions::new(Geometry::PointCloud, vec![CHUNK; 3])
+            .with_format_version(FormatVersion::V0_7);
         opts.bin_shape = Some(vec![BIN; 3]);
         let mut w = ZvWriter::create(out.clone(), opts).unwrap();
         let flat: Vec<f64> = doc.vertices.iter().flatten().copied().collect();

@@ -19,7 +19,7 @@ use zv_format::document::{Attribute, AttributeValues};
 use zv_format::layout::attributes::AttributeRows;
 use zv_format::metadata::ChunkKey;
 use zv_format::pyramid::{build_pyramid, CrossLevel, PyramidOptions, SparsityStrategy, Step};
-use zv_format::writer::{CodecChoice, WriterOptions, ZvWriter};
+use zv_format::writer::{CodecChoice, FormatVersion, WriterOptions, ZvWriter};
 use zv_format::{Geometry, ZvStore};
 use zv_store_mem::MemoryStore;
 
@@ -77,7 +77,8 @@ fn numeric(dt: DataType, values: &[f64]) -> Attribute {
 
 fn write(trees: &[Tree]) -> Arc<dyn Store> {
     let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
-    let mut opts = WriterOptions::new(Geometry::Skeleton, vec![CHUNK; 3]);
+    let mut opts = WriterOptions::new(Geometry::Skeleton, vec![CHUNK; 3])
+        .with_format_version(FormatVersion::V0_7);
     opts.bin_shape = Some(vec![BIN; 3]);
     opts.codecs = CodecChoice::parse("zstd").unwrap();
     let mut w = ZvWriter::create(store.clone(), opts).unwrap();

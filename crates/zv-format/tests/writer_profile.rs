@@ -4,21 +4,23 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use std::sync::Arc;
+use zv_format::writer::FormatVersion;
 
 use serde_json::{json, Value};
 use zv_core::key::StoreKey;
 use zv_core::store::Store;
 use zv_format::document::GeometryDocument;
-use zv_format::import::write_document;
+use zv_format::import::write_document_in;
 use zv_format::reader::ZvStore;
 use zv_store_mem::MemoryStore;
 
 fn write(doc: Value) -> Arc<dyn Store> {
     let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
-    write_document(
+    write_document_in(
         store.clone(),
         &GeometryDocument::from_value(&doc).unwrap(),
         3,
+        FormatVersion::V0_7,
     )
     .unwrap();
     store

@@ -49,7 +49,7 @@ impl Default for ImportOptions {
             batch: 1 << 16,
             columns: None,
             edges: None,
-            format_version: FormatVersion::V0_7,
+            format_version: FormatVersion::default(),
             shard_shape: None,
             progress: Reporter::default(),
             part: None,

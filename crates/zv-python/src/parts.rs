@@ -36,7 +36,7 @@ fn open(path: &str) -> PyResult<Arc<dyn Store>> {
 #[pyo3(signature = (
     path, parts, *, chunk_shape, geometry = "point_cloud", bin_shape = None, bounds = None,
     dtype = "float32", compression = "spec-default", out_of_bounds = "raise",
-    format_version = "0.7", shard_shape = None
+    format_version = "0.9", shard_shape = None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn _prepare_parts<'py>(

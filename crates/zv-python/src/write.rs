@@ -119,7 +119,7 @@ pub(crate) fn options(
     path, geometry, positions, *, chunk_shape, offsets = None, object_ids = None, links = None,
     vertex_attributes = None, link_attributes = None, object_attributes = None, groups = None,
     group_attributes = None, bin_shape = None, bounds = None, dtype = "float32",
-    compression = "spec-default", format_version = "0.7", out_of_bounds = "raise",
+    compression = "spec-default", format_version = "0.9", out_of_bounds = "raise",
     memory_budget = None, shard_shape = None
 ))]
 #[allow(clippy::too_many_arguments)]

@@ -305,11 +305,12 @@ def test_zv_dask_writes_streamlines_to_s3(tmp_path, client, s3_server):
 
 
 def pyramid_input(path, n=300_000, seed=9, chunk=(100, 100, 100)):
+    # pyramids built in parts write the ZV 0.7 layout (a 0.9 pyramid is built in one run)
     rng = np.random.default_rng(seed)
     zv.write_points(path, rng.random((n, 3)) * 1000, object_ids=rng.integers(0, 500, n),
                     vertex_attributes={"w": rng.random(n).astype(np.float32)},
                     object_attributes={"size": np.arange(500.0)}, chunk_shape=chunk,
-                    bin_shape=(25, 25, 25), compression="zstd:1")
+                    bin_shape=(25, 25, 25), compression="zstd:1", format_version="0.7")
 
 
 def test_pyramid_levels_built_on_two_workers_are_build_pyramids(tmp_path, client):

@@ -1,4 +1,4 @@
-"""Stores written from numpy are read by the reference implementation (zarr-vectors 0.7.0,
+"""Stores written from numpy in the ZV 0.7 layout are read by the reference implementation (zarr-vectors 0.7.0,
 run as a subprocess) with exactly the content written: points with their attributes,
 objects and groups; streamlines; a graph; a mesh."""
 
@@ -37,7 +37,7 @@ def test_reference_reads_points(tmp_path, reference_python):
     groups = {0: [0, 1, 2], 1: [5], 2: [3, 8]}
     store = tmp_path / "points.zarr"
     summary = zv.write_points(store, pos, chunk_shape=(25, 25, 25), object_ids=ids,
-                              vertex_attributes=attrs, groups=groups)
+                              vertex_attributes=attrs, groups=groups, format_version="0.7")
     assert summary["vertices"] == n and summary["objects"] == 9
     ref = reference(reference_python, "points", store, 9, 3)
     # the reference reads the points in zv's order, with the same attributes
@@ -63,7 +63,7 @@ def test_reference_reads_streamlines(tmp_path, reference_python):
     lines = [np.cumsum(rng.normal(0, 3, (int(k), 3)), axis=0) + 50 for k in rng.integers(2, 40, 25)]
     lines = [l.astype(np.float32) for l in lines]
     store = tmp_path / "streamlines.zarr"
-    zv.write_streamlines(store, lines, chunk_shape=(20, 20, 20), bounds=([-100] * 3, [200] * 3))
+    zv.write_streamlines(store, lines, chunk_shape=(20, 20, 20), bounds=([-100] * 3, [200] * 3), format_version="0.7")
     ref = reference(reference_python, "polylines", store)
     assert len(ref["polylines"]) == len(lines)
     for theirs, mine in zip(ref["polylines"], lines):
@@ -78,7 +78,7 @@ def test_reference_reads_a_graph(tmp_path, reference_python):
     edges = np.stack([rng.integers(0, 300, 500), rng.integers(0, 300, 500)], axis=1)
     edges = edges[edges[:, 0] != edges[:, 1]]
     store = tmp_path / "graph.zarr"
-    zv.write_graph(store, pos, edges, chunk_shape=(40, 40, 40))
+    zv.write_graph(store, pos, edges, chunk_shape=(40, 40, 40), format_version="0.7")
     ref = reference(reference_python, "graph", store)
     xyz = np.asarray(ref["positions"])[np.asarray(ref["edges"])]
     assert sorted(xyz.tolist()) == sorted(pos.astype(np.float64)[edges].tolist())
@@ -99,7 +99,7 @@ def test_reference_reads_a_mesh(tmp_path, reference_python):
             faces += [[a, b, c], [a, c, d]]
     faces = np.array(faces)
     store = tmp_path / "mesh.zarr"
-    zv.write_mesh(store, verts, faces, chunk_shape=(30, 30, 30))
+    zv.write_mesh(store, verts, faces, chunk_shape=(30, 30, 30), format_version="0.7")
     ref = reference(reference_python, "mesh", store)
 
     def canon(xyz):

@@ -68,15 +68,18 @@ fn export_rows(doc: &Value, key: &str) -> BTreeMap<String, Vec<Value>> {
         .collect()
 }
 
-/// Writes `doc` into `store` in batches of `batch` rows (or polylines) and checks that
-/// reading it back gives the same content. Returns a description of the first difference.
+/// Writes `doc` into `store` in the ZV 0.7 layout (which holds everything the strategy
+/// generates: categorical and multi-channel attributes too) in batches of `batch` rows (or
+/// polylines) and checks that reading it back gives the same content. Returns a description
+/// of the first difference.
 pub fn check_round_trip(
     doc_json: &Value,
     store: Arc<dyn Store>,
     batch: usize,
 ) -> Result<(), String> {
     let doc = GeometryDocument::from_value(doc_json).map_err(|e| format!("document: {e}"))?;
-    zv_format::import::write_document(store.clone(), &doc, batch)
+    let v07 = zv_format::writer::FormatVersion::V0_7;
+    zv_format::import::write_document_in(store.clone(), &doc, batch, v07)
         .map_err(|e| format!("write: {e}"))?;
     let zs = ZvStore::open(store).map_err(|e| format!("open: {e}"))?;
     let out = zv_format::export::export_geometry(&zs).map_err(|e| format!("export: {e}"))?;

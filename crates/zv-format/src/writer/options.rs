@@ -165,14 +165,15 @@ impl CodecChoice {
 /// The on-disk layout a writer writes (`docs/format-decisions.md`, "Writing ZV 0.9").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum FormatVersion {
-    /// ZV 0.7: one array node per chunk and per-array group documents (the default).
-    #[default]
+    /// ZV 0.7 as the 0.7.0 reference reads it: one array node per chunk and per-array group
+    /// documents.
     V0_7,
-    /// ZV 0.9 as zarr-vectors 0.9.2 reads it: one chunk-grid `variable_length_bytes` array
+    /// ZV 0.9 as zarr-vectors 0.9.2 reads it (the default): one chunk-grid `variable_length_bytes` array
     /// per per-chunk array, `vlen_manifests_v2` object index, flat dense attributes with
     /// fill-value absence, `variable_length_bytes` groups, links in the `links/0` family of
     /// offsets segments and link attributes mirroring them. Every geometry; categorical
     /// link attributes are refused.
+    #[default]
     V0_9,
 }
 
@@ -249,7 +250,7 @@ pub struct WriterOptions {
     /// temporary files ([`DEFAULT_MEMORY_BUDGET`] by default). The store written is the same
     /// whatever the budget.
     pub memory_budget: u64,
-    /// The on-disk layout ([`FormatVersion::V0_7`] by default).
+    /// The on-disk layout ([`FormatVersion::V0_9`] by default).
     pub format_version: FormatVersion,
     /// ZV 0.9 only: pack the cells of every chunk-grid array in shards of this many chunks
     /// per dimension (the `sharding_indexed` codec, as zarr-vectors 0.9.2's `shard_shape=`
@@ -272,9 +273,17 @@ impl WriterOptions {
             codecs: CodecChoice::default(),
             crs: None,
             memory_budget: DEFAULT_MEMORY_BUDGET,
-            format_version: FormatVersion::V0_7,
+            format_version: FormatVersion::default(),
             shard_shape: None,
         }
+    }
+
+    /// These options in the layout `version` (builder style: `WriterOptions::new(g,
+    /// chunk).with_format_version(FormatVersion::V0_7)`).
+    #[must_use]
+    pub fn with_format_version(mut self, version: FormatVersion) -> Self {
+        self.format_version = version;
+        self
     }
 
     /// The options of a geometry document.

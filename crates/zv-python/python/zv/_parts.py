@@ -36,7 +36,7 @@ def prepare_parts(
     dtype: str = "float32",
     compression: str = "spec-default",
     out_of_bounds: str = "raise",
-    format_version: str = "0.7",
+    format_version: str = "0.9",
     shard_shape: Optional[Sequence[int]] = None,
 ) -> Dict[str, Any]:
     """Stages a distributed write of ``parts`` parts of ``geometry`` (``point_cloud``,

@@ -3,7 +3,7 @@ released). The store must be empty or absent; nothing opens as ZV unless the wri
 completes. Options are the CLI's (``zv import``): ``chunk_shape``, ``bin_shape``,
 ``bounds``, ``dtype`` (stored vertex type), ``compression`` (``spec-default``, ``none``,
 ``zstd[:LEVEL]``, ``blosc-lz4``, ``gzip[:LEVEL]``, each optionally ``+crc32c``),
-``format_version`` (``"0.7"`` or ``"0.9"``), ``shard_shape`` (0.9 only: the cells of every
+``format_version`` (``"0.9"``, the default, or ``"0.7"`` for the 0.7.0 reference), ``shard_shape`` (0.9 only: the cells of every
 chunk-grid array packed that many chunks per dimension in ``sharding_indexed`` shards, as
 zarr-vectors' ``shard_shape=``), ``out_of_bounds`` (``raise``, ``ignore``,
 ``expand``) and ``memory_budget`` (bytes held before spilling to temporary files)."""
@@ -55,7 +55,7 @@ def _write(
     bounds: Optional[Tuple[Sequence[float], Sequence[float]]] = None,
     dtype: str = "float32",
     compression: str = "spec-default",
-    format_version: str = "0.7",
+    format_version: str = "0.9",
     out_of_bounds: str = "raise",
     memory_budget: Optional[int] = None,
     shard_shape: Optional[Sequence[int]] = None,

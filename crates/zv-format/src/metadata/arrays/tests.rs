@@ -73,7 +73,8 @@ fn written(doc: Value) -> Arc<dyn Store> {
     crate::link_plugins();
     let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
     let doc = GeometryDocument::from_value(&doc).unwrap();
-    crate::import::write_document(store.clone(), &doc, 2).unwrap();
+    crate::import::write_document_in(store.clone(), &doc, 2, crate::writer::FormatVersion::V0_7)
+        .unwrap();
     store
 }
 
