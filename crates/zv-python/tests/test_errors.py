@@ -25,7 +25,7 @@ def test_missing_level_names_its_document(tmp_path):
 def test_corrupt_blob_names_its_key(tmp_path):
     store = tmp_path / "s.zarr"
     zv.write_points(store, np.arange(30, dtype=np.float64).reshape(10, 3),
-                    chunk_shape=(100, 100, 100), compression="none")
+                    chunk_shape=(100, 100, 100), compression="none", format_version="0.7")
     chunk = next((store / "0" / "vertices").glob("*/c/0"))
     chunk.write_bytes(chunk.read_bytes()[:-5])
     with pytest.raises(zv.FormatError) as e:

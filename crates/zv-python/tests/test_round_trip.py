@@ -47,7 +47,8 @@ def test_sharded_0_9_store(tmp_path):
     assert sorted(back.tolist()) == list(range(400))
     np.testing.assert_array_equal(got.attributes["w"], back.astype(np.float64))
     with pytest.raises(zv.InputError, match="shard_shape"):
-        zv.write_points(tmp_path / "bad", pos, chunk_shape=(10, 10, 10), shard_shape=(2, 2, 2))
+        zv.write_points(tmp_path / "bad", pos, chunk_shape=(10, 10, 10), shard_shape=(2, 2, 2),
+                        format_version="0.7")
 
 
 def test_polylines_flat_and_offsets(tmp_path):

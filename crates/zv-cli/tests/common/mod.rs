@@ -6,6 +6,7 @@
 #[cfg(feature = "legacy")]
 pub mod legacy;
 pub mod zv09;
+pub mod zv09_docs;
 
 use std::collections::BTreeMap;
 use std::path::Path;
