@@ -103,7 +103,7 @@ pub struct MigrateSummary {
     pub to: String,
     /// The geometry.
     pub geometry: Geometry,
-    /// The levels written (level 0 only, so far).
+    /// The levels written.
     pub levels: u32,
     /// What the writer wrote.
     pub written: WriteSummary,
