@@ -428,6 +428,15 @@ impl Blobs {
         Ok(cell_of(path)?.map(|(array, key)| (sink, array, key)))
     }
 
+    /// After [`Blobs::begin_grid`], checks that every grid array given cells has its document
+    /// (so its cells and shards are all stored); the writer checks it before the level's
+    /// document and the root. Nothing to check otherwise.
+    pub fn check_grid_complete(&self) -> Result<()> {
+        self.sink
+            .get()
+            .map_or(Ok(()), grid_write::GridSink::check_complete)
+    }
+
     /// The document of the per-chunk array at `path`: a group with `attributes` (ZV 0.7), or,
     /// after [`Blobs::begin_grid`], the grid array's `zarr.json` with `attributes` beside
     /// `nonempty_chunks` and `chunk_grid_origin` (`codecs`: the blob codecs, used when no cell

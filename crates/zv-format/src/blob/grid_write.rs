@@ -264,6 +264,23 @@ impl GridSink {
         Ok(())
     }
 
+    /// Checks that every grid array given cells has had its document written (which stores
+    /// its last shards): an array left without one would lose its cells. An error naming the
+    /// array otherwise.
+    pub(super) fn check_complete(&self) -> Result<()> {
+        let arrays = self
+            .arrays
+            .lock()
+            .map_err(|_| Error::InvalidInput("a grid writer thread panicked".into()))?;
+        match arrays.keys().min() {
+            None => Ok(()),
+            Some(path) => Err(Error::inconsistent(
+                path.metadata_key().as_str(),
+                "cells were written but not the array's document (they would be lost)",
+            )),
+        }
+    }
+
     /// Writes the `zarr.json` of the grid array at `path` with `attributes` plus
     /// `nonempty_chunks` and `chunk_grid_origin` (after its cells; `codecs` are the blob
     /// codecs of an array that got no cell).

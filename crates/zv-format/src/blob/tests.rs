@@ -221,3 +221,26 @@ fn fill_for_missing_chunks_is_bounded_by_what_is_stored() {
     set_shape(max, max);
     assert_eq!(blobs.read_bytes("g/k").unwrap().unwrap().len() as u64, max);
 }
+
+#[test]
+fn a_grid_array_without_its_document_is_caught_before_the_commit() {
+    use crate::metadata::{ChunkKey, JsonObject};
+    for shard in [None, Some(vec![2, 2])] {
+        let (store, blobs) = blobs();
+        let keys = [ChunkKey(vec![0, 0]), ChunkKey(vec![1, 1])];
+        blobs
+            .begin_grid(vec![0, 0], vec![2, 2], shard.clone(), &keys)
+            .unwrap();
+        assert!(blobs.check_grid_complete().is_ok(), "nothing written yet");
+        blobs.write_bytes("0/vertices/0.0", b"abc", &raw()).unwrap();
+        let err = blobs.check_grid_complete().unwrap_err().to_string();
+        assert!(err.contains("0/vertices/zarr.json"), "{shard:?}: {err}");
+        blobs
+            .write_chunk_array_document("0/vertices", JsonObject::new(), &raw())
+            .unwrap();
+        assert!(blobs.check_grid_complete().is_ok(), "{shard:?}");
+        // the cell was stored: unsharded as its own chunk, sharded in the shard holding it
+        // (both at `c/0/0`)
+        assert!(get(&store, "0/vertices/c/0/0").is_some(), "{shard:?}");
+    }
+}

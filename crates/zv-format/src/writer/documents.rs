@@ -227,6 +227,8 @@ impl ZvWriter {
         vertex_count: u64,
         vertex_attributes: bool,
     ) -> Result<()> {
+        // every grid array's cells are stored (its document written) before the level commits
+        self.blobs.check_grid_complete()?;
         if let Target::Level(fields) = &self.target {
             // a pyramid level: the builder commits and updates the root
             let mut level = fields.clone();
