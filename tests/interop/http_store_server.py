@@ -71,10 +71,17 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         outputfile.write(source.read(remaining))
 
 
+class Server(http.server.ThreadingHTTPServer):
+    # the store keeps many requests in flight: the default backlog of 5 refuses connections
+    # when the machine is busy (the client then gives up after its retries)
+    request_queue_size = 256
+    daemon_threads = True
+
+
 def main():
     port, directory = int(sys.argv[1]), sys.argv[2]
     handler = lambda *a, **k: Handler(*a, directory=directory, **k)  # noqa: E731
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    server = Server(("127.0.0.1", port), handler)
     server.serve_forever()
 
 
