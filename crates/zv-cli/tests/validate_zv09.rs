@@ -13,39 +13,25 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
+mod common;
+
+use common::zv09::make;
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
 use serde_json::{json, Value};
 use zv_format::writer::FormatVersion;
-use zv_testkit::env::{fixtures_dir, workspace_root, zv09_python};
+use zv_testkit::env::fixtures_dir;
 
-const GEOMETRIES: &str = "point_cloud,polyline,streamline,graph,skeleton,mesh,line";
-
-/// Writes every geometry in both layouts with 0.9.2 into `dir`: `(geometry-layout, path)`.
-fn make(dir: &Path, seed: u64, geometries: &str) -> Vec<(String, PathBuf)> {
-    let out = Command::new(zv09_python())
-        .arg(workspace_root().join("tests/interop/zv09_make.py"))
-        .arg(dir)
-        .args(["--seed", &seed.to_string(), "--geometries", geometries])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "zv09_make.py: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let list: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
-    list.iter()
-        .map(|s| {
-            let name = format!(
-                "{}-{}",
-                s["geometry"].as_str().unwrap(),
-                s["layout"].as_str().unwrap()
-            );
-            (name, PathBuf::from(s["store"].as_str().unwrap()))
-        })
-        .collect()
-}
+/// The geometries 0.9.2 writes (both layouts each).
+const GEOMETRIES: &[&str] = &[
+    "point_cloud",
+    "polyline",
+    "streamline",
+    "graph",
+    "skeleton",
+    "mesh",
+    "line",
+];
 
 /// `zv validate STORE --level 5 --json`: exit status and report.
 fn validate(store: &Path) -> (Option<i32>, Value) {
@@ -235,7 +221,7 @@ fn edit_cell(path: &Path, f: impl FnOnce(&mut Vec<u8>)) {
 #[test]
 fn broken_zero_nine_stores_give_findings_naming_the_key() {
     let dir = tempfile::tempdir().unwrap();
-    let stores = make(&dir.path().join("src"), 21, "point_cloud,graph");
+    let stores = make(&dir.path().join("src"), 21, &["point_cloud", "graph"]);
     let src = |n: &str| stores.iter().find(|(name, _)| name == n).unwrap().1.clone();
     let points = src("point_cloud-default");
 
