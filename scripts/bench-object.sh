@@ -8,17 +8,19 @@
 #
 #   scripts/bench-object.sh [--delay-ms 20] [--points 1000000] [--reps 3] [--no-peers]
 #                           [--concurrency N] [--json FILE] [--zv-option KEY=VALUE]...
+#                           [--shard-shape S,S,S]
 #
 # --concurrency sets the floors' requests in flight; --zv-option passes zv a storage option
 # (e.g. concurrency=1: zv's requests in flight limited to its CPU threads, as before zv
-# sized its loops by the store).
+# sized its loops by the store). --shard-shape packs every chunk-grid array of both writers'
+# ZV 0.9 stores in shards of S chunks per dimension (zv's and 0.9.2's `shard_shape`).
 #
 # Needs .venv-s3 (scripts/test.sh makes it; or ZV_S3_PYTHON) for moto, and makes
 # .venv-zv09-s3 (zarr-vectors 0.9.2 with obstore, its object-store backend) if missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-delay=20 points=1000000 reps=3 peers="--peers zv09" concurrency="" json="" zv_options=()
+delay=20 points=1000000 reps=3 peers="--peers zv09" concurrency="" json="" shard="" zv_options=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --delay-ms) delay=$2; shift 2 ;;
@@ -28,6 +30,7 @@ while [ $# -gt 0 ]; do
     --concurrency) concurrency="--concurrency $2"; shift 2 ;;
     --json) json="--json $2"; shift 2 ;;
     --zv-option) zv_options+=(--storage-option "$2"); shift 2 ;;
+    --shard-shape) shard="--shard-shape $2"; shift 2 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -77,5 +80,5 @@ export AWS_ALLOW_HTTP=true AWS_REGION=us-east-1 AWS_DEFAULT_REGION=us-east-1
 export AWS_ACCESS_KEY_ID=zv-bench AWS_SECRET_ACCESS_KEY=zv-bench
 # shellcheck disable=SC2086
 target/release/zv "${zv_options[@]}" bench object --url s3://bench/run --proxy "http://127.0.0.1:$proxy_port" \
-  --delay-ms "$delay" --points "$points" --reps "$reps" $peers $concurrency $json \
+  --delay-ms "$delay" --points "$points" --reps "$reps" $peers $concurrency $json $shard \
   --zv09-python .venv-zv09-s3/bin/python

@@ -86,6 +86,14 @@ def geometry_kwargs(params: dict) -> dict:
     return kw
 
 
+def shard_kwargs(params: dict) -> dict:
+    """shard_shape= for the writers when params.json names one (zarr-vectors 0.9.x only;
+    absent or null means one stored object per chunk)."""
+    if params.get("shard_shape") is None:
+        return {}
+    return {"shard_shape": tuple(int(c) for c in params["shard_shape"])}
+
+
 def load_points(d: str):
     import numpy as np
 
@@ -281,6 +289,7 @@ def phase_write_points(a, out: dict, is_ref: bool) -> None:
         object_ids=ids,
         dtype="float32",
         compressor=codec_arg(a.codecs),
+        **shard_kwargs(params),
     )
     t0 = time.perf_counter()
     summary = write_points(a.store, pts, **kw)

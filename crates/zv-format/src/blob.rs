@@ -32,6 +32,7 @@
 //! Errors name the real store key: the node's `zarr.json`, or the chunk that failed.
 
 pub mod grid;
+mod grid_cache;
 pub mod grid_shards;
 mod grid_stage;
 mod grid_write;
@@ -173,23 +174,21 @@ impl Blobs {
             }
             _ => None,
         };
-        if let Ok(mut m) = self.grids.lock() {
-            m.insert(path.clone(), grid.clone());
+        // threads that opened the array at once all use the first one stored, so that they
+        // share its decoded shards
+        match self.grids.lock() {
+            Ok(mut m) => Ok(m.entry(path.clone()).or_insert(grid).clone()),
+            Err(_) => Ok(grid),
         }
-        Ok(grid)
     }
 
     /// The cell `path` (`<grid array>/<chunk key>`) of a ZV 0.9 grid array, if `path` names
     /// one; `None` otherwise or when the cell is empty.
     fn grid_cell(&self, path: &NodePath) -> Result<Option<BlobData>> {
-        let text = path.as_str();
-        let Some((parent, last)) = text.rsplit_once('/') else {
+        let Some((parent, key)) = cell_of(path)? else {
             return Ok(None);
         };
-        let Ok(key) = last.parse::<ChunkKey>() else {
-            return Ok(None);
-        };
-        let Some(grid) = self.grid_at(&node_path(parent)?)? else {
+        let Some(grid) = self.grid_at(&parent)? else {
             return Ok(None);
         };
         Ok(grid.cell(&key)?.map(BlobData::Bytes))
@@ -253,6 +252,16 @@ impl Blobs {
     }
 
     fn read_at(&self, path: &NodePath) -> Result<Option<BlobData>> {
+        // a cell of a ZV 0.9 grid array is read from the grid straight away: probing a node
+        // `<array>/<chunk>/zarr.json` first would cost a request per cell on an object store
+        // (none exists under an array); anything else, errors included, takes the path below
+        if self.layout == Layout::ChunkGrid {
+            if let Ok(Some((parent, key))) = cell_of(path) {
+                if let Ok(Some(grid)) = self.grid_at(&parent) {
+                    return Ok(grid.cell(&key)?.map(BlobData::Bytes));
+                }
+            }
+        }
         match self.node_at(path)? {
             Some(NodeMetadata::Array(meta)) => {
                 read::read_whole(&self.open_array(path, meta)?).map(Some)

@@ -98,13 +98,15 @@ impl Inputs {
             .count()
     }
 
-    /// Writes the inputs for the Python peer runner into `dir`.
+    /// Writes the inputs for the Python peer runner into `dir`; `shard_shape` (chunks per
+    /// shard), when given, is passed to the peers' writers as `shard_shape=`.
     pub(crate) fn write_for_peers(
         &self,
         dir: &Path,
         chunk: f64,
         lo: &[f64; 3],
         hi: &[f64; 3],
+        shard_shape: Option<&[u64]>,
     ) -> std::io::Result<()> {
         std::fs::create_dir_all(dir)?;
         let f32s =
@@ -127,6 +129,7 @@ impl Inputs {
             "chunk_shape": [chunk, chunk, chunk],
             "bounds": [[0.0, 0.0, 0.0], [EXTENT, EXTENT, EXTENT]],
             "box_lo": lo, "box_hi": hi,
+            "shard_shape": shard_shape,
         });
         std::fs::write(dir.join("params.json"), params.to_string())
     }

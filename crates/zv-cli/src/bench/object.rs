@@ -60,6 +60,10 @@ pub(crate) struct ObjectArgs {
     /// Also write the figures as JSON to this file.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Pack every chunk-grid array in shards of this many chunks per dimension (ZV 0.9,
+    /// `sharding_indexed`), zv's store and the peers' alike (their `shard_shape=`).
+    #[arg(long, value_delimiter = ',')]
+    shard_shape: Option<Vec<u64>>,
 }
 
 /// One figure: times and the proxy's counts of each repetition.
@@ -123,7 +127,9 @@ fn zv_round(a: &ObjectArgs, inputs: &Inputs, figs: &mut BTreeMap<String, Figure>
     wipe(&url)?;
     counted(a, figs.entry("write points".into()).or_default(), || {
         let store = zv_core::plugin::open_store(&url)?;
-        let mut w = ZvWriter::create(store, options(Geometry::PointCloud, "none")?)?;
+        let mut opts = options(Geometry::PointCloud, "none")?;
+        opts.shard_shape = a.shard_shape.clone();
+        let mut w = ZvWriter::create(store, opts)?;
         w.add_vertices_flat(&inputs.points, Some(&inputs.object_ids), &attrs)?;
         w.finish()?;
         Ok(())
@@ -240,7 +246,7 @@ fn report(a: &ObjectArgs, order: &[String], figs: &BTreeMap<String, Figure>) -> 
         }
     }
     serde_json::json!({"delay_ms": a.delay_ms, "concurrency": a.concurrency,
-        "points": a.points, "figures": out, "peer_over_zv": ratios})
+        "points": a.points, "shard_shape": a.shard_shape, "figures": out, "peer_over_zv": ratios})
 }
 
 /// Runs the object-store benchmark.
@@ -260,7 +266,7 @@ pub(crate) fn run(a: &ObjectArgs) -> CliResult {
         })
         .collect::<CliResult<Vec<_>>>()?;
     if !peers.is_empty() {
-        inputs.write_for_peers(&a.dir, CHUNK, &BOX_LO, &BOX_HI)?;
+        inputs.write_for_peers(&a.dir, CHUNK, &BOX_LO, &BOX_HI, a.shard_shape.as_deref())?;
     }
     let mut figs = BTreeMap::new();
     let mut order: Vec<String> = [

@@ -534,7 +534,7 @@ pub(crate) fn run(a: &SuiteArgs) -> CliResult {
         }
     }
     if !peers.is_empty() {
-        inputs.write_for_peers(&inputs_dir, CHUNK, &BOX_LO, &BOX_HI)?;
+        inputs.write_for_peers(&inputs_dir, CHUNK, &BOX_LO, &BOX_HI, None)?;
     }
     let mut figures = Figures::default();
     for rep in 0..a.reps {

@@ -10,8 +10,7 @@
 //! Which cells hold data comes from the `nonempty_chunks` attribute when the array has one
 //! (0.9.2 writes it on unsharded arrays), else from the stored chunks, each decoded once.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use serde_json::Value;
 use zv_core::array::Array;
@@ -20,6 +19,7 @@ use zv_core::data_type::DataType;
 use zv_core::metadata::ArrayMetadata;
 use zv_core::node::NodePath;
 
+use super::grid_cache::{Decoded, ShardCache};
 use super::zarr_error;
 use crate::error::{Error, Result};
 use crate::metadata::{ChunkKey, JsonObject};
@@ -29,8 +29,6 @@ pub const CHUNK_GRID_ORIGIN: &str = "chunk_grid_origin";
 /// The attribute listing the non-empty cells by absolute chunk key (`"1.-2.0"`).
 pub const NONEMPTY_CHUNKS: &str = "nonempty_chunks";
 
-/// One decoded stored chunk (or shard): its elements, C order over the chunk shape.
-type Decoded = Arc<Vec<Vec<u8>>>;
 
 /// A chunk-grid array of a ZV 0.9 level.
 #[derive(Debug)]
@@ -39,8 +37,10 @@ pub struct GridArray {
     origin: Vec<i64>,
     nonempty: Option<Vec<ChunkKey>>,
     attributes: JsonObject,
-    /// Decoded stored chunks of more than one cell, so the cells of one shard decode it once.
-    decoded: Mutex<HashMap<Vec<u64>, Decoded>>,
+    /// Decoded stored chunks of more than one cell, so the cells of one shard cost one read.
+    decoded: ShardCache,
+    /// Whether a stored chunk holds more than one cell (a shard).
+    shared: bool,
 }
 
 impl GridArray {
@@ -76,12 +76,14 @@ impl GridArray {
         }
         let array = Array::from_metadata(store, path, meta)
             .map_err(|e| zarr_error(e, &path.metadata_key()))?;
+        let shared = array.grid().chunk_shape().iter().any(|&n| n > 1);
         Ok(Self {
             array,
             origin,
             nonempty,
             attributes,
-            decoded: Mutex::new(HashMap::new()),
+            decoded: ShardCache::default(),
+            shared,
         })
     }
 
@@ -185,11 +187,18 @@ impl GridArray {
         Ok((!bytes.is_empty()).then(|| bytes.clone()))
     }
 
-    /// The elements of stored chunk `chunk`, decoded once; `None` if it is not stored.
+    /// The elements of stored chunk `chunk`; `None` if it is not stored. A shard's cells share
+    /// one read and decoding ([`ShardCache`]); a stored chunk of one cell is read per use.
     fn decoded_chunk(&self, chunk: &[u64]) -> Result<Option<Decoded>> {
-        if let Some(d) = self.decoded.lock().ok().and_then(|m| m.get(chunk).cloned()) {
-            return Ok(Some(d));
+        if self.shared {
+            self.decoded.get_or_fetch(chunk, || self.fetch_chunk(chunk))
+        } else {
+            self.fetch_chunk(chunk)
         }
+    }
+
+    /// Reads and decodes stored chunk `chunk`; `None` if it is not stored.
+    fn fetch_chunk(&self, chunk: &[u64]) -> Result<Option<Decoded>> {
         let meta_key = self.array.path().metadata_key();
         let Some(bytes) = self
             .array
@@ -208,14 +217,7 @@ impl GridArray {
             .windows(2)
             .map(|w| data.get(w[0]..w[1]).map(<[u8]>::to_vec).unwrap_or_default())
             .collect();
-        let elements = Arc::new(elements);
-        // a stored chunk of one cell is read once per use; a shard's cells share its decoding
-        if elements.len() > 1 {
-            if let Ok(mut m) = self.decoded.lock() {
-                m.insert(chunk.to_vec(), elements.clone());
-            }
-        }
-        Ok(Some(elements))
+        Ok(Some(Arc::new(elements)))
     }
 
     /// The absolute keys of the non-empty cells, sorted: `nonempty_chunks` when present, else

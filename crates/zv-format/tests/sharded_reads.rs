@@ -1,0 +1,108 @@
+//! Reading a sharded ZV 0.9 level reads each shard once.
+#![allow(clippy::unwrap_used)]
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use zv_core::store::Store;
+use zv_format::document::{Attribute, AttributeValues};
+use zv_format::layout::attributes::AttributeRows;
+use zv_format::writer::{WriterOptions, ZvWriter};
+use zv_format::{Geometry, ZvStore};
+use zv_testkit::store::CountingStore;
+
+fn coords(n: usize) -> Vec<f64> {
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    (0..n * 3)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64 * 999.0
+        })
+        .collect()
+}
+
+fn write(shard: Option<Vec<u64>>, c: &[f64], ids: &[u64]) -> Arc<dyn Store> {
+    let store: Arc<dyn Store> = Arc::new(zv_store_mem::MemoryStore::new());
+    let mut opts = WriterOptions::new(Geometry::PointCloud, vec![100.0; 3]);
+    opts.bounds = Some([vec![0.0; 3], vec![1000.0; 3]]);
+    opts.shard_shape = shard;
+    let xs: Vec<f64> = c.iter().step_by(3).copied().collect();
+    let rows = AttributeRows::from_f64s(zv_core::data_type::DataType::Float32, 1, &xs).unwrap();
+    let mut attrs = BTreeMap::new();
+    attrs.insert(
+        "w".to_owned(),
+        Attribute {
+            values: AttributeValues::Numeric {
+                rows,
+                present: None,
+            },
+            channel_names: None,
+        },
+    );
+    let mut w = ZvWriter::create(store.clone(), opts).unwrap();
+    w.add_vertices_flat(c, Some(ids), &attrs).unwrap();
+    w.finish().unwrap();
+    store
+}
+
+/// Checks the reads since the last reset: only stored keys (no probe of a per-chunk node
+/// `<array>/<chunk>/zarr.json`, which a grid array never has), and every shard read once.
+fn check_reads(what: &str, counting: &CountingStore, stored: &[String]) {
+    let mut times: HashMap<String, usize> = HashMap::new();
+    for k in counting.reads() {
+        *times.entry(k).or_default() += 1;
+    }
+    for (key, n) in &times {
+        assert!(stored.contains(key), "{what}: read {key}, which is not stored");
+        if key.contains("/c/") {
+            assert_eq!(*n, 1, "{what}: shard {key} read {n} times");
+        }
+    }
+    let shards = times.keys().filter(|k| k.contains("/c/")).count();
+    assert!(shards >= 8, "{what}: {shards} shards read");
+}
+
+#[test]
+fn a_sharded_level_is_read_one_request_per_shard_with_the_unsharded_content() {
+    zv_format::link_plugins();
+    let n = 100_000;
+    let c = coords(n);
+    let ids: Vec<u64> = (0..n as u64).map(|i| (i * 7919) % 100).collect();
+    let plain = ZvStore::open(write(None, &c, &ids)).unwrap().level(0).unwrap();
+    let inner = write(Some(vec![5, 5, 5]), &c, &ids);
+    let stored: Vec<String> = inner
+        .list_prefix(&zv_core::key::StorePrefix::root())
+        .unwrap()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    let counting = Arc::new(CountingStore::new(inner));
+    let zv = ZvStore::open(counting.clone() as Arc<dyn Store>).unwrap();
+
+    counting.reset();
+    let level = zv.level(0).unwrap();
+    let points = level.points(&["w"]).unwrap();
+    check_reads("points", &counting, &stored);
+    let want = plain.points(&["w"]).unwrap();
+    assert_eq!(points.positions.len(), n);
+    assert_eq!(points.positions, want.positions);
+    assert_eq!(points.vertex_attributes, want.vertex_attributes);
+    assert_eq!(points.rows, want.rows);
+
+    counting.reset();
+    let level = zv.level(0).unwrap();
+    let all: Vec<u64> = (0..100).collect();
+    let objects = level.objects(&all).unwrap();
+    check_reads("objects", &counting, &stored);
+    let want = plain.objects(&all).unwrap();
+    assert_eq!(objects.len(), 100);
+    for (a, b) in objects.iter().zip(&want) {
+        assert_eq!(a.vertices, b.vertices);
+    }
+    assert_eq!(
+        objects.iter().map(|o| o.vertices.len()).sum::<usize>(),
+        n
+    );
+}
