@@ -33,6 +33,7 @@
 
 pub mod grid;
 mod grid_cache;
+mod grid_prefetch;
 pub mod grid_shards;
 mod grid_stage;
 mod grid_write;

@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
+use zv_core::metered::MeteredStore;
 use zv_core::store::Store;
 use zv_format::document::{Attribute, AttributeValues};
 use zv_format::layout::attributes::AttributeRows;
@@ -55,7 +56,10 @@ fn check_reads(what: &str, counting: &CountingStore, stored: &[String]) {
         *times.entry(k).or_default() += 1;
     }
     for (key, n) in &times {
-        assert!(stored.contains(key), "{what}: read {key}, which is not stored");
+        assert!(
+            stored.contains(key),
+            "{what}: read {key}, which is not stored"
+        );
         if key.contains("/c/") {
             assert_eq!(*n, 1, "{what}: shard {key} read {n} times");
         }
@@ -70,7 +74,10 @@ fn a_sharded_level_is_read_one_request_per_shard_with_the_unsharded_content() {
     let n = 100_000;
     let c = coords(n);
     let ids: Vec<u64> = (0..n as u64).map(|i| (i * 7919) % 100).collect();
-    let plain = ZvStore::open(write(None, &c, &ids)).unwrap().level(0).unwrap();
+    let plain = ZvStore::open(write(None, &c, &ids))
+        .unwrap()
+        .level(0)
+        .unwrap();
     let inner = write(Some(vec![5, 5, 5]), &c, &ids);
     let stored: Vec<String> = inner
         .list_prefix(&zv_core::key::StorePrefix::root())
@@ -101,8 +108,72 @@ fn a_sharded_level_is_read_one_request_per_shard_with_the_unsharded_content() {
     for (a, b) in objects.iter().zip(&want) {
         assert_eq!(a.vertices, b.vertices);
     }
-    assert_eq!(
-        objects.iter().map(|o| o.vertices.len()).sum::<usize>(),
-        n
+    assert_eq!(objects.iter().map(|o| o.vertices.len()).sum::<usize>(), n);
+}
+
+/// The bytes and reads a box query costs on `store` (the level opened beforehand), with its
+/// hits (through `query_box_with` and `point_columns`).
+fn box_cost(
+    store: Arc<dyn Store>,
+    lo: &[f64],
+    hi: &[f64],
+) -> (zv_core::metered::Meter, Vec<f64>, Vec<u8>, Vec<i64>) {
+    let metered = Arc::new(MeteredStore::new(store));
+    let level = ZvStore::open(metered.clone() as Arc<dyn Store>)
+        .unwrap()
+        .level(0)
+        .unwrap();
+    // the documents are read once per level; the box's cost is its cells
+    level.point_columns(Some((lo, hi)), &["w"], true).unwrap();
+    let level = ZvStore::open(metered.clone() as Arc<dyn Store>)
+        .unwrap()
+        .level(0)
+        .unwrap();
+    metered.reset();
+    let hits = level.query_box_with(lo, hi, &["w"]).unwrap();
+    let m = metered.meter();
+    let columns = level.point_columns(Some((lo, hi)), &["w"], true).unwrap();
+    let positions: Vec<f64> = (0..hits.positions.len())
+        .flat_map(|i| hits.positions.row(i).to_vec())
+        .collect();
+    (m, positions, columns.positions, columns.object_ids.unwrap())
+}
+
+#[test]
+fn a_box_query_reads_only_its_cells_of_the_shards_it_touches() {
+    zv_format::link_plugins();
+    let n = 200_000;
+    let c = coords(n);
+    let ids: Vec<u64> = (0..n as u64).map(|i| (i * 7919) % 100).collect();
+    let plain = write(None, &c, &ids);
+    let sharded = write(Some(vec![5, 5, 5]), &c, &ids);
+    // a box of 2 x 2 x 2 chunks in the middle of the grid: it touches all 8 shards
+    let (lo, hi) = ([420.0; 3], [580.0; 3]);
+    let (pm, p_rows, p_cols, p_ids) = box_cost(plain, &lo, &hi);
+    let (sm, s_rows, s_cols, s_ids) = box_cost(sharded.clone(), &lo, &hi);
+    let inside = c
+        .chunks(3)
+        .filter(|p| p.iter().all(|&x| (420.0..=580.0).contains(&x)))
+        .count();
+    assert_eq!(p_rows.len(), inside * 3);
+    assert_eq!(s_rows, p_rows);
+    assert_eq!((s_cols, s_ids), (p_cols, p_ids));
+    // the whole shards would be every byte of the level; the box reads its 8 cells of each
+    // array and each shard's index
+    let level_bytes: u64 = sharded
+        .list_prefix(&zv_core::key::StorePrefix::root())
+        .unwrap()
+        .iter()
+        .filter(|k| k.as_str().contains("/c/"))
+        .map(|k| sharded.get(k).unwrap().map_or(0, |b| b.len() as u64))
+        .sum();
+    assert!(
+        sm.bytes_read * 10 < level_bytes,
+        "sharded box read {} of the level's {level_bytes} bytes",
+        sm.bytes_read
+    );
+    assert!(
+        sm.bytes_read < pm.bytes_read * 2,
+        "sharded box: {sm:?}, unsharded: {pm:?}"
     );
 }

@@ -29,18 +29,17 @@ pub const CHUNK_GRID_ORIGIN: &str = "chunk_grid_origin";
 /// The attribute listing the non-empty cells by absolute chunk key (`"1.-2.0"`).
 pub const NONEMPTY_CHUNKS: &str = "nonempty_chunks";
 
-
 /// A chunk-grid array of a ZV 0.9 level.
 #[derive(Debug)]
 pub struct GridArray {
-    array: Array,
+    pub(super) array: Array,
     origin: Vec<i64>,
     nonempty: Option<Vec<ChunkKey>>,
     attributes: JsonObject,
     /// Decoded stored chunks of more than one cell, so the cells of one shard cost one read.
-    decoded: ShardCache,
+    pub(super) decoded: ShardCache,
     /// Whether a stored chunk holds more than one cell (a shard).
-    shared: bool,
+    pub(super) shared: bool,
 }
 
 impl GridArray {
@@ -136,7 +135,7 @@ impl GridArray {
     }
 
     /// The grid index of chunk `key` (`key − origin`), if inside the array's shape.
-    fn index_of(&self, key: &ChunkKey) -> Option<Vec<u64>> {
+    pub(super) fn index_of(&self, key: &ChunkKey) -> Option<Vec<u64>> {
         let shape = self.array.shape();
         if key.arity() != shape.len() {
             return None;
@@ -169,6 +168,11 @@ impl GridArray {
     /// The bytes of chunk `key`'s cell; `None` when the key is outside the grid or the cell
     /// is empty.
     pub fn cell(&self, key: &ChunkKey) -> Result<Option<Vec<u8>>> {
+        if self.shared {
+            if let Some(bytes) = self.index_of(key).and_then(|i| self.decoded.cell(&i)) {
+                return Ok((!bytes.is_empty()).then_some(bytes));
+            }
+        }
         let Some((chunk, element)) = self.locate(key) else {
             return Ok(None);
         };
@@ -189,7 +193,7 @@ impl GridArray {
 
     /// The elements of stored chunk `chunk`; `None` if it is not stored. A shard's cells share
     /// one read and decoding ([`ShardCache`]); a stored chunk of one cell is read per use.
-    fn decoded_chunk(&self, chunk: &[u64]) -> Result<Option<Decoded>> {
+    pub(super) fn decoded_chunk(&self, chunk: &[u64]) -> Result<Option<Decoded>> {
         if self.shared {
             self.decoded.get_or_fetch(chunk, || self.fetch_chunk(chunk))
         } else {

@@ -7,6 +7,10 @@
 //! stored chunk found absent is remembered too. The cache holds at most [`CACHE_BYTES`] of
 //! decoded cells (the oldest shards are forgotten first), so a whole-level read of a large
 //! sharded store does not keep the level in memory; a forgotten shard is read again if asked.
+//!
+//! It also holds single cells read ahead by [`GridArray::prefetch`](super::GridArray::prefetch)
+//! (a box query's few cells of a shard, read by byte ranges instead of the whole shard), by
+//! grid index, up to [`CELL_BYTES`]; past that, cells are read through their shards.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -19,6 +23,9 @@ pub(super) type Decoded = Arc<Vec<Vec<u8>>>;
 /// The most decoded bytes the cache keeps.
 pub(super) const CACHE_BYTES: usize = 256 << 20;
 
+/// The most bytes of cells read ahead the cache keeps.
+pub(super) const CELL_BYTES: usize = 64 << 20;
+
 /// A stored chunk's state: not yet read (`None`), absent (`Some(None)`), or decoded.
 type Slot = Arc<Mutex<Option<Option<Decoded>>>>;
 
@@ -30,10 +37,18 @@ struct Slots {
     bytes: usize,
 }
 
+/// Cells read ahead, by grid index, and their bytes in all.
+#[derive(Debug, Default)]
+struct Cells {
+    cells: HashMap<Vec<u64>, Vec<u8>>,
+    bytes: usize,
+}
+
 /// The cache of one grid array.
 #[derive(Debug, Default)]
 pub(super) struct ShardCache {
     inner: Mutex<Slots>,
+    cells: Mutex<Cells>,
 }
 
 fn size_of(d: &Decoded) -> usize {
@@ -67,6 +82,43 @@ impl ShardCache {
             self.account(chunk, size_of(d));
         }
         Ok(fetched)
+    }
+
+    /// Whether stored chunk `chunk` is decoded (or known absent) here.
+    pub(super) fn has_chunk(&self, chunk: &[u64]) -> bool {
+        let Some(slot) = self
+            .inner
+            .lock()
+            .ok()
+            .and_then(|m| m.slots.get(chunk).cloned())
+        else {
+            return false;
+        };
+        slot.lock().is_ok_and(|s| s.is_some())
+    }
+
+    /// The cell at grid index `index`, if it was read ahead (`Some(empty)`: an empty cell).
+    pub(super) fn cell(&self, index: &[u64]) -> Option<Vec<u8>> {
+        self.cells.lock().ok()?.cells.get(index).cloned()
+    }
+
+    /// Keeps the cells read ahead (grid index, bytes) while they fit [`CELL_BYTES`]; returns
+    /// whether all were kept.
+    pub(super) fn keep_cells(&self, cells: Vec<(Vec<u64>, Vec<u8>)>) -> bool {
+        let Ok(mut m) = self.cells.lock() else {
+            return false;
+        };
+        for (index, bytes) in cells {
+            let size = bytes.len() + 24;
+            if m.bytes + size > CELL_BYTES {
+                return false;
+            }
+            m.bytes += size;
+            if let Some(old) = m.cells.insert(index, bytes) {
+                m.bytes -= old.len() + 24;
+            }
+        }
+        true
     }
 
     /// Counts `size` decoded bytes for `chunk` and forgets the oldest chunks past the bound.
@@ -121,7 +173,9 @@ mod tests {
             Err(crate::error::Error::InvalidInput("boom".into()))
         });
         assert!(err.is_err());
-        let d = cache.get_or_fetch(&[5], || Ok(Some(Arc::new(vec![vec![1]])))).unwrap();
+        let d = cache
+            .get_or_fetch(&[5], || Ok(Some(Arc::new(vec![vec![1]]))))
+            .unwrap();
         assert_eq!(d.unwrap()[0], vec![1]);
     }
 

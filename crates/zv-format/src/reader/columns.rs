@@ -142,6 +142,9 @@ impl Level {
             Some(_) => self.binned_fragments()?.map(|bpc| (bpc, self.bin_shape())),
             None => None,
         };
+        if chunks.is_some() || bbox.is_some() {
+            self.prefetch_cells(&keys, &infos, bins.is_some() || object_ids)?;
+        }
         // the blocks naming each chunk read, from the object index decoded a part at a time
         // in parallel; only blocks of chunks read are kept (a box reads few of the level's)
         let mut owners: Owners = Vec::new();
