@@ -201,11 +201,23 @@ impl GcsServer {
     }
 
     /// The storage options that point a `gs://` store at this emulator (its URL as the base
-    /// URL, unsigned requests, plain HTTP), as `(key, value)` pairs.
+    /// URL, plain HTTP, and a service account key with `disable_oauth`: empty bearer tokens,
+    /// never a token request), as `(key, value)` pairs.
+    ///
+    /// Not `google_skip_signature`: `object_store` 0.14 honours it for reads and listings only,
+    /// and a write then asks the instance metadata server for a token.
     pub fn options(&self) -> Vec<(String, String)> {
+        let key = serde_json::json!({
+            "private_key": "",
+            "private_key_id": "",
+            "client_email": "",
+            "disable_oauth": true,
+            "gcs_base_url": self.chores.endpoint,
+        })
+        .to_string();
         pairs(&[
             ("google_base_url", &self.chores.endpoint),
-            ("google_skip_signature", "true"),
+            ("google_service_account_key", &key),
             ("allow_http", "true"),
         ])
     }
