@@ -143,7 +143,10 @@ fn import_to_az_and_to_a_directory(server: &AzuriteServer, name: &str, extra: &[
         "dump local",
     );
     assert!(!want.is_empty());
-    assert!(ok(zv(&options, &["dump", &url]), "dump az://") == want, "{url}");
+    assert!(
+        ok(zv(&options, &["dump", &url]), "dump az://") == want,
+        "{url}"
+    );
     let valid = zv(&options, &["validate", &url]);
     assert!(valid.status.success(), "zv validate {url}");
 

@@ -69,7 +69,10 @@ fn azure_store_at_the_container_root() {
     std::fs::write(dir.path().join("s/t/u"), b"from the SDK").unwrap();
     server.upload_dir("zv-root", "", dir.path());
     assert_eq!(
-        store.get(&StoreKey::new("s/t/u").unwrap()).unwrap().as_deref(),
+        store
+            .get(&StoreKey::new("s/t/u").unwrap())
+            .unwrap()
+            .as_deref(),
         Some(&b"from the SDK"[..])
     );
 }
@@ -92,7 +95,10 @@ fn azure_suffix_ranges_read_the_end_of_the_value() {
     let err = store.get_range(&key, ByteRange::Suffix(5001)).unwrap_err();
     assert!(matches!(err, StoreError::InvalidRange { .. }), "{err}");
     let missing = StoreKey::new("0/vertices/c/1").unwrap();
-    assert_eq!(store.get_range(&missing, ByteRange::Suffix(4)).unwrap(), None);
+    assert_eq!(
+        store.get_range(&missing, ByteRange::Suffix(4)).unwrap(),
+        None
+    );
 }
 
 /// Two writers (two clients, as two processes would be) creating the same key: the second

@@ -149,7 +149,10 @@ impl S3Server {
 
     /// The keys under `prefix/` of `bucket` (listed with boto3), sorted.
     pub fn keys(&self, bucket: &str, prefix: &str) -> Vec<String> {
-        parse_keys("s3_tool.py", &s3_tool(&[&self.endpoint, "keys", bucket, prefix]))
+        parse_keys(
+            "s3_tool.py",
+            &s3_tool(&[&self.endpoint, "keys", bucket, prefix]),
+        )
     }
 
     /// The storage options that point an `s3://` store at this server (endpoint, plain HTTP,
