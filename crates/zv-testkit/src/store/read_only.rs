@@ -86,11 +86,34 @@ fn ranges(len: u64) -> Vec<ByteRange> {
     out
 }
 
-/// Checks a read-only store holding exactly `values`: `get`, `get_capped`, every kind of
-/// byte range (ranges that do not fit are errors), `size` and `exists` agree with them,
-/// missing keys read as missing, and `set` and `delete` are refused without changing
-/// anything. Panics with a description of the first disagreement.
+/// Checks a read-only store holding exactly `values`: the reads of [`check_reads`], and `set`
+/// and `delete` are refused without changing anything. Panics with a description of the
+/// first disagreement.
 pub fn check_read_only_store(name: &str, store: &dyn Store, values: &BTreeMap<String, Vec<u8>>) {
+    check_reads(name, store, values);
+    for (k, v) in values {
+        let key = StoreKey::new(k.clone()).unwrap();
+        assert!(
+            store.set(&key, Bytes::from_static(b"new")).is_err(),
+            "{name}: set {k} must be refused"
+        );
+        assert!(
+            store.delete(&key).is_err(),
+            "{name}: delete {k} must be refused"
+        );
+        assert_eq!(
+            store.get(&key).unwrap().as_deref(),
+            Some(&v[..]),
+            "{name}: {k} changed by a refused write"
+        );
+    }
+}
+
+/// Checks the reads of a store holding `values` (put there by another client): `get`,
+/// `get_capped`, every kind of byte range (ranges that do not fit are errors), `size` and
+/// `exists` agree with them, and the keys of the hierarchy it does not hold read as missing.
+/// Panics with a description of the first disagreement.
+pub fn check_reads(name: &str, store: &dyn Store, values: &BTreeMap<String, Vec<u8>>) {
     for (k, v) in values {
         let key = StoreKey::new(k.clone()).unwrap();
         let len = v.len() as u64;
@@ -126,19 +149,6 @@ pub fn check_read_only_store(name: &str, store: &dyn Store, values: &BTreeMap<St
                 ),
             }
         }
-        assert!(
-            store.set(&key, Bytes::from_static(b"new")).is_err(),
-            "{name}: set {k} must be refused"
-        );
-        assert!(
-            store.delete(&key).is_err(),
-            "{name}: delete {k} must be refused"
-        );
-        assert_eq!(
-            store.get(&key).unwrap().as_deref(),
-            Some(&v[..]),
-            "{name}: {k} changed by a refused write"
-        );
     }
     for k in missing_keys() {
         assert!(!values.contains_key(k), "{k} is in the sample");

@@ -1,7 +1,9 @@
 //! Servers on the loopback address for the object-store tests, started and stopped by the
 //! tests themselves: an S3 server ([`S3Server`], `moto` in server mode) and a read-only HTTP
 //! server over a directory ([`HttpServer`], `tests/interop/http_store_server.py`), both run
-//! by [`env::s3_python`]. Each is a guard: dropping it kills the process.
+//! by [`env::s3_python`]; a fault-injecting proxy in front of a server ([`FaultProxy`]); the
+//! Azure Blob emulator ([`AzuriteServer`], Azurite) and a Google Cloud Storage emulator
+//! ([`GcsServer`], fake-gcs-server). Each is a guard: dropping it kills the process.
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -9,6 +11,12 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::env;
+
+mod cloud;
+mod proxy;
+
+pub use cloud::{AzuriteServer, GcsServer, AZURITE_ACCOUNT, AZURITE_ACCOUNT_KEY};
+pub use proxy::{Fault, FaultProxy, ProxyStats};
 
 /// How long a server may take to start listening.
 const START_TIMEOUT: Duration = Duration::from_secs(60);
@@ -63,21 +71,31 @@ fn start(mut command: Command, port: u16, what: &str) -> Guard {
     }
 }
 
-/// Runs `tests/interop/s3_tool.py` with `args`; returns its stdout. Panics with its stderr
-/// when it fails.
-fn s3_tool(args: &[&str]) -> String {
-    let script = env::workspace_root().join("tests/interop/s3_tool.py");
-    let out = Command::new(env::s3_python())
-        .arg(&script)
+/// Runs `tests/interop/SCRIPT` with `python` and `args`; returns its stdout. Panics with its
+/// stderr when it fails.
+fn run_tool(python: &Path, script: &str, args: &[&str]) -> String {
+    let path = env::workspace_root().join("tests/interop").join(script);
+    let out = Command::new(python)
+        .arg(&path)
         .args(args)
         .output()
-        .unwrap_or_else(|e| panic!("running s3_tool.py: {e}"));
+        .unwrap_or_else(|e| panic!("running {script}: {e}"));
     assert!(
         out.status.success(),
-        "s3_tool.py {args:?}: {}",
+        "{script} {args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Runs `tests/interop/s3_tool.py` (boto3) with `args`.
+fn s3_tool(args: &[&str]) -> String {
+    run_tool(&env::s3_python(), "s3_tool.py", args)
+}
+
+/// A JSON list of keys printed by a tool.
+fn parse_keys(script: &str, text: &str) -> Vec<String> {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("{script} keys: {e}: {text}"))
 }
 
 /// An S3 server (`python -m moto.server`) on a free port of 127.0.0.1, killed on drop.
@@ -131,8 +149,10 @@ impl S3Server {
 
     /// The keys under `prefix/` of `bucket` (listed with boto3), sorted.
     pub fn keys(&self, bucket: &str, prefix: &str) -> Vec<String> {
-        let text = s3_tool(&[&self.endpoint, "keys", bucket, prefix]);
-        serde_json::from_str(&text).unwrap_or_else(|e| panic!("s3_tool.py keys: {e}: {text}"))
+        parse_keys(
+            "s3_tool.py",
+            &s3_tool(&[&self.endpoint, "keys", bucket, prefix]),
+        )
     }
 
     /// The storage options that point an `s3://` store at this server (endpoint, plain HTTP,
@@ -176,138 +196,5 @@ impl HttpServer {
     /// The URL of the served directory (`http://127.0.0.1:PORT`).
     pub fn url(&self) -> &str {
         &self.url
-    }
-}
-
-/// A fault: what [`FaultProxy::inject`] does to the requests it matches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fault {
-    /// Answer `503 SlowDown` (a transient failure a client retries).
-    Unavailable,
-    /// Read half the request body, then reset the connection without an answer.
-    Drop,
-}
-
-/// The proxy's request counts (`GET /__proxy/stats`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ProxyStats {
-    /// Requests by kind (`GET`, `PUT`, `HEAD`, `DELETE`, `POST`, `LIST`).
-    pub requests: std::collections::BTreeMap<String, u64>,
-    /// All requests.
-    pub total: u64,
-    /// The most requests in flight at once.
-    pub peak_in_flight: u64,
-    /// Requests failed on purpose.
-    pub faults: u64,
-}
-
-/// `tests/interop/fault_proxy.py` in front of an [`S3Server`] on a free port of 127.0.0.1:
-/// counts requests, delays each by a fixed time, injects faults. Killed on drop.
-#[derive(Debug)]
-pub struct FaultProxy {
-    endpoint: String,
-    port: u16,
-    _guard: Guard,
-}
-
-impl FaultProxy {
-    /// Starts the proxy in front of `upstream` (an endpoint URL) with `delay_ms` per request.
-    pub fn start(upstream: &str, delay_ms: u64) -> Self {
-        let port = free_port();
-        let script = env::workspace_root().join("tests/interop/fault_proxy.py");
-        let mut command = Command::new(env::s3_python());
-        command.arg(script).arg(port.to_string()).arg(upstream);
-        command.args(["--delay-ms", &delay_ms.to_string()]);
-        let guard = start(command, port, "the fault proxy");
-        Self {
-            endpoint: format!("http://127.0.0.1:{port}"),
-            port,
-            _guard: guard,
-        }
-    }
-
-    /// The proxy's endpoint URL (`http://127.0.0.1:PORT`), to use in place of the server's.
-    pub fn endpoint(&self) -> &str {
-        &self.endpoint
-    }
-
-    /// `server`'s storage options ([`S3Server::options`]) with this proxy as the endpoint.
-    pub fn options(&self, server: &S3Server) -> Vec<(String, String)> {
-        let mut out = server.options();
-        for (k, v) in &mut out {
-            if k == "aws_endpoint" {
-                v.clone_from(&self.endpoint);
-            }
-        }
-        out
-    }
-
-    /// Fails the `nth` request of `kind` (counted from now, from 1) whose path contains
-    /// `contains`, and the `times - 1` after it (`times` 0: every one from the `nth` on).
-    pub fn inject(&self, kind: &str, contains: &str, nth: u64, times: u64, fault: Fault) {
-        let action = match fault {
-            Fault::Unavailable => "503",
-            Fault::Drop => "drop",
-        };
-        let rule = serde_json::json!({
-            "kind": kind, "contains": contains, "nth": nth, "times": times, "action": action,
-        });
-        self.control("POST", "fault", &rule.to_string());
-    }
-
-    /// Removes every fault rule.
-    pub fn clear(&self) {
-        self.control("POST", "clear", "");
-    }
-
-    /// Zeroes the counts.
-    pub fn reset(&self) {
-        self.control("POST", "reset", "");
-    }
-
-    /// The counts since the last reset.
-    pub fn stats(&self) -> ProxyStats {
-        let text = self.control("GET", "stats", "");
-        let doc: serde_json::Value = serde_json::from_str(&text)
-            .unwrap_or_else(|e| panic!("fault proxy stats: {e}: {text}"));
-        let number = |k: &str| doc[k].as_u64().unwrap_or(0);
-        ProxyStats {
-            requests: doc["requests"]
-                .as_object()
-                .map(|m| {
-                    m.iter()
-                        .map(|(k, v)| (k.clone(), v.as_u64().unwrap_or(0)))
-                        .collect()
-                })
-                .unwrap_or_default(),
-            total: number("total"),
-            peak_in_flight: number("peak_in_flight"),
-            faults: number("faults"),
-        }
-    }
-
-    /// One control request (`/__proxy/WHAT`); returns the answer's body.
-    fn control(&self, method: &str, what: &str, body: &str) -> String {
-        use std::io::{Read, Write};
-        let mut stream = TcpStream::connect(("127.0.0.1", self.port))
-            .unwrap_or_else(|e| panic!("connecting to the fault proxy: {e}"));
-        let request = format!(
-            "{method} /__proxy/{what} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\
-             Content-Length: {}\r\n\r\n{body}",
-            body.len()
-        );
-        stream
-            .write_all(request.as_bytes())
-            .unwrap_or_else(|e| panic!("writing to the fault proxy: {e}"));
-        let mut answer = String::new();
-        stream
-            .read_to_string(&mut answer)
-            .unwrap_or_else(|e| panic!("reading from the fault proxy: {e}"));
-        let (head, rest) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
-        assert!(
-            head.starts_with("HTTP/1.1 200") || head.starts_with("HTTP/1.0 200"),
-            "fault proxy {what}: {head}"
-        );
-        rest.to_owned()
     }
 }
