@@ -150,6 +150,14 @@ impl ReadableStore for MeteredStore {
         self.counters.reads.fetch_add(1, Ordering::Relaxed);
         self.inner.exists(key)
     }
+
+    fn concurrency(&self) -> usize {
+        self.inner.concurrency()
+    }
+
+    fn coalesce_gap(&self) -> u64 {
+        self.inner.coalesce_gap()
+    }
 }
 
 impl WritableStore for MeteredStore {

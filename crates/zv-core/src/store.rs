@@ -245,7 +245,20 @@ pub trait ReadableStore: Send + Sync {
     fn concurrency(&self) -> usize {
         1
     }
+
+    /// Byte ranges of one value at most this many bytes apart are worth one request: readers
+    /// of several ranges (the inner chunks of a shard) read such neighbours, and the bytes
+    /// between them, at once. 0 (this default): only touching ranges are merged; a request
+    /// costs little more than its bytes (memory, local files). Object stores, where a request
+    /// costs tens of milliseconds, answer more, e.g. [`DEFAULT_COALESCE_GAP`].
+    fn coalesce_gap(&self) -> u64 {
+        0
+    }
 }
+
+/// The gap up to which an object store merges neighbouring byte ranges of one value into one
+/// request (1 MiB, as the `object_store` crate does for its own ranged reads).
+pub const DEFAULT_COALESCE_GAP: u64 = 1 << 20;
 
 /// Writing values.
 pub trait WritableStore: Send + Sync {

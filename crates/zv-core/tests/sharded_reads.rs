@@ -24,6 +24,8 @@ type Read = (String, Option<ByteRange>);
 struct Counting {
     inner: MemoryStore,
     reads: Mutex<Vec<Read>>,
+    /// What the store answers for `coalesce_gap`.
+    gap: u64,
 }
 
 impl Counting {
@@ -49,6 +51,10 @@ impl ReadableStore for Counting {
     // A size is not a read of the value (the default would `get` it).
     fn size(&self, key: &StoreKey) -> StoreResult<Option<u64>> {
         self.inner.size(key)
+    }
+
+    fn coalesce_gap(&self) -> u64 {
+        self.gap
     }
 }
 
@@ -141,8 +147,17 @@ fn one_inner_chunk_costs_the_index_and_one_ranged_read() {
             ),
             "{reads:?}"
         );
-        // two inner chunks: the index and two ranged reads
+        // two neighbouring inner chunks, stored one after the other: the index and one
+        // ranged read of both
         let region = Region::new(vec![41, 11], vec![3, 6]).unwrap();
+        assert_eq!(
+            array.retrieve_region_elements::<u16>(&region).unwrap(),
+            expected(&region)
+        );
+        assert_eq!(counting.take().len(), 2);
+        // two inner chunks one above the other, three chunks apart in the shard: a ranged
+        // read each
+        let region = Region::new(vec![46, 11], vec![4, 2]).unwrap();
         assert_eq!(
             array.retrieve_region_elements::<u16>(&region).unwrap(),
             expected(&region)
@@ -163,6 +178,37 @@ fn one_inner_chunk_costs_the_index_and_one_ranged_read() {
         );
         assert_eq!(counting.take().len(), 4);
     }
+}
+
+#[test]
+fn inner_chunks_within_the_stores_gap_are_read_at_once() {
+    let counting = Arc::new(Counting {
+        gap: 1 << 20,
+        ..Counting::default()
+    });
+    let array = sharded(counting.clone(), "end", true);
+    array
+        .store_region_elements(&Region::whole(&[64, 40]), &values())
+        .unwrap();
+    counting.take();
+    // inner chunks (1, 2) and (2, 2) of shard (1, 0), apart in the shard: one read of the
+    // span between them after the index
+    let region = Region::new(vec![46, 11], vec![4, 2]).unwrap();
+    assert_eq!(
+        array.retrieve_region_elements::<u16>(&region).unwrap(),
+        expected(&region)
+    );
+    let reads = counting.take();
+    assert_eq!(reads.len(), 2, "{reads:?}");
+    // every inner chunk of a 10 x 4 box of them across two shards: the index and one read
+    // per shard
+    let region = Region::new(vec![20, 0], vec![24, 40]).unwrap();
+    assert_eq!(
+        array.retrieve_region_elements::<u16>(&region).unwrap(),
+        expected(&region)
+    );
+    let reads = counting.take();
+    assert!(reads.len() <= 8, "{reads:?}");
 }
 
 #[test]

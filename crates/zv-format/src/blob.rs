@@ -214,11 +214,25 @@ impl Blobs {
     /// is an error.
     pub fn group_attributes(&self, path: &str) -> Result<Option<JsonObject>> {
         let path = node_path(path)?;
+        if self.layout == Layout::ChunkGrid {
+            if let Some(Some(grid)) = self.grids.lock().ok().and_then(|m| m.get(&path).cloned()) {
+                return Ok(Some(grid.attributes().clone()));
+            }
+        }
         match self.node_at(&path)? {
             None => Ok(None),
             Some(NodeMetadata::Group(g)) => Ok(Some(g.attributes)),
             Some(NodeMetadata::Array(a)) if self.layout == Layout::ChunkGrid => {
-                Ok(Some(a.attributes))
+                let attributes = a.attributes.clone();
+                // the grid array is opened from this document now, so that reading its cells
+                // does not read it again (on an object store, a request on the way to every
+                // query); a document it refuses is reported when its cells are read
+                if let Ok(grid) = GridArray::open(self.store.clone(), &path, a) {
+                    if let Ok(mut m) = self.grids.lock() {
+                        m.entry(path).or_insert_with(|| Some(Arc::new(grid)));
+                    }
+                }
+                Ok(Some(attributes))
             }
             Some(NodeMetadata::Array(_)) => Err(Error::metadata(
                 path.metadata_key().as_str(),

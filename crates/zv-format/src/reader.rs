@@ -254,12 +254,18 @@ impl Level {
         geometry: Geometry,
     ) -> Result<Self> {
         let path = id.to_string();
-        let attributes = blobs.group_attributes(&path)?.unwrap_or_default();
+        let vertices = join(&[&path, names::VERTICES]);
+        // the level's document and its vertices' at once (two requests in flight, not one
+        // after the other, on an object store)
+        let (attributes, vattrs) = rayon::join(
+            || blobs.group_attributes(&path),
+            || blobs.group_attributes(&vertices),
+        );
+        let attributes = attributes?.unwrap_or_default();
         let metadata =
             LevelMetadata::from_attributes(&attributes, id, &root, &join(&[&path, "zarr.json"]))?;
-        let vertices = join(&[&path, names::VERTICES]);
         let vkey = join(&[&vertices, "zarr.json"]);
-        let vattrs = blobs.group_attributes(&vertices)?.unwrap_or_default();
+        let vattrs = vattrs?.unwrap_or_default();
         let vertex_type = VerticesArray::from_attributes(&vattrs, &vkey)?.dtype;
         let key_arity = metadata.key_arity(&root);
         Ok(Self {

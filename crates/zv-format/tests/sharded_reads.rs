@@ -1,4 +1,5 @@
-//! Reading a sharded ZV 0.9 level reads each shard once.
+//! Reading a sharded ZV 0.9 level: a whole-level read reads each shard once, with no probe
+//! of keys that are not stored; a box reads only its cells of the shards it touches.
 #![allow(clippy::unwrap_used)]
 
 use std::collections::{BTreeMap, HashMap};

@@ -341,6 +341,12 @@ impl ReadableStore for ObjectStore {
     fn concurrency(&self) -> usize {
         self.concurrency
     }
+
+    /// [`zv_core::store::DEFAULT_COALESCE_GAP`]: a request costs tens of milliseconds, a
+    /// megabyte on the way costs about as much.
+    fn coalesce_gap(&self) -> u64 {
+        zv_core::store::DEFAULT_COALESCE_GAP
+    }
 }
 
 impl ObjectStore {

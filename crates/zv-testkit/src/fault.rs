@@ -107,6 +107,10 @@ impl ReadableStore for FaultyStore {
     fn concurrency(&self) -> usize {
         self.inner.concurrency()
     }
+
+    fn coalesce_gap(&self) -> u64 {
+        self.inner.coalesce_gap()
+    }
 }
 
 impl WritableStore for FaultyStore {

@@ -443,6 +443,10 @@ impl zv_core::store::ReadableStore for CountingStore {
     fn concurrency(&self) -> usize {
         self.inner.concurrency()
     }
+
+    fn coalesce_gap(&self) -> u64 {
+        self.inner.coalesce_gap()
+    }
 }
 
 impl zv_core::store::WritableStore for CountingStore {

@@ -20,6 +20,12 @@ pub trait ChunkReader: Sync {
     /// The bytes of `range`, or `None` if the chunk is not stored. A range outside the
     /// chunk is an error.
     fn read(&self, range: ByteRange) -> Result<Option<Bytes>, CodecError>;
+
+    /// Ranges at most this many bytes apart are best read with one request
+    /// ([`ReadableStore::coalesce_gap`](crate::store::ReadableStore::coalesce_gap)).
+    fn coalesce_gap(&self) -> u64 {
+        0
+    }
 }
 
 /// A [`ChunkReader`] over the value of one store key: whole reads are one `get`, other ranges
@@ -48,6 +54,10 @@ impl ChunkReader for StoreChunkReader<'_> {
             self.store.get_range(self.key, range)?
         };
         Ok(value)
+    }
+
+    fn coalesce_gap(&self) -> u64 {
+        self.store.coalesce_gap()
     }
 }
 
@@ -92,6 +102,10 @@ impl ChunkReader for SubReader<'_> {
             )),
             other => Ok(other),
         }
+    }
+
+    fn coalesce_gap(&self) -> u64 {
+        self.base.coalesce_gap()
     }
 }
 

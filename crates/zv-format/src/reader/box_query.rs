@@ -9,7 +9,6 @@
 
 use rayon::prelude::*;
 
-use super::attribute_info::AttributeInfo;
 use super::{Level, Points, Vertices};
 
 use crate::error::{Error, Result};
@@ -32,29 +31,34 @@ impl Level {
     /// for binned point clouds).
     pub fn query_box_with(&self, lo: &[f64], hi: &[f64], attributes: &[&str]) -> Result<BoxHits> {
         let keys = self.box_keys(lo, hi)?;
-        let infos = self.attribute_infos_of(attributes)?;
         let bins = self.binned_fragments()?.map(|bpc| (bpc, self.bin_shape()));
-        let parts = self.with_store_pool(|| {
-            self.prefetch_cells(&keys, &infos, bins.is_some())?;
-            keys.par_iter()
+        let (infos, parts) = self.with_store_pool(|| {
+            // the attributes' documents are read with their cells
+            self.prefetch_cells(&keys, attributes, bins.is_some())?;
+            let infos = self.attribute_infos_of(attributes)?;
+            let parts = keys
+                .par_iter()
                 .map(|k| {
                     self.chunk_part(k, &infos, |v| {
                         self.rows_in_box(k, v, lo, hi, bins.as_ref()).map(Some)
                     })
                 })
-                .collect::<Result<Vec<_>>>()
+                .collect::<Result<Vec<_>>>()?;
+            Ok::<_, Error>((infos, parts))
         })?;
         self.assemble(keys, parts, &infos)
     }
 
     /// In a sharded ZV 0.9 level, reads ahead the cells of chunks `keys` that a query of part
-    /// of the level reads: vertices, the vertex attributes `infos`, and with `fragments` the
-    /// fragment index ([`GridArray::prefetch`](crate::blob::GridArray::prefetch): byte ranges
-    /// of the shards they touch, not whole shards). Other levels: nothing to do.
+    /// of the level reads: vertices, the vertex attributes named `attributes`, and with
+    /// `fragments` the fragment index ([`GridArray::prefetch`](crate::blob::GridArray::prefetch):
+    /// byte ranges of the shards they touch, not whole shards), every array at once (its
+    /// document, then its shards' indices, then its cells). Other levels: nothing to do. A name
+    /// that is no array here is left to the read that follows to report.
     pub(crate) fn prefetch_cells(
         &self,
         keys: &[ChunkKey],
-        infos: &[AttributeInfo],
+        attributes: &[&str],
         fragments: bool,
     ) -> Result<()> {
         if self.blobs.layout() != Layout::ChunkGrid || keys.is_empty() {
@@ -62,18 +66,18 @@ impl Level {
         }
         let mut arrays = vec![self.p(&[names::VERTICES])];
         arrays.extend(
-            infos
+            attributes
                 .iter()
-                .map(|i| self.p(&[names::VERTEX_ATTRIBUTES, &i.name])),
+                .map(|a| self.p(&[names::VERTEX_ATTRIBUTES, a])),
         );
         if fragments {
             arrays.push(self.p(&[names::VERTEX_FRAGMENTS]));
         }
         arrays
             .par_iter()
-            .try_for_each(|a| match self.blobs.grid(a)? {
-                Some(grid) => grid.prefetch(keys),
-                None => Ok(()),
+            .try_for_each(|a| match self.blobs.grid(a) {
+                Ok(Some(grid)) => grid.prefetch(keys),
+                Ok(None) | Err(_) => Ok(()),
             })
     }
 

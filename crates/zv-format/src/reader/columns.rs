@@ -137,14 +137,14 @@ impl Level {
                 c.iter().filter(|k| meets.contains(k)).cloned().collect()
             }
         };
-        let infos = self.attribute_infos_of(attributes)?;
         let bins = match bbox {
             Some(_) => self.binned_fragments()?.map(|bpc| (bpc, self.bin_shape())),
             None => None,
         };
         if chunks.is_some() || bbox.is_some() {
-            self.prefetch_cells(&keys, &infos, bins.is_some() || object_ids)?;
+            self.prefetch_cells(&keys, attributes, bins.is_some() || object_ids)?;
         }
+        let infos = self.attribute_infos_of(attributes)?;
         // the blocks naming each chunk read, from the object index decoded a part at a time
         // in parallel; only blocks of chunks read are kept (a box reads few of the level's)
         let mut owners: Owners = Vec::new();
