@@ -105,24 +105,32 @@ pub struct ZvStore {
 
 impl ZvStore {
     /// Opens the ZV store at the root of `store`: reads the root `zarr.json` and lists the
-    /// level groups (children named by integers).
+    /// level groups (children named by integers), both at once. A store that cannot list
+    /// (plain HTTP) takes the levels the root's NGFF `multiscales` datasets name.
     pub fn open(store: Arc<dyn Store>) -> Result<Self> {
         crate::link_plugins();
-        let root_attributes = Blobs::new(store.clone())
-            .group_attributes("")?
-            .ok_or_else(|| Error::Missing {
-                key: "zarr.json".into(),
-                what: "root group (not a Zarr v3 hierarchy)".into(),
-            })?;
+        let probe = Blobs::new(store.clone());
+        let (root_attributes, children) =
+            rayon::join(|| probe.group_attributes(""), || probe.children(""));
+        let root_attributes = root_attributes?.ok_or_else(|| Error::Missing {
+            key: "zarr.json".into(),
+            what: "root group (not a Zarr v3 hierarchy)".into(),
+        })?;
         let root = RootMetadata::from_attributes(&root_attributes, "zarr.json")?;
         let blobs = Blobs::with_layout(store, root.layout());
-        let mut level_ids: Vec<u32> = blobs
-            .children("")?
+        let children = match children {
+            Err(Error::Store(zv_core::store::StoreError::Unsupported { .. })) => {
+                root.datasets.iter().map(|d| d.path.clone()).collect()
+            }
+            other => other?,
+        };
+        let mut level_ids: Vec<u32> = children
             .iter()
             .filter(|c| is_level_name(c))
             .filter_map(|c| c.parse().ok())
             .collect();
         level_ids.sort_unstable();
+        level_ids.dedup();
         if level_ids.is_empty() {
             return Err(Error::Missing {
                 key: "0/zarr.json".into(),
