@@ -145,7 +145,7 @@ fn a_store_written_to_s3_is_the_store_written_to_a_directory() {
 }
 
 #[test]
-fn of_two_writers_creating_one_s3_store_the_second_writes_nothing() {
+fn of_two_writers_creating_one_s3_store_the_second_is_refused_before_it_writes() {
     let server = S3Server::start();
     server.create_bucket("race");
     zv_format::link_plugins();
@@ -157,18 +157,36 @@ fn of_two_writers_creating_one_s3_store_the_second_writes_nothing() {
         let mut w = ZvWriter::create(
             store,
             WriterOptions::new(Geometry::PointCloud, vec![10.0; 3]),
-        )
-        .unwrap();
+        )?;
         w.add_vertices_flat(&[x, 1.0, 1.0, 2.0, 2.0, 2.0], None, &BTreeMap::new())
             .unwrap();
-        w
+        Ok::<_, zv_format::Error>(w)
     };
-    // both start while the store is empty
-    let first = writer(open(), 1.0);
-    let second = writer(open(), 5.0);
+    // while the first writes, the second is refused its claim on the store, before it
+    // writes anything
+    let first = writer(open(), 1.0).unwrap();
+    let err = writer(open(), 5.0).unwrap_err().to_string();
+    assert!(err.contains(zv_format::writer::LOCK_KEY), "{err}");
     first.finish().unwrap();
-    let err = second.finish().unwrap_err().to_string();
+    // after the commit, a writer is refused because the store exists
+    let err = writer(open(), 5.0).unwrap_err().to_string();
     assert!(err.contains("zarr.json"), "{err}");
+    // a writer that does not claim the store (another implementation) committing first:
+    // zv's writer stops before writing over its blobs
+    let other = "s3://race/other.zv";
+    let open_other = || -> Arc<dyn zv_core::store::Store> {
+        Arc::new(zv_store_object::ObjectStore::open(other, &options).unwrap())
+    };
+    let late = writer(open_other(), 7.0).unwrap();
+    let root = zv_core::key::StoreKey::new("zarr.json").unwrap();
+    open_other()
+        .set_new(
+            &root,
+            bytes::Bytes::from_static(b"{\"zarr_format\": 3, \"node_type\": \"group\"}"),
+        )
+        .unwrap();
+    let err = late.finish().unwrap_err().to_string();
+    assert!(err.contains("another writer committed"), "{err}");
     // the store is the first writer's, blobs included
     let store = ZvStore::open(open()).unwrap();
     let hits = store

@@ -178,7 +178,7 @@ impl PartWriter {
                 plan.parts, plan.parts
             )));
         }
-        let mut writer = ZvWriter::create(Arc::clone(&store), plan.options.clone())?;
+        let mut writer = ZvWriter::create_unclaimed(Arc::clone(&store), plan.options.clone())?;
         writer.check_part_options()?;
         writer.set_owner(Owner {
             run: plan.run.clone(),
@@ -385,7 +385,7 @@ pub fn commit(store: Arc<dyn Store>, inputs: CommitInputs) -> Result<WriteSummar
         ));
     }
     let receipts = read_receipts(store.as_ref(), &plan)?;
-    let mut writer = ZvWriter::create(Arc::clone(&store), plan.options.clone())?;
+    let mut writer = ZvWriter::create_unclaimed(Arc::clone(&store), plan.options.clone())?;
     writer.set_object_attributes(inputs.object_attributes);
     writer.set_groups(inputs.groups, inputs.group_attributes);
     writer.set_num_objects(inputs.num_objects);

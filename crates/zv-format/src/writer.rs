@@ -62,6 +62,7 @@ mod columns;
 mod documents;
 mod ingest;
 mod links;
+mod lock;
 mod lookup;
 mod objects;
 mod options;
@@ -88,6 +89,7 @@ use crate::layout::attributes::AttributeRows;
 use crate::metadata::ChunkKey;
 
 pub use checks::SPARE_OBJECTS;
+pub use lock::LOCK_KEY;
 pub use options::{
     CodecChoice, Compression, FormatVersion, OutOfBounds, WriteSummary, WriterOptions,
     DEFAULT_MEMORY_BUDGET, MAX_BINS_PER_CHUNK,
@@ -151,6 +153,9 @@ pub struct ZvWriter {
     group_attributes: BTreeMap<String, Attribute>,
     /// The part of a distributed write this writer writes ([`crate::parts`]), if any.
     owner: Option<part::Owner>,
+    /// A new store's claim against other writers (`lock`), let go when the writer drops:
+    /// after the commit, or without one.
+    lock: Option<lock::WriterLock>,
 }
 
 impl std::fmt::Debug for ZvWriter {
@@ -166,6 +171,19 @@ impl std::fmt::Debug for ZvWriter {
 impl ZvWriter {
     /// Starts a new store in `store`, which must not already hold a root `zarr.json`.
     pub fn create(store: Arc<dyn Store>, options: WriterOptions) -> Result<Self> {
+        crate::link_plugins();
+        options.validate()?;
+        // claimed first, then checked: a writer that committed here before the claim has left
+        // its root document (it lets go of the claim after it)
+        let lock = lock::WriterLock::acquire(store.clone())?;
+        let mut writer = Self::create_unclaimed(store, options)?;
+        writer.lock = Some(lock);
+        Ok(writer)
+    }
+
+    /// [`ZvWriter::create`] without claiming the store: the parts of a distributed write
+    /// ([`crate::parts`]), which write one store together by their own protocol.
+    pub(crate) fn create_unclaimed(store: Arc<dyn Store>, options: WriterOptions) -> Result<Self> {
         crate::link_plugins();
         options.validate()?;
         let blobs = Blobs::new(store);
@@ -219,6 +237,7 @@ impl ZvWriter {
             groups: BTreeMap::new(),
             group_attributes: BTreeMap::new(),
             owner: None,
+            lock: None,
             opts: options,
         }
     }
@@ -460,9 +479,9 @@ impl ZvWriter {
     /// [`ZvWriter::finish_with_places`], on the pool the store wants.
     fn commit(self) -> Result<(WriteSummary, Vec<(ChunkKey, u64)>)> {
         let counts = self.validate()?;
-        // Another writer may have committed a store here since `create` (a shared bucket):
-        // stop before writing over its blobs. Writers finishing at the same time are parted
-        // only at the commit (`Blobs::create_group`).
+        // Another writer may have committed a store here since `create` (a writer that does
+        // not claim the store: another implementation): stop before writing over its blobs.
+        // zv's writers never get here together: the second is refused its claim (`lock`).
         if matches!(self.target, Target::Store) && self.blobs.node("")?.is_some() {
             return Err(bad(
                 "another writer committed a store here first (the root zarr.json exists)",

@@ -172,7 +172,7 @@ pub(super) fn prepare(store: Arc<dyn Store>, options: &WriterOptions, parts: u32
         ));
     }
     // the checks of a writer: valid options, no root yet, a geometry parts can write
-    ZvWriter::create(Arc::clone(&store), options.clone())?.check_part_options()?;
+    ZvWriter::create_unclaimed(Arc::clone(&store), options.clone())?.check_part_options()?;
     let mismatch = |p: &Plan| {
         Error::InvalidInput(format!(
             "another distributed write is staged here (run {}, {} parts, other options); commit it or remove {}/",
