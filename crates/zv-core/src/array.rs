@@ -263,6 +263,44 @@ impl Array {
             .get_capped(&self.chunk_key(coords)?, self.chunk_cap)?)
     }
 
+    /// Decodes `encoded`, the stored bytes of chunk `coords` ([`Array::retrieve_encoded_chunk`]):
+    /// what [`Array::retrieve_chunk_if_exists`] does after its read, for a caller that reads
+    /// and decodes at different moments (holding a lock only around the read, say).
+    pub fn decode_encoded_chunk(
+        &self,
+        coords: &[u64],
+        encoded: Bytes,
+    ) -> Result<ArrayBytes<'static>> {
+        let key = self.chunk_key(coords)?;
+        self.decode_chunk(&key, encoded)
+    }
+
+    /// The elements of `region` (coordinates within chunk `coords`) decoded from `encoded`,
+    /// the chunk's stored bytes, touching only the byte ranges the codecs need (a shard's
+    /// index and the inner chunks the region meets); codecs that cannot decode part decode
+    /// the whole.
+    pub fn decode_encoded_part(
+        &self,
+        coords: &[u64],
+        encoded: &Bytes,
+        region: &Region,
+    ) -> Result<ArrayBytes<'static>> {
+        let key = self.chunk_key(coords)?;
+        let chunk_err = |source| Error::Chunk {
+            key: key.to_string(),
+            source,
+        };
+        self.chain
+            .partial_decode(&crate::codec::BytesChunkReader::new(encoded), region)
+            .map_err(chunk_err)?
+            .ok_or_else(|| {
+                chunk_err(crate::codec::CodecError::corrupt(
+                    "partial read",
+                    "the chunk's bytes vanished",
+                ))
+            })
+    }
+
     /// The most bytes a stored chunk of this array may hold: the exact encoded size where
     /// the codecs know it, else a generous bound ([`CodecChain::encoded_size_bound`]).
     pub fn chunk_cap(&self) -> u64 {

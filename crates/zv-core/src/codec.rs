@@ -29,7 +29,7 @@ mod chain;
 mod partial;
 
 pub use chain::{CodecChain, COMPRESSOR_SLACK, MAX_VARIABLE_CHUNK_BYTES};
-pub use partial::{assemble, ChunkReader, StoreChunkReader, SubReader};
+pub use partial::{assemble, BytesChunkReader, ChunkReader, StoreChunkReader, SubReader};
 
 /// Errors of codecs and of building a pipeline.
 #[derive(Debug, thiserror::Error)]

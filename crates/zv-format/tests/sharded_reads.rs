@@ -89,15 +89,25 @@ fn a_sharded_level_is_read_one_request_per_shard_with_the_unsharded_content() {
     let counting = Arc::new(CountingStore::new(inner));
     let zv = ZvStore::open(counting.clone() as Arc<dyn Store>).unwrap();
 
-    counting.reset();
-    let level = zv.level(0).unwrap();
-    let points = level.points(&["w"]).unwrap();
-    check_reads("points", &counting, &stored);
     let want = plain.points(&["w"]).unwrap();
-    assert_eq!(points.positions.len(), n);
-    assert_eq!(points.positions, want.positions);
-    assert_eq!(points.vertex_attributes, want.vertex_attributes);
-    assert_eq!(points.rows, want.rows);
+    // on pools of many threads asking for the cells of one shard at once (an object store's
+    // pool is 32): each shard still read once, and nothing waits forever
+    for threads in [1, 4, 32] {
+        // a store opened afresh: nothing of it read yet
+        let zv = ZvStore::open(counting.clone() as Arc<dyn Store>).unwrap();
+        counting.reset();
+        let level = zv.level(0).unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let points = pool.install(|| level.points(&["w"]).unwrap());
+        check_reads(&format!("points, {threads} threads"), &counting, &stored);
+        assert_eq!(points.positions.len(), n);
+        assert_eq!(points.positions, want.positions);
+        assert_eq!(points.vertex_attributes, want.vertex_attributes);
+        assert_eq!(points.rows, want.rows);
+    }
 
     counting.reset();
     let level = zv.level(0).unwrap();

@@ -61,6 +61,33 @@ impl ChunkReader for StoreChunkReader<'_> {
     }
 }
 
+/// A [`ChunkReader`] over an encoded chunk already in memory (read whole once, decoded in
+/// parts later): ranges are slices of it, without a copy.
+pub struct BytesChunkReader<'a> {
+    bytes: &'a Bytes,
+}
+
+impl<'a> BytesChunkReader<'a> {
+    /// A reader of `bytes`.
+    pub fn new(bytes: &'a Bytes) -> Self {
+        Self { bytes }
+    }
+}
+
+impl ChunkReader for BytesChunkReader<'_> {
+    fn read(&self, range: ByteRange) -> Result<Option<Bytes>, CodecError> {
+        let len = self.bytes.len() as u64;
+        let Some(r) = range.to_range(len) else {
+            return Err(CodecError::corrupt(
+                "partial read",
+                format!("byte range {range:?} is outside a value of {len} bytes"),
+            ));
+        };
+        // both ends are at most `len`, which is a usize
+        Ok(Some(self.bytes.slice(r.start as usize..r.end as usize)))
+    }
+}
+
 /// The bytes `offset .. offset + len` of another reader, read as a value of their own (an
 /// inner chunk inside a shard). Ranges are checked against `len` before reading.
 pub struct SubReader<'a> {

@@ -19,7 +19,7 @@ use zv_core::data_type::DataType;
 use zv_core::metadata::ArrayMetadata;
 use zv_core::node::NodePath;
 
-use super::grid_cache::{Decoded, ShardCache};
+use super::grid_cache::{Decoded, ShardCache, State};
 use super::zarr_error;
 use crate::error::{Error, Result};
 use crate::metadata::{ChunkKey, JsonObject};
@@ -176,8 +176,22 @@ impl GridArray {
         let Some((chunk, element)) = self.locate(key) else {
             return Ok(None);
         };
-        let Some(elements) = self.decoded_chunk(&chunk)? else {
-            return Ok(None);
+        let elements = if self.shared {
+            let (state, read_here) = self
+                .decoded
+                .get_or_read(&chunk, || self.read_encoded(&chunk))?;
+            match state {
+                State::Unread | State::Absent => return Ok(None),
+                State::Decoded(d) => d,
+                State::Read(bytes) if read_here => self.decode_and_keep(&chunk, bytes)?,
+                // another thread read the shard and is decoding it: this cell alone
+                State::Read(bytes) => return self.decode_cell(&chunk, &bytes, key),
+            }
+        } else {
+            match self.fetch_chunk(&chunk)? {
+                Some(d) => d,
+                None => return Ok(None),
+            }
         };
         let bytes = elements.get(element).ok_or_else(|| {
             Error::inconsistent(
@@ -191,14 +205,67 @@ impl GridArray {
         Ok((!bytes.is_empty()).then(|| bytes.clone()))
     }
 
-    /// The elements of stored chunk `chunk`; `None` if it is not stored. A shard's cells share
-    /// one read and decoding ([`ShardCache`]); a stored chunk of one cell is read per use.
+    /// The elements of stored chunk `chunk`; `None` if it is not stored. A shard is read once
+    /// and kept decoded ([`ShardCache`]); a stored chunk of one cell is read per use.
     pub(super) fn decoded_chunk(&self, chunk: &[u64]) -> Result<Option<Decoded>> {
-        if self.shared {
-            self.decoded.get_or_fetch(chunk, || self.fetch_chunk(chunk))
-        } else {
-            self.fetch_chunk(chunk)
+        if !self.shared {
+            return self.fetch_chunk(chunk);
         }
+        let (state, _) = self
+            .decoded
+            .get_or_read(chunk, || self.read_encoded(chunk))?;
+        match state {
+            State::Unread | State::Absent => Ok(None),
+            State::Decoded(d) => Ok(Some(d)),
+            State::Read(bytes) => self.decode_and_keep(chunk, bytes).map(Some),
+        }
+    }
+
+    /// The stored bytes of chunk `chunk` (a store read and nothing else); `None` if absent.
+    pub(super) fn read_encoded(&self, chunk: &[u64]) -> Result<Option<bytes::Bytes>> {
+        self.array
+            .retrieve_encoded_chunk(chunk)
+            .map_err(|e| zarr_error(e, &self.array.path().metadata_key()))
+    }
+
+    /// Decodes the stored bytes of shard `chunk` and keeps the result.
+    fn decode_and_keep(&self, chunk: &[u64], bytes: bytes::Bytes) -> Result<Decoded> {
+        let meta_key = self.array.path().metadata_key();
+        let decoded = self
+            .array
+            .decode_encoded_chunk(chunk, bytes)
+            .map_err(|e| zarr_error(e, &meta_key))?;
+        let elements = self.elements(decoded)?;
+        self.decoded.keep(chunk, elements.clone());
+        Ok(elements)
+    }
+
+    /// Chunk `key`'s cell alone, decoded from `bytes`, the stored bytes of its shard `chunk`
+    /// (the shard's index and the cell's inner chunk).
+    fn decode_cell(
+        &self,
+        chunk: &[u64],
+        bytes: &bytes::Bytes,
+        key: &ChunkKey,
+    ) -> Result<Option<Vec<u8>>> {
+        let meta_key = self.array.path().metadata_key();
+        let inner = self.array.grid().chunk_shape();
+        let Some(index) = self.index_of(key) else {
+            return Ok(None);
+        };
+        let local: Vec<u64> = index
+            .iter()
+            .zip(inner)
+            .map(|(i, n)| i % n.max(&1))
+            .collect();
+        let region = zv_core::grid::Region::new(local, vec![1; inner.len()])
+            .map_err(|e| Error::InvalidInput(e.to_string()))?;
+        let decoded = self
+            .array
+            .decode_encoded_part(chunk, bytes, &region)
+            .map_err(|e| zarr_error(e, &meta_key))?;
+        let elements = self.elements(decoded)?;
+        Ok(elements.first().filter(|b| !b.is_empty()).cloned())
     }
 
     /// Reads and decodes stored chunk `chunk`; `None` if it is not stored.
@@ -211,9 +278,14 @@ impl GridArray {
         else {
             return Ok(None);
         };
+        self.elements(bytes).map(Some)
+    }
+
+    /// The cells of a decoded chunk (or part of one).
+    fn elements(&self, bytes: ArrayBytes<'_>) -> Result<Decoded> {
         let ArrayBytes::Variable { data, offsets } = bytes else {
             return Err(Error::metadata(
-                meta_key.as_str(),
+                self.array.path().metadata_key().as_str(),
                 "a variable_length_bytes array decoded to fixed-size elements",
             ));
         };
@@ -221,7 +293,7 @@ impl GridArray {
             .windows(2)
             .map(|w| data.get(w[0]..w[1]).map(<[u8]>::to_vec).unwrap_or_default())
             .collect();
-        Ok(Some(Arc::new(elements)))
+        Ok(Arc::new(elements))
     }
 
     /// The absolute keys of the non-empty cells, sorted: `nonempty_chunks` when present, else

@@ -244,3 +244,49 @@ fn a_grid_array_without_its_document_is_caught_before_the_commit() {
         assert!(get(&store, "0/vertices/c/0/0").is_some(), "{shard:?}");
     }
 }
+
+#[test]
+fn a_cell_of_a_shard_read_by_another_thread_is_decoded_alone() {
+    use crate::metadata::{ChunkKey, JsonObject, Layout};
+    let (store, blobs) = blobs();
+    let keys = [
+        ChunkKey(vec![0, 0]),
+        ChunkKey(vec![0, 1]),
+        ChunkKey(vec![1, 1]),
+    ];
+    blobs
+        .begin_grid(vec![0, 0], vec![2, 2], Some(vec![2, 2]), &keys)
+        .unwrap();
+    for (k, v) in [("0.0", &b"aa"[..]), ("0.1", b"bbb"), ("1.1", b"c")] {
+        blobs
+            .write_bytes(&format!("0/vertices/{k}"), v, &raw())
+            .unwrap();
+    }
+    blobs
+        .write_chunk_array_document("0/vertices", JsonObject::new(), &raw())
+        .unwrap();
+    let reader = Blobs::with_layout(store, Layout::ChunkGrid);
+    let grid = reader.grid("0/vertices").unwrap().unwrap();
+    // another asker has read the shard and not decoded it yet
+    let (state, read_here) = grid
+        .decoded
+        .get_or_read(&[0, 0], || grid.read_encoded(&[0, 0]))
+        .unwrap();
+    assert!(read_here && matches!(state, super::grid_cache::State::Read(_)));
+    for (k, want) in [
+        (vec![0, 1], Some(b"bbb".to_vec())),
+        (vec![1, 0], None),
+        (vec![1, 1], Some(b"c".to_vec())),
+    ] {
+        assert_eq!(grid.cell(&ChunkKey(k.clone())).unwrap(), want, "{k:?}");
+    }
+    // decoded alone: the shard is still not kept decoded
+    assert!(!grid.decoded.has_chunk(&[0, 0]));
+    // a whole read decodes and keeps it
+    assert_eq!(
+        grid.cell(&ChunkKey(vec![0, 0])).unwrap(),
+        Some(b"aa".to_vec())
+    );
+    assert!(grid.decoded_chunk(&[0, 0]).unwrap().is_some());
+    assert!(grid.decoded.has_chunk(&[0, 0]));
+}
