@@ -5,6 +5,7 @@
 
 #[cfg(feature = "legacy")]
 pub mod legacy;
+pub mod migrate;
 pub mod zv09;
 pub mod zv09_docs;
 
