@@ -2,7 +2,7 @@
 //! reference fixture, uploaded with boto3, dumps from its `s3://` URL exactly as from its
 //! path; a store `zv import` writes straight to `s3://` has the keys and content of the same
 //! import into a directory, for zv and for zarr-python 3 (through s3fs); and of two writers
-//! creating one store, the one finishing second writes nothing.
+//! creating one store, the second is refused before it writes.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use std::collections::BTreeMap;
@@ -13,36 +13,16 @@ use std::sync::Arc;
 use zv_format::writer::{WriterOptions, ZvWriter};
 use zv_format::{Geometry, ZvStore};
 use zv_testkit::env::{fixtures_dir, s3_python, workspace_root};
+use zv_testkit::fixtures::fixture_stores;
 use zv_testkit::servers::S3Server;
+
+mod common;
+
+use common::object::{ok, zv_with};
 
 /// `zv --storage-option …(the server's)… ARGS`.
 fn zv(server: &S3Server, args: &[&str]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_zv"));
-    for (k, v) in server.options() {
-        command.arg("--storage-option").arg(format!("{k}={v}"));
-    }
-    command.args(args).output().unwrap()
-}
-
-fn ok(out: Output, what: &str) -> Vec<u8> {
-    assert!(
-        out.status.success(),
-        "{what}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
-}
-
-fn fixture_stores() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(fixtures_dir())
-        .unwrap()
-        .filter_map(|e| {
-            let name = e.ok()?.file_name().to_str()?.to_owned();
-            name.ends_with(".zarr").then_some(name)
-        })
-        .collect();
-    names.sort();
-    names
+    zv_with(&server.options(), args)
 }
 
 #[test]

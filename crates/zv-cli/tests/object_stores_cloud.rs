@@ -7,38 +7,17 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use std::path::Path;
-use std::process::{Command, Output};
 
 use zv_testkit::env::fixtures_dir;
+use zv_testkit::fixtures::fixture_stores;
 use zv_testkit::servers::{AzuriteServer, GcsServer};
 
-/// `zv --storage-option …OPTIONS… ARGS`.
-fn zv(options: &[(String, String)], args: &[&str]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_zv"));
-    for (k, v) in options {
-        command.arg("--storage-option").arg(format!("{k}={v}"));
-    }
-    command.args(args).output().unwrap()
-}
+mod common;
 
-fn ok(out: Output, what: &str) -> Vec<u8> {
-    assert!(
-        out.status.success(),
-        "{what}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
-}
+use common::object::{ok, zv_with as zv};
 
-fn fixture_stores() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(fixtures_dir())
-        .unwrap()
-        .filter_map(|e| {
-            let name = e.ok()?.file_name().to_str()?.to_owned();
-            name.ends_with(".zarr").then_some(name)
-        })
-        .collect();
-    names.sort();
+fn fixture_names() -> Vec<String> {
+    let names = fixture_stores();
     assert_eq!(names.len(), 7, "the 7 reference fixtures");
     names
 }
@@ -50,7 +29,7 @@ fn every_fixture_dumps_as_from_its_path(
     bucket_url: &str,
     upload: impl Fn(&str, &Path),
 ) {
-    for name in &fixture_stores() {
+    for name in &fixture_names() {
         let local = fixtures_dir().join(name);
         upload(name, &local);
         let want = ok(zv(options, &["dump", local.to_str().unwrap()]), name);

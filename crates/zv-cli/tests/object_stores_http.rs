@@ -12,6 +12,7 @@ use std::process::Command;
 
 use zv_format::ZvStore;
 use zv_testkit::env::fixtures_dir;
+use zv_testkit::fixtures::fixture_stores;
 use zv_testkit::servers::HttpServer;
 
 fn zv(args: &[&str]) -> std::process::Output {
@@ -22,14 +23,10 @@ fn zv(args: &[&str]) -> std::process::Output {
 }
 
 fn fixture_names() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(fixtures_dir())
-        .unwrap()
-        .filter_map(|e| {
-            let name = e.ok()?.file_name().to_str()?.to_owned();
-            name.strip_suffix(".zarr").map(str::to_owned)
-        })
+    let names: Vec<String> = fixture_stores()
+        .iter()
+        .filter_map(|n| n.strip_suffix(".zarr").map(str::to_owned))
         .collect();
-    names.sort();
     assert_eq!(names.len(), 7, "the 7 reference fixtures");
     names
 }

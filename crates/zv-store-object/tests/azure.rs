@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use zv_core::key::{StoreKey, StorePrefix};
-use zv_core::store::{ByteRange, ListableStore, ReadableStore, Store, StoreError, WritableStore};
+use zv_core::store::{ByteRange, ListableStore, ReadableStore, StoreError, WritableStore};
 use zv_store_object::{ObjectStore, Options, Service};
 use zv_testkit::servers::AzuriteServer;
 use zv_testkit::store::{run_ops, StoreOp};
@@ -108,25 +108,10 @@ fn azure_suffix_ranges_read_the_end_of_the_value() {
 fn azure_conditional_create_refuses_the_second_writer() {
     let server = AzuriteServer::start();
     server.create_container("zv-race");
-    let first = open(&server, "az://zv-race/store.zv");
-    let second = open(&server, "az://zv-race/store.zv");
-    let key = StoreKey::new("zarr.json").unwrap();
-    first.set_new(&key, Bytes::from_static(b"first")).unwrap();
-    let err = second
-        .set_new(&key, Bytes::from_static(b"second"))
-        .unwrap_err();
-    assert!(
-        matches!(&err, StoreError::AlreadyExists { key } if key == "zarr.json"),
-        "{err:?}"
+    zv_testkit::store::check_two_writers_create(
+        &open(&server, "az://zv-race/store.zv"),
+        &open(&server, "az://zv-race/store.zv"),
     );
-    assert_eq!(
-        second.get(&key).unwrap().as_deref(),
-        Some(&b"first"[..]),
-        "the refused create changed nothing"
-    );
-    // an unconditional set still replaces it (the pyramid builder's root update)
-    second.set(&key, Bytes::from_static(b"third")).unwrap();
-    assert_eq!(first.get(&key).unwrap().as_deref(), Some(&b"third"[..]));
 }
 
 #[test]

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use zv_core::key::{StoreKey, StorePrefix};
-use zv_core::store::{ReadableStore, Store, StoreError, WritableStore};
+use zv_core::store::WritableStore;
 use zv_store_object::{ObjectStore, Options};
 use zv_testkit::servers::S3Server;
 use zv_testkit::store::{run_ops, StoreOp};
@@ -72,25 +72,10 @@ fn s3_store_at_the_bucket_root() {
 fn s3_conditional_create_refuses_the_second_writer() {
     let server = S3Server::start();
     server.create_bucket("zv-race");
-    let first = open(&server, "s3://zv-race/store.zv");
-    let second = open(&server, "s3://zv-race/store.zv");
-    let key = StoreKey::new("zarr.json").unwrap();
-    first.set_new(&key, Bytes::from_static(b"first")).unwrap();
-    let err = second
-        .set_new(&key, Bytes::from_static(b"second"))
-        .unwrap_err();
-    assert!(
-        matches!(&err, StoreError::AlreadyExists { key } if key == "zarr.json"),
-        "{err:?}"
+    zv_testkit::store::check_two_writers_create(
+        &open(&server, "s3://zv-race/store.zv"),
+        &open(&server, "s3://zv-race/store.zv"),
     );
-    assert_eq!(
-        second.get(&key).unwrap().as_deref(),
-        Some(&b"first"[..]),
-        "the refused create changed nothing"
-    );
-    // an unconditional set still replaces it (the pyramid builder's root update)
-    second.set(&key, Bytes::from_static(b"third")).unwrap();
-    assert_eq!(first.get(&key).unwrap().as_deref(), Some(&b"third"[..]));
 }
 
 #[test]

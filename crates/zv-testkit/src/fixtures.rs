@@ -102,3 +102,18 @@ pub fn input_to_geometry(input: &Value) -> Value {
     }
     doc
 }
+
+/// The reference fixture stores (`NAME.zarr` in [`crate::env::fixtures_dir`]), by directory
+/// name, sorted; panics if the directory cannot be read.
+pub fn fixture_stores() -> Vec<String> {
+    let dir = crate::env::fixtures_dir();
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("the fixtures at {}: {e}", dir.display()))
+        .filter_map(|e| {
+            let name = e.ok()?.file_name().to_str()?.to_owned();
+            name.ends_with(".zarr").then_some(name)
+        })
+        .collect();
+    names.sort();
+    names
+}

@@ -7,6 +7,7 @@
 //! stores can represent every state.
 
 mod read_only;
+mod two_writers;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -18,6 +19,7 @@ use zv_core::key::{StoreKey, StorePrefix};
 use zv_core::store::{ByteRange, Store, StoreKeysPrefixes, StoreResult};
 
 pub use read_only::{check_read_only_store, check_reads, sample_values, write_values};
+pub use two_writers::check_two_writers_create;
 
 /// One operation of the model-based test.
 #[derive(Debug, Clone)]

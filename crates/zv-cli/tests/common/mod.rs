@@ -6,6 +6,7 @@
 #[cfg(feature = "legacy")]
 pub mod legacy;
 pub mod migrate;
+pub mod object;
 pub mod zv09;
 pub mod zv09_docs;
 
