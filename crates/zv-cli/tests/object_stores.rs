@@ -6,7 +6,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::process::{Command, Output};
 use std::sync::Arc;
 
@@ -18,7 +17,7 @@ use zv_testkit::servers::S3Server;
 
 mod common;
 
-use common::object::{ok, zv_with};
+use common::object::{local_keys, ok, zv_with};
 
 /// `zv --storage-option …(the server's)… ARGS`.
 fn zv(server: &S3Server, args: &[&str]) -> Output {
@@ -43,25 +42,6 @@ fn every_fixture_dumps_from_s3_exactly_as_from_its_path() {
             local.display()
         );
     }
-}
-
-/// The files under `dir` as keys (`a/b/zarr.json`), sorted.
-fn local_keys(dir: &Path) -> Vec<String> {
-    fn walk(dir: &Path, root: &Path, out: &mut Vec<String>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let path = e.unwrap().path();
-            if path.is_dir() {
-                walk(&path, root, out);
-            } else {
-                let rel = path.strip_prefix(root).unwrap();
-                out.push(rel.to_string_lossy().replace('\\', "/"));
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(dir, dir, &mut out);
-    out.sort();
-    out
 }
 
 /// zarr-python 3's reading of every array at `location` (module doc of the script).

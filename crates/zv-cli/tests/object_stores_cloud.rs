@@ -14,7 +14,7 @@ use zv_testkit::servers::{AzuriteServer, GcsServer};
 
 mod common;
 
-use common::object::{ok, zv_with as zv};
+use common::object::{local_keys, ok, zv_with as zv};
 
 fn fixture_names() -> Vec<String> {
     let names = fixture_stores();
@@ -60,25 +60,6 @@ fn every_fixture_dumps_from_gs_exactly_as_from_its_path() {
     every_fixture_dumps_as_from_its_path(&server.options(), "gs://fixtures", |name, dir| {
         server.upload_dir("fixtures", name, dir);
     });
-}
-
-/// The files under `dir` as keys (`a/b/zarr.json`), sorted.
-fn local_keys(dir: &Path) -> Vec<String> {
-    fn walk(dir: &Path, root: &Path, out: &mut Vec<String>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let path = e.unwrap().path();
-            if path.is_dir() {
-                walk(&path, root, out);
-            } else {
-                let rel = path.strip_prefix(root).unwrap();
-                out.push(rel.to_string_lossy().replace('\\', "/"));
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(dir, dir, &mut out);
-    out.sort();
-    out
 }
 
 /// `zv import` of the streamlines fixture's document with `extra` flags, to a directory and to
