@@ -9,6 +9,7 @@ mod common;
 
 use common::migrate::{empty, migrate, migrate_ok, zv};
 use common::zv09::{compare, make_with, zv09_dump, zv_dump};
+use common::zv09_docs::import;
 use serde_json::Value;
 use zv_testkit::env::{fixtures_dir, zv09_python};
 
@@ -34,22 +35,7 @@ fn zv_0_7_lines_migrated_to_0_9_are_read_by_zarr_vectors_0_9_2_with_their_conten
                 }
             }
         }
-        let file = dir.path().join(format!("{name}.json"));
-        std::fs::write(&file, doc.to_string()).unwrap();
-        let v7 = dir.path().join(format!("{name}.07.zarr"));
-        let o = zv(&[
-            "import".as_ref(),
-            "--format-version".as_ref(),
-            "0.7".as_ref(),
-            file.as_os_str(),
-            v7.as_os_str(),
-            "--quiet".as_ref(),
-        ]);
-        assert!(
-            o.status.success(),
-            "{name}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        let v7 = import(dir.path(), name, doc, "0.7");
         let v9 = dir.path().join(format!("{name}.zarr"));
         migrate_ok(&v7, &v9, "0.9");
         zv_dump(&v7, &dir.path().join(format!("{name}.07.json")));
@@ -138,18 +124,7 @@ fn the_command_reports_refuses_and_cleans_up() {
     let doc = serde_json::json!({"format": "zv-geometry/1", "geometry": "point_cloud",
         "chunk_shape": [10, 10], "vertices": [[1, 1], [15, 2]], "object_ids": [0, 1],
         "object_attributes": {"x": {"dtype": "int32", "values": [3, i32::MIN]}}});
-    let file = dir.path().join("sentinel.json");
-    std::fs::write(&file, doc.to_string()).unwrap();
-    let v7 = dir.path().join("sentinel.zarr");
-    let o = zv(&[
-        "import".as_ref(),
-        "--format-version".as_ref(),
-        "0.7".as_ref(),
-        file.as_os_str(),
-        v7.as_os_str(),
-        "--quiet".as_ref(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v7 = import(dir.path(), "sentinel", &doc, "0.7");
     let failed = dir.path().join("sentinel9.zarr");
     let o = migrate(&v7, &failed, "0.9");
     let err = String::from_utf8_lossy(&o.stderr);

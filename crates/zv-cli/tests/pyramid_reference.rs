@@ -22,6 +22,7 @@ use zv_testkit::env::reference_python;
 
 mod common;
 
+use common::zv09_docs::import;
 use common::zv_success as zv;
 
 /// A deterministic pseudo-random point cloud document (`objects`: with object ids, a numeric
@@ -164,17 +165,13 @@ fn the_reference_reads_every_level_of_zv_pyramids() {
     ];
     let mut jobs = Vec::new();
     for (i, (name, objects, args)) in cases.iter().enumerate() {
-        let doc_path = dir.path().join(format!("{name}.json"));
-        std::fs::write(&doc_path, document(600, *objects, i as u64 + 1).to_string()).unwrap();
-        let store = dir.path().join(format!("{name}.zarr"));
-        let store_s = store.to_str().unwrap();
-        zv(&[
-            "import",
-            "--format-version",
+        let store = import(
+            dir.path(),
+            name,
+            &document(600, *objects, i as u64 + 1),
             "0.7",
-            doc_path.to_str().unwrap(),
-            store_s,
-        ]);
+        );
+        let store_s = store.to_str().unwrap();
         let mut a = vec!["pyramid", store_s];
         a.extend_from_slice(args);
         zv(&a);
@@ -344,18 +341,9 @@ fn the_reference_reads_every_level_of_zv_polyline_pyramids() {
     ];
     let mut jobs = Vec::new();
     for (i, (name, geometry, args)) in cases.iter().enumerate() {
-        let doc_path = dir.path().join(format!("{name}.json"));
         let doc = polyline_document(geometry, objects as usize, i as u64 + 7);
-        std::fs::write(&doc_path, doc.to_string()).unwrap();
-        let store = dir.path().join(format!("{name}.zarr"));
+        let store = import(dir.path(), name, &doc, "0.7");
         let store_s = store.to_str().unwrap();
-        zv(&[
-            "import",
-            "--format-version",
-            "0.7",
-            doc_path.to_str().unwrap(),
-            store_s,
-        ]);
         let mut a = vec!["pyramid", store_s];
         a.extend_from_slice(args);
         zv(&a);
@@ -506,17 +494,13 @@ fn the_reference_reads_every_level_of_zv_skeleton_pyramids() {
     ];
     let mut jobs = Vec::new();
     for (i, (name, args)) in cases.iter().enumerate() {
-        let doc_path = dir.path().join(format!("{name}.json"));
-        std::fs::write(&doc_path, skeleton_document(12, i as u64 + 3).to_string()).unwrap();
-        let store = dir.path().join(format!("{name}.zarr"));
-        let store_s = store.to_str().unwrap();
-        zv(&[
-            "import",
-            "--format-version",
+        let store = import(
+            dir.path(),
+            name,
+            &skeleton_document(12, i as u64 + 3),
             "0.7",
-            doc_path.to_str().unwrap(),
-            store_s,
-        ]);
+        );
+        let store_s = store.to_str().unwrap();
         let mut a = vec!["pyramid", store_s];
         a.extend_from_slice(args);
         zv(&a);

@@ -20,6 +20,7 @@ use zv_testkit::env::reference_python;
 
 mod common;
 
+use common::zv09_docs::import;
 use common::zv_success as zv;
 
 /// A deterministic pseudo-random graph (`width` 2) or mesh (`width` 3 or 4) document: `n`
@@ -202,17 +203,13 @@ fn the_reference_reads_every_level_of_zv_graph_and_mesh_pyramids() {
     ];
     let mut jobs = Vec::new();
     for (i, (name, width, args)) in cases.iter().enumerate() {
-        let doc_path = dir.path().join(format!("{name}.json"));
-        std::fs::write(&doc_path, document(*width, 16, i as u64 + 11).to_string()).unwrap();
-        let store = dir.path().join(format!("{name}.zarr"));
-        let store_s = store.to_str().unwrap();
-        zv(&[
-            "import",
-            "--format-version",
+        let store = import(
+            dir.path(),
+            name,
+            &document(*width, 16, i as u64 + 11),
             "0.7",
-            doc_path.to_str().unwrap(),
-            store_s,
-        ]);
+        );
+        let store_s = store.to_str().unwrap();
         let mut a = vec!["pyramid", store_s];
         a.extend_from_slice(args);
         zv(&a);
@@ -306,17 +303,8 @@ fn the_reference_reads_every_level_of_zv_line_pyramids() {
         "polylines": lines,
         "object_attributes": {"score": {"dtype": "float32", "values": score}},
     });
-    let doc_path = dir.path().join("lines.json");
-    std::fs::write(&doc_path, doc.to_string()).unwrap();
-    let store = dir.path().join("lines.zarr");
+    let store = import(dir.path(), "lines", &doc, "0.7");
     let store_s = store.to_str().unwrap();
-    zv(&[
-        "import",
-        "--format-version",
-        "0.7",
-        doc_path.to_str().unwrap(),
-        store_s,
-    ]);
     zv(&[
         "pyramid",
         store_s,

@@ -282,7 +282,7 @@ impl GridArray {
     }
 
     /// The cells of a decoded chunk (or part of one).
-    fn elements(&self, bytes: ArrayBytes<'_>) -> Result<Decoded> {
+    pub(super) fn elements(&self, bytes: ArrayBytes<'_>) -> Result<Decoded> {
         let ArrayBytes::Variable { data, offsets } = bytes else {
             return Err(Error::metadata(
                 self.array.path().metadata_key().as_str(),

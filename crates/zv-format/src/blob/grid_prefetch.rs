@@ -10,9 +10,9 @@
 //! [`GridArray::cell`].
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use rayon::prelude::*;
-use zv_core::codec::ArrayBytes;
 use zv_core::grid::Region;
 
 use super::grid::GridArray;
@@ -85,20 +85,14 @@ impl GridArray {
             .array
             .retrieve_region(&region)
             .map_err(|e| zarr_error(e, &meta_key))?;
-        let ArrayBytes::Variable { data, offsets } = bytes else {
-            return Err(Error::metadata(
-                meta_key.as_str(),
-                "a variable_length_bytes array decoded to fixed-size elements",
-            ));
-        };
-        let mut out = Vec::with_capacity(offsets.len().saturating_sub(1));
+        // the cells come in C order over the box
+        let mut out = Vec::new();
         let mut index = lo.to_vec();
-        for w in offsets.windows(2) {
-            let cell = data.get(w[0]..w[1]).ok_or_else(|| {
-                Error::inconsistent(meta_key.as_str(), "a decoded cell lies outside its data")
-            })?;
-            out.push((index.clone(), cell.to_vec()));
-            // the next index in C order within the box
+        let cells = self.elements(bytes)?;
+        // the decoding is this call's alone: its cells are moved, not copied
+        let cells = Arc::try_unwrap(cells).unwrap_or_else(|shared| (*shared).clone());
+        for cell in cells {
+            out.push((index.clone(), cell));
             for d in (0..index.len()).rev() {
                 index[d] += 1;
                 if index[d] < lo[d] + extent[d] {
