@@ -10,7 +10,7 @@
 //! Which cells hold data comes from the `nonempty_chunks` attribute when the array has one
 //! (0.9.2 writes it on unsharded arrays), else from the stored chunks, each decoded once.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 use zv_core::array::Array;
@@ -34,7 +34,9 @@ pub const NONEMPTY_CHUNKS: &str = "nonempty_chunks";
 pub struct GridArray {
     pub(super) array: Array,
     origin: Vec<i64>,
-    nonempty: Option<Vec<ChunkKey>>,
+    /// `nonempty_chunks`, parsed on first use (a grid of a thousand cells lists a thousand
+    /// keys, and most reads never need them): the keys, or why they are refused.
+    nonempty: OnceLock<std::result::Result<Option<Vec<ChunkKey>>, String>>,
     attributes: JsonObject,
     /// Decoded stored chunks of more than one cell, so the cells of one shard cost one read.
     pub(super) decoded: ShardCache,
@@ -48,7 +50,7 @@ impl GridArray {
     pub(super) fn open(
         store: Arc<dyn zv_core::store::Store>,
         path: &NodePath,
-        meta: ArrayMetadata,
+        mut meta: ArrayMetadata,
     ) -> Result<Self> {
         let key = path.metadata_key().to_string();
         if meta.data_type != DataType::VariableLengthBytes {
@@ -61,12 +63,9 @@ impl GridArray {
             ));
         }
         let rank = meta.shape.len();
-        let attributes = meta.attributes.clone();
+        // the array's own metadata keeps no attributes: the grid holds them
+        let attributes = std::mem::take(&mut meta.attributes);
         let origin = parse_origin(attributes.get(CHUNK_GRID_ORIGIN), rank, &key)?;
-        let nonempty = match attributes.get(NONEMPTY_CHUNKS) {
-            None | Some(Value::Null) => None,
-            Some(v) => Some(parse_nonempty(v, rank, &key)?),
-        };
         if let Some(t) = meta.storage_transformers.iter().find(|t| !t.may_ignore()) {
             return Err(Error::Unsupported {
                 key,
@@ -79,7 +78,7 @@ impl GridArray {
         Ok(Self {
             array,
             origin,
-            nonempty,
+            nonempty: OnceLock::new(),
             attributes,
             decoded: ShardCache::default(),
             shared,
@@ -113,9 +112,23 @@ impl GridArray {
         sharded.then(|| self.array.grid().chunk_shape().to_vec())
     }
 
-    /// The keys `nonempty_chunks` lists (sorted, deduplicated), `None` without the attribute.
-    pub fn listed(&self) -> Option<&[ChunkKey]> {
-        self.nonempty.as_deref()
+    /// The keys `nonempty_chunks` lists (sorted, deduplicated), `None` without the attribute;
+    /// an error naming the array's `zarr.json` when the attribute is not a list of chunk keys
+    /// of the grid's rank.
+    pub fn listed(&self) -> Result<Option<&[ChunkKey]>> {
+        let parsed = self
+            .nonempty
+            .get_or_init(|| match self.attributes.get(NONEMPTY_CHUNKS) {
+                None | Some(Value::Null) => Ok(None),
+                Some(v) => parse_nonempty(v, self.origin.len()).map(Some),
+            });
+        match parsed {
+            Ok(keys) => Ok(keys.as_deref()),
+            Err(why) => Err(Error::metadata(
+                self.array.path().metadata_key().as_str(),
+                format!("`{NONEMPTY_CHUNKS}`: {why}"),
+            )),
+        }
     }
 
     /// Whether chunk `key` has a cell in the grid (`key − origin` inside the shape).
@@ -299,8 +312,8 @@ impl GridArray {
     /// The absolute keys of the non-empty cells, sorted: `nonempty_chunks` when present, else
     /// [`GridArray::stored_keys`].
     pub fn keys(&self) -> Result<Vec<ChunkKey>> {
-        match &self.nonempty {
-            Some(keys) => Ok(keys.clone()),
+        match self.listed()? {
+            Some(keys) => Ok(keys.to_vec()),
             None => self.stored_keys(),
         }
     }
@@ -378,20 +391,20 @@ fn parse_origin(v: Option<&Value>, rank: usize, key: &str) -> Result<Vec<i64>> {
     }
 }
 
-/// `nonempty_chunks`: chunk keys of arity `rank`, returned sorted and deduplicated.
-fn parse_nonempty(v: &Value, rank: usize, key: &str) -> Result<Vec<ChunkKey>> {
-    let err = |why: String| Error::metadata(key, format!("`{NONEMPTY_CHUNKS}`: {why}"));
+/// `nonempty_chunks`: chunk keys of arity `rank`, returned sorted and deduplicated; else why
+/// not.
+fn parse_nonempty(v: &Value, rank: usize) -> std::result::Result<Vec<ChunkKey>, String> {
     let list = v
         .as_array()
-        .ok_or_else(|| err(format!("{v} is not a list of chunk keys")))?;
+        .ok_or_else(|| format!("{v} is not a list of chunk keys"))?;
     let mut out = Vec::with_capacity(list.len());
     for item in list {
         let text = item
             .as_str()
-            .ok_or_else(|| err(format!("{item} is not a chunk key")))?;
-        let k: ChunkKey = text.parse().map_err(err)?;
+            .ok_or_else(|| format!("{item} is not a chunk key"))?;
+        let k: ChunkKey = text.parse()?;
         if k.arity() != rank {
-            return Err(err(format!("`{text}` does not have {rank} components")));
+            return Err(format!("`{text}` does not have {rank} components"));
         }
         out.push(k);
     }
@@ -420,14 +433,13 @@ mod tests {
 
     #[test]
     fn nonempty_chunks_are_keys_of_the_rank() {
-        let keys = parse_nonempty(&json!(["1.-2.0", "-1.0.0", "1.-2.0"]), 3, "k").unwrap();
+        let keys = parse_nonempty(&json!(["1.-2.0", "-1.0.0", "1.-2.0"]), 3).unwrap();
         assert_eq!(
             keys,
             vec![ChunkKey(vec![-1, 0, 0]), ChunkKey(vec![1, -2, 0])]
         );
         for bad in [json!(["1.2"]), json!([3]), json!("1.2.3"), json!(["a.b.c"])] {
-            let e = parse_nonempty(&bad, 3, "0/vertices/zarr.json").unwrap_err();
-            assert!(e.to_string().contains("0/vertices/zarr.json"), "{e}");
+            assert!(parse_nonempty(&bad, 3).is_err(), "{bad}");
         }
     }
 }

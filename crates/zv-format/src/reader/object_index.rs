@@ -111,6 +111,18 @@ impl Level {
         Ok((model.layout.as_deref() != Some(VLEN_MANIFESTS_V2)).then_some(model.num_objects))
     }
 
+    /// The rows of the object index its metadata states, before its manifests are read
+    /// (`None`: no index, or the identity convention): the object count, or with ZV 0.9's
+    /// `vlen_manifests_v2` the count of stored objects.
+    pub(crate) fn stated_index_rows(&self) -> Result<Option<u64>> {
+        let group = self.p(&[names::OBJECT_INDEX]);
+        let Some(attributes) = self.blobs.group_attributes(&group)? else {
+            return Ok(None);
+        };
+        let model = ObjectIndexArray::from_attributes(&attributes, &join(&[&group, "zarr.json"]))?;
+        Ok(Some(model.num_objects))
+    }
+
     fn read_object_index(&self) -> Result<Option<ObjectIndex>> {
         let group = self.p(&[names::OBJECT_INDEX]);
         let key = join(&[&group, "zarr.json"]);

@@ -71,7 +71,7 @@ impl Level {
         // decoded (the object count comes from the index's metadata, before its manifests).
         let many = self.cache.object_index.get().is_none()
             && self
-                .stated_num_objects()?
+                .stated_index_rows()?
                 .is_some_and(|n| reads_every_chunk(ids.len(), n));
         if many {
             let explicit = self.geometry.has_explicit_links();

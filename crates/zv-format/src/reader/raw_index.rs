@@ -1,22 +1,39 @@
-//! zv's container of a level's object index (`data` + `offsets`), read but not decoded
-//! ([`RawIndex`]). Reading many objects decodes each manifest where it is used, straight into
-//! the object's fragment references, instead of decoding the whole index into manifests
-//! first (a level of a million fragments spread over many chunks has as many blocks, each a
-//! decoded block of about 70 bytes). Only the offsets are checked up front; anything else
-//! wrong is found as the manifests are used, and the caller then reads through the decoded
-//! index, whose errors name the fault exactly.
+//! A level's object index read but not decoded ([`RawIndex`]): zv's container (`data` +
+//! `offsets`) or ZV 0.9's (`vlen_manifests_v2`: a vlen-bytes `manifests` array by row and the
+//! row → id table `object_ids`). Reading many objects decodes each manifest where it is used,
+//! straight into the object's fragment references, instead of decoding the whole index into
+//! manifests first (a level of a million fragments spread over many chunks has as many
+//! blocks, each a decoded block of about 70 bytes). Only the framing (offsets, item count,
+//! ids) is checked up front; anything else wrong is found as the manifests are used, and the
+//! caller then reads through the decoded index, whose errors name the fault exactly.
 
+use super::v09::object_ids::{row_ids, MAX_ID_GAP};
 use super::Level;
+use crate::blob::{join, BlobData};
 use crate::error::Result;
 use crate::layout::manifest::{BlockFragments, ChunkCoords, Manifest};
 use crate::layout::LayoutError;
+use crate::metadata::arrays::{ObjectIndexArray, VLEN_MANIFESTS_V2};
+use crate::names;
 
-/// zv's object-index container, its offsets checked.
+/// A row with no manifest (an id the 0.9 `object_ids` table does not list).
+const NO_ROW: usize = usize::MAX;
+
+/// The manifests, by row.
+enum Rows {
+    /// zv's stream: where each manifest starts, then the end of the stream (`rows + 1`
+    /// values, non-decreasing, the first 0).
+    Stream { data: Vec<u8>, bounds: Vec<usize> },
+    /// The vlen-bytes items, one per row (an empty item is an empty manifest).
+    Items(Vec<Vec<u8>>),
+}
+
+/// An object index read but not decoded, its framing checked.
 pub(crate) struct RawIndex {
-    data: Vec<u8>,
-    /// Where each manifest starts, then the end of the stream (`num_objects + 1` values,
-    /// non-decreasing, the first 0).
-    bounds: Vec<usize>,
+    rows: Rows,
+    /// The row of each id when ids are not the rows (0.9's sparse or permuted ids),
+    /// [`NO_ROW`] for an id without one.
+    row_of: Option<Vec<usize>>,
     sid_ndim: usize,
 }
 
@@ -39,15 +56,50 @@ impl RawIndex {
         }
         bounds.push(data.len());
         Some(Self {
-            data,
-            bounds,
+            rows: Rows::Stream { data, bounds },
+            row_of: None,
             sid_ndim,
         })
     }
 
-    /// The number of objects.
+    /// ZV 0.9's container: `items` (at least `n`, those past `n` empty padding) and the
+    /// `object_ids` bytes (`n` int64 ids); `None` when they disagree, an id is negative or
+    /// stored twice, or the id space is one the decoded read refuses (it names the fault).
+    fn v09(mut items: Vec<Vec<u8>>, ids: &[u8], sid_ndim: usize, n: usize) -> Option<Self> {
+        if items.len() < n || items[n..].iter().any(|i| !i.is_empty()) {
+            return None;
+        }
+        items.truncate(n);
+        let ids = row_ids(ids, n, "").ok()?;
+        let row_of = if ids.iter().enumerate().all(|(r, &id)| id == r as u64) {
+            None
+        } else {
+            let max = ids.iter().copied().max().unwrap_or(0);
+            if max >= (n as u64).saturating_add(MAX_ID_GAP) {
+                return None;
+            }
+            let mut row_of = vec![NO_ROW; usize::try_from(max + 1).ok()?];
+            for (r, &id) in ids.iter().enumerate() {
+                if std::mem::replace(&mut row_of[id as usize], r) != NO_ROW {
+                    return None;
+                }
+            }
+            Some(row_of)
+        };
+        Some(Self {
+            rows: Rows::Items(items),
+            row_of,
+            sid_ndim,
+        })
+    }
+
+    /// The number of objects (ids `0..num_objects`; with 0.9's ids, the largest plus one).
     pub(crate) fn num_objects(&self) -> u64 {
-        (self.bounds.len() - 1) as u64
+        match (&self.row_of, &self.rows) {
+            (Some(row_of), _) => row_of.len() as u64,
+            (None, Rows::Stream { bounds, .. }) => (bounds.len() - 1) as u64,
+            (None, Rows::Items(items)) => items.len() as u64,
+        }
     }
 
     /// Gives `each` every block of object `id`'s manifest, in order. An error when the id is
@@ -57,15 +109,39 @@ impl RawIndex {
         id: u64,
         each: impl FnMut(ChunkCoords, BlockFragments),
     ) -> Result<(), LayoutError> {
-        let i = usize::try_from(id).unwrap_or(usize::MAX);
-        let (Some(&start), Some(&end)) = (self.bounds.get(i), self.bounds.get(i.saturating_add(1)))
-        else {
-            return Err(crate::layout::invalid(
+        let past = || {
+            crate::layout::invalid(
                 "object index",
                 format!("object {id} is past the {} objects", self.num_objects()),
-            ));
+            )
         };
-        let at = Manifest::visit_at(&self.data[..end], start, self.sid_ndim, |_| true, each)?;
+        let i = usize::try_from(id).unwrap_or(usize::MAX);
+        let row = match &self.row_of {
+            Some(row_of) => match row_of.get(i) {
+                Some(&NO_ROW) => return Ok(()),
+                Some(&r) => r,
+                None => return Err(past()),
+            },
+            None => i,
+        };
+        let (bytes, start, end) = match &self.rows {
+            Rows::Stream { data, bounds } => {
+                let (Some(&start), Some(&end)) =
+                    (bounds.get(row), bounds.get(row.saturating_add(1)))
+                else {
+                    return Err(past());
+                };
+                (&data[..end], start, end)
+            }
+            Rows::Items(items) => {
+                let item = items.get(row).ok_or_else(past)?;
+                if item.is_empty() {
+                    return Ok(());
+                }
+                (item.as_slice(), 0, item.len())
+            }
+        };
+        let at = Manifest::visit_at(bytes, start, self.sid_ndim, |_| true, each)?;
         if at != end {
             return Err(LayoutError::TrailingBytes {
                 what: "object manifest",
@@ -78,13 +154,40 @@ impl RawIndex {
 }
 
 impl Level {
-    /// zv's container of this level's object index, read but not decoded (`None`: another
-    /// container, no index, an index this level has decoded already, or offsets the decoded
+    /// This level's object index, read but not decoded (`None`: the reference's vlen
+    /// container, no index, an index this level has decoded already, or framing the decoded
     /// read must name the fault of).
     pub(crate) fn raw_object_index(&self) -> Result<Option<RawIndex>> {
-        Ok(self
-            .zv_container()?
-            .and_then(|(data, offsets, sid_ndim, n)| RawIndex::new(data, &offsets, sid_ndim, n)))
+        if let Some((data, offsets, sid_ndim, n)) = self.zv_container()? {
+            return Ok(RawIndex::new(data, &offsets, sid_ndim, n));
+        }
+        self.raw_v09_index()
+    }
+
+    /// ZV 0.9's container (`vlen_manifests_v2`), not yet decoded by this level.
+    fn raw_v09_index(&self) -> Result<Option<RawIndex>> {
+        let group = self.p(&[names::OBJECT_INDEX]);
+        if self.cache.object_index.get().is_some() {
+            return Ok(None);
+        }
+        let Some(attributes) = self.blobs.group_attributes(&group)? else {
+            return Ok(None);
+        };
+        let model = ObjectIndexArray::from_attributes(&attributes, &join(&[&group, "zarr.json"]))?;
+        if model.layout.as_deref() != Some(VLEN_MANIFESTS_V2) {
+            return Ok(None);
+        }
+        let Ok(n) = usize::try_from(model.num_objects) else {
+            return Ok(None);
+        };
+        let sid_ndim = model.sid_ndim.unwrap_or(self.key_arity);
+        let (Some(BlobData::Elements(items)), Some(ids)) = (
+            self.blobs.read(&join(&[&group, names::MANIFESTS]))?,
+            self.blobs.read_bytes(&join(&[&group, names::OBJECT_IDS]))?,
+        ) else {
+            return Ok(None);
+        };
+        Ok(RawIndex::v09(items, &ids, sid_ndim, n))
     }
 }
 

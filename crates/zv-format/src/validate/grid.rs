@@ -56,9 +56,14 @@ pub(crate) fn check_grids(blobs: &Blobs, groups: &[ArrayGroup], out: &mut Vec<Fi
             }
             Some(_) => {}
         }
-        let outside: Vec<String> = grid
-            .listed()
-            .unwrap_or_default()
+        let listed = match grid.listed() {
+            Ok(listed) => listed.unwrap_or_default(),
+            Err(e) => {
+                out.push(Finding::new(&CHUNK_GRID, &key, e.to_string()));
+                continue;
+            }
+        };
+        let outside: Vec<String> = listed
             .iter()
             .filter(|k| !grid.contains(k))
             .map(|k| {
@@ -82,8 +87,8 @@ pub(crate) fn check_listings(blobs: &Blobs, groups: &[ArrayGroup], out: &mut Vec
         let Ok(Some(grid)) = blobs.grid(&g.path) else {
             continue; // reported at level 1
         };
-        let Some(listed) = grid.listed() else {
-            continue;
+        let Ok(Some(listed)) = grid.listed() else {
+            continue; // without the attribute, nothing to check; a bad one is level 1's
         };
         let stored: BTreeSet<ChunkKey> = match grid.stored_keys() {
             Ok(k) => k.into_iter().collect(),
