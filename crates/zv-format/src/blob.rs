@@ -266,6 +266,20 @@ impl Blobs {
         self.read_at(&node_path(path)?)
     }
 
+    /// The elements of the `variable_length_bytes` blob at `path` when it is one stored
+    /// chunk, flat (their bytes back to back, and `n + 1` offsets), without a copy per
+    /// element; `None` otherwise (no node, another kind of array, several chunks: read it
+    /// with [`Blobs::read`], which names any fault).
+    pub(crate) fn read_flat_elements(&self, path: &str) -> Result<Option<(Vec<u8>, Vec<usize>)>> {
+        let path = node_path(path)?;
+        match self.node_at(&path)? {
+            Some(NodeMetadata::Array(meta)) => {
+                read::read_flat_elements(&self.open_array(&path, meta)?)
+            }
+            _ => Ok(None),
+        }
+    }
+
     fn read_at(&self, path: &NodePath) -> Result<Option<BlobData>> {
         // a cell of a ZV 0.9 grid array is read from the grid straight away: probing a node
         // `<array>/<chunk>/zarr.json` first would cost a request per cell on an object store

@@ -36,6 +36,31 @@ impl BlobData {
     }
 }
 
+/// The elements of a one-chunk 1-D `variable_length_bytes` array, flat: their bytes back to
+/// back and `n + 1` offsets (element `i` is `data[offsets[i]..offsets[i + 1]]`), without a
+/// copy per element; `None` when the array is not of that kind or its chunk is not stored
+/// (the caller reads it whole).
+pub(super) fn read_flat_elements(array: &Array) -> Result<Option<(Vec<u8>, Vec<usize>)>> {
+    let n = array.shape().first().copied().unwrap_or(0);
+    let one_chunk = array.grid().grid_shape().first().copied() == Some(1);
+    if !array.data_type().is_variable() || !one_chunk {
+        return Ok(None);
+    }
+    let err = |e| zarr_error(e, &array.path().metadata_key());
+    let Some(ArrayBytes::Variable { data, offsets }) =
+        array.retrieve_chunk_if_exists(&[0]).map_err(err)?
+    else {
+        return Ok(None);
+    };
+    let Some(bounds) = usize::try_from(n).ok().and_then(|n| offsets.get(..=n)) else {
+        return Ok(None);
+    };
+    let mut data = data.into_owned();
+    let bounds = bounds.to_vec();
+    data.truncate(bounds.last().copied().unwrap_or(0));
+    Ok(Some((data, bounds)))
+}
+
 /// Reads every element of the 1-D `array`.
 pub(super) fn read_whole(array: &Array) -> Result<BlobData> {
     // the key is only built for an error

@@ -95,11 +95,7 @@ impl Level {
         let mut kept = Vec::new();
         let mut p = vec![0.0; v.ndim()];
         let mut test = |r: u64| {
-            if v.row_into(r as usize, &mut p)
-                && p.iter()
-                    .zip(lo.iter().zip(hi))
-                    .all(|(x, (a, b))| a <= x && x <= b)
-            {
+            if v.row_in_box(r as usize, lo, hi, &mut p) {
                 kept.push(r);
             }
         };

@@ -9,7 +9,7 @@
 
 use super::v09::object_ids::{row_ids, MAX_ID_GAP};
 use super::Level;
-use crate::blob::{join, BlobData};
+use crate::blob::join;
 use crate::error::Result;
 use crate::layout::manifest::{BlockFragments, ChunkCoords, Manifest};
 use crate::layout::LayoutError;
@@ -19,18 +19,16 @@ use crate::names;
 /// A row with no manifest (an id the 0.9 `object_ids` table does not list).
 const NO_ROW: usize = usize::MAX;
 
-/// The manifests, by row.
-enum Rows {
-    /// zv's stream: where each manifest starts, then the end of the stream (`rows + 1`
-    /// values, non-decreasing, the first 0).
-    Stream { data: Vec<u8>, bounds: Vec<usize> },
-    /// The vlen-bytes items, one per row (an empty item is an empty manifest).
-    Items(Vec<Vec<u8>>),
-}
-
 /// An object index read but not decoded, its framing checked.
 pub(crate) struct RawIndex {
-    rows: Rows,
+    /// The manifests, back to back.
+    data: Vec<u8>,
+    /// Where each row's manifest starts, then the end of the data (`rows + 1` values,
+    /// non-decreasing, the first 0).
+    bounds: Vec<usize>,
+    /// Whether an empty row is an empty manifest (0.9's vlen items; in zv's stream every
+    /// manifest has at least its block count).
+    vlen: bool,
     /// The row of each id when ids are not the rows (0.9's sparse or permuted ids),
     /// [`NO_ROW`] for an id without one.
     row_of: Option<Vec<usize>>,
@@ -56,20 +54,35 @@ impl RawIndex {
         }
         bounds.push(data.len());
         Some(Self {
-            rows: Rows::Stream { data, bounds },
+            data,
+            bounds,
+            vlen: false,
             row_of: None,
             sid_ndim,
         })
     }
 
-    /// ZV 0.9's container: `items` (at least `n`, those past `n` empty padding) and the
-    /// `object_ids` bytes (`n` int64 ids); `None` when they disagree, an id is negative or
-    /// stored twice, or the id space is one the decoded read refuses (it names the fault).
-    fn v09(mut items: Vec<Vec<u8>>, ids: &[u8], sid_ndim: usize, n: usize) -> Option<Self> {
-        if items.len() < n || items[n..].iter().any(|i| !i.is_empty()) {
+    /// ZV 0.9's container: the vlen items back to back (`data`) and their `bounds` (at least
+    /// `n + 1`; items past `n` must be empty padding), and the `object_ids` bytes (`n` int64
+    /// ids); `None` when they disagree, an id is negative or stored twice, or the id space
+    /// is one the decoded read refuses (it names the fault).
+    fn v09(
+        data: Vec<u8>,
+        mut bounds: Vec<usize>,
+        ids: &[u8],
+        sid_ndim: usize,
+        n: usize,
+    ) -> Option<Self> {
+        if bounds.len() <= n || bounds[n..].windows(2).any(|w| w[0] != w[1]) {
             return None;
         }
-        items.truncate(n);
+        bounds.truncate(n + 1);
+        if bounds.first() != Some(&0)
+            || bounds.windows(2).any(|w| w[0] > w[1])
+            || bounds.last().is_some_and(|&end| end > data.len())
+        {
+            return None;
+        }
         let ids = row_ids(ids, n, "").ok()?;
         let row_of = if ids.iter().enumerate().all(|(r, &id)| id == r as u64) {
             None
@@ -87,7 +100,9 @@ impl RawIndex {
             Some(row_of)
         };
         Some(Self {
-            rows: Rows::Items(items),
+            data,
+            bounds,
+            vlen: true,
             row_of,
             sid_ndim,
         })
@@ -95,10 +110,9 @@ impl RawIndex {
 
     /// The number of objects (ids `0..num_objects`; with 0.9's ids, the largest plus one).
     pub(crate) fn num_objects(&self) -> u64 {
-        match (&self.row_of, &self.rows) {
-            (Some(row_of), _) => row_of.len() as u64,
-            (None, Rows::Stream { bounds, .. }) => (bounds.len() - 1) as u64,
-            (None, Rows::Items(items)) => items.len() as u64,
+        match &self.row_of {
+            Some(row_of) => row_of.len() as u64,
+            None => (self.bounds.len() - 1) as u64,
         }
     }
 
@@ -124,23 +138,15 @@ impl RawIndex {
             },
             None => i,
         };
-        let (bytes, start, end) = match &self.rows {
-            Rows::Stream { data, bounds } => {
-                let (Some(&start), Some(&end)) =
-                    (bounds.get(row), bounds.get(row.saturating_add(1)))
-                else {
-                    return Err(past());
-                };
-                (&data[..end], start, end)
-            }
-            Rows::Items(items) => {
-                let item = items.get(row).ok_or_else(past)?;
-                if item.is_empty() {
-                    return Ok(());
-                }
-                (item.as_slice(), 0, item.len())
-            }
+        let (Some(&start), Some(&end)) =
+            (self.bounds.get(row), self.bounds.get(row.saturating_add(1)))
+        else {
+            return Err(past());
         };
+        if self.vlen && start == end {
+            return Ok(());
+        }
+        let bytes = &self.data[..end];
         let at = Manifest::visit_at(bytes, start, self.sid_ndim, |_| true, each)?;
         if at != end {
             return Err(LayoutError::TrailingBytes {
@@ -181,13 +187,14 @@ impl Level {
             return Ok(None);
         };
         let sid_ndim = model.sid_ndim.unwrap_or(self.key_arity);
-        let (Some(BlobData::Elements(items)), Some(ids)) = (
-            self.blobs.read(&join(&[&group, names::MANIFESTS]))?,
+        let (Some((data, bounds)), Some(ids)) = (
+            self.blobs
+                .read_flat_elements(&join(&[&group, names::MANIFESTS]))?,
             self.blobs.read_bytes(&join(&[&group, names::OBJECT_IDS]))?,
         ) else {
             return Ok(None);
         };
-        Ok(RawIndex::v09(items, &ids, sid_ndim, n))
+        Ok(RawIndex::v09(data, bounds, &ids, sid_ndim, n))
     }
 }
 
@@ -255,5 +262,91 @@ mod tests {
         let raw = RawIndex::new(data.clone(), &cut, 2, 2).unwrap();
         assert!(visited(&raw, 0).is_err());
         assert!(visited(&raw, 1).is_err());
+    }
+
+    /// The vlen items of `manifests` back to back, their bounds, and `padding` empty items.
+    fn items(manifests: &[Manifest], padding: usize) -> (Vec<u8>, Vec<usize>) {
+        let (mut data, mut bounds) = (Vec::new(), vec![0]);
+        for m in manifests {
+            if !m.blocks.is_empty() {
+                m.encode_into(&mut data, 2).unwrap();
+            }
+            bounds.push(data.len());
+        }
+        bounds.extend(std::iter::repeat_n(data.len(), padding));
+        (data, bounds)
+    }
+
+    fn ids(v: &[i64]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn zv09_rows_are_visited_by_id() {
+        let rows = vec![
+            Manifest::from_refs(&[(vec![0, 1], 3), (vec![2, -1], 0)]),
+            Manifest::default(),
+            Manifest::from_refs(&[(vec![5, 5], 1)]),
+        ];
+        let (data, bounds) = items(&rows, 2);
+        // rows in id order: ids are the rows
+        let raw = RawIndex::v09(data.clone(), bounds.clone(), &ids(&[0, 1, 2]), 2, 3).unwrap();
+        assert_eq!(raw.num_objects(), 3);
+        for (id, m) in rows.iter().enumerate() {
+            assert_eq!(visited(&raw, id as u64).unwrap(), m.blocks, "object {id}");
+        }
+        assert!(visited(&raw, 3).is_err());
+        // sparse, permuted ids: ids without a row are empty, the largest bounds the objects
+        let raw = RawIndex::v09(data.clone(), bounds.clone(), &ids(&[7, 2, 4]), 2, 3).unwrap();
+        assert_eq!(raw.num_objects(), 8);
+        assert_eq!(visited(&raw, 7).unwrap(), rows[0].blocks);
+        assert_eq!(visited(&raw, 2).unwrap(), rows[1].blocks);
+        assert_eq!(visited(&raw, 4).unwrap(), rows[2].blocks);
+        for id in [0, 1, 3, 5, 6] {
+            assert!(visited(&raw, id).unwrap().is_empty(), "object {id}");
+        }
+        assert!(visited(&raw, 8).is_err());
+    }
+
+    #[test]
+    fn zv09_framing_the_decoded_read_refuses_is_refused() {
+        let rows = vec![
+            Manifest::from_refs(&[(vec![0, 1], 3)]),
+            Manifest::from_refs(&[(vec![1, 1], 0)]),
+        ];
+        let (data, bounds) = items(&rows, 0);
+        let ok = ids(&[0, 1]);
+        assert!(RawIndex::v09(data.clone(), bounds.clone(), &ok, 2, 2).is_some());
+        for (what, b, i, n) in [
+            ("an id stored twice", bounds.clone(), ids(&[1, 1]), 2),
+            ("a negative id", bounds.clone(), ids(&[0, -1]), 2),
+            ("ids of another count", bounds.clone(), ids(&[0]), 2),
+            (
+                "an id space too large",
+                bounds.clone(),
+                ids(&[0, 1 << 40]),
+                2,
+            ),
+            ("fewer items than rows", bounds[..2].to_vec(), ok.clone(), 2),
+            (
+                "bounds past the data",
+                vec![0, 3, data.len() + 1],
+                ok.clone(),
+                2,
+            ),
+            ("bounds decreasing", vec![0, data.len(), 3], ok.clone(), 2),
+        ] {
+            assert!(RawIndex::v09(data.clone(), b, &i, 2, n).is_none(), "{what}");
+        }
+        // padding past the rows must be empty
+        let mut padded = bounds.clone();
+        padded.push(data.len() + 1);
+        let mut longer = data.clone();
+        longer.push(0);
+        assert!(RawIndex::v09(longer, padded, &ok, 2, 2).is_none());
+        // a manifest cut short is an error when visited
+        let cut = vec![0, bounds[1] - 1, data.len()];
+        let raw = RawIndex::v09(data, cut, &ok, 2, 2).unwrap();
+        assert!(visited(&raw, 0).is_err());
     }
 }

@@ -131,6 +131,11 @@ impl Vertices {
         }
         let mut lo = vec![f64::INFINITY; self.ndim];
         let mut hi = vec![f64::NEG_INFINITY; self.ndim];
+        if self.data_type == DataType::Float32 && self.ndim == 3 {
+            // the commonest case, with the row width known to the compiler
+            let (l, h) = extent_f32::<3>(&self.bytes);
+            return Some((l.map(f64::from).to_vec(), h.map(f64::from).to_vec()));
+        }
         if self.data_type == DataType::Float32 {
             // the common case, without a per-row decode: f32 bounds widen exactly to f64
             let mut l32 = vec![f32::INFINITY; self.ndim];
@@ -161,6 +166,31 @@ impl Vertices {
             }
         }
         Some((lo, hi))
+    }
+
+    /// Whether row `i` lies inside the closed box `[lo, hi]` (`ndim` values each, else no
+    /// row is; a missing row is not). `scratch` holds `ndim` values for the types decoded through `f64`.
+    #[inline]
+    pub(crate) fn row_in_box(&self, i: usize, lo: &[f64], hi: &[f64], scratch: &mut [f64]) -> bool {
+        if lo.len() != self.ndim || hi.len() != self.ndim {
+            return false;
+        }
+        if self.data_type == DataType::Float32 {
+            let w = self.row_width();
+            let Some(b) = self.bytes.get(i * w..(i + 1) * w) else {
+                return false;
+            };
+            // f32 values widen exactly to f64, so the test is the f64 one
+            return b.chunks_exact(4).zip(lo.iter().zip(hi)).all(|(c, (a, h))| {
+                let x = f64::from(f32::from_le_bytes([c[0], c[1], c[2], c[3]]));
+                *a <= x && x <= *h
+            });
+        }
+        self.row_into(i, scratch)
+            && scratch
+                .iter()
+                .zip(lo.iter().zip(hi))
+                .all(|(x, (a, b))| a <= x && x <= b)
     }
 
     /// The relative rounding step of the vertex type (its machine epsilon).
@@ -254,6 +284,22 @@ impl Vertices {
     }
 }
 
+/// The smallest and largest value of each of the `N` columns of little-endian float32 rows
+/// (NaN values ignored).
+fn extent_f32<const N: usize>(bytes: &[u8]) -> ([f32; N], [f32; N]) {
+    let mut lo = [f32::INFINITY; N];
+    let mut hi = [f32::NEG_INFINITY; N];
+    for row in bytes.chunks_exact(4 * N) {
+        for d in 0..N {
+            let c = &row[4 * d..4 * d + 4];
+            let x = f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            lo[d] = lo[d].min(x);
+            hi[d] = hi[d].max(x);
+        }
+    }
+    (lo, hi)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -277,6 +323,58 @@ mod tests {
             }
             assert!(!v.row_into(2, &mut out), "no row 2");
             assert!(!v.row_into(0, &mut [0.0; 2]), "a short output");
+        }
+    }
+
+    /// Rows of `ndim` values from a small deterministic generator (a NaN now and then).
+    fn rows(data_type: DataType, ndim: usize, n: usize) -> (Vertices, Vec<f64>) {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut values = Vec::new();
+        let mut bytes = Vec::new();
+        for i in 0..n * ndim {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let v = if i % 97 == 5 {
+                f64::NAN
+            } else {
+                (state % 2001) as f64 / 10.0 - 100.0
+            };
+            crate::layout::attributes::f64_to_le(data_type, v, &mut bytes);
+            values.push(v);
+        }
+        (
+            Vertices::decode(bytes, ndim, data_type, "k").unwrap(),
+            values,
+        )
+    }
+
+    #[test]
+    fn extents_and_box_tests_agree_with_the_rows_decoded() {
+        let (lo, hi) = ([-30.0, -100.0, 12.5, -1.0], [40.0, 25.5, 100.0, 99.0]);
+        for data_type in [DataType::Float32, DataType::Float64, DataType::Float16] {
+            for ndim in [2, 3, 4] {
+                let (v, values) = rows(data_type, ndim, 500);
+                let mut want_lo = vec![f64::INFINITY; ndim];
+                let mut want_hi = vec![f64::NEG_INFINITY; ndim];
+                let mut row = vec![0.0; ndim];
+                for i in 0..v.len() {
+                    assert!(v.row_into(i, &mut row));
+                    for d in 0..ndim {
+                        if !row[d].is_nan() {
+                            want_lo[d] = want_lo[d].min(row[d]);
+                            want_hi[d] = want_hi[d].max(row[d]);
+                        }
+                    }
+                    let inside = (0..ndim).all(|d| lo[d] <= row[d] && row[d] <= hi[d]);
+                    let got = v.row_in_box(i, &lo[..ndim], &hi[..ndim], &mut [0.0; 4][..ndim]);
+                    assert_eq!(got, inside, "{data_type:?} ndim {ndim} row {i}");
+                }
+                assert_eq!(values.len(), 500 * ndim);
+                assert_eq!(v.extent(), Some((want_lo, want_hi)), "{data_type:?} {ndim}");
+                assert!(!v.row_in_box(500, &lo[..ndim], &hi[..ndim], &mut [0.0; 4][..ndim]));
+                assert!(!v.row_in_box(0, &lo[..ndim - 1], &hi[..ndim - 1], &mut [0.0; 4][..ndim]));
+            }
         }
     }
 }
