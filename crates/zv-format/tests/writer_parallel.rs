@@ -206,6 +206,14 @@ fn one_large_batch_gives_the_store_of_small_batches() {
         &rows,
         &options(Geometry::Graph, false, OutOfBounds::Raise),
     );
+    // graph vertices without ids are all object 0 (the parallel path once left the level
+    // without objects, and the object index then indexed past its table)
+    let rows = Rows::new(4, LARGE, false, 0.0, false);
+    same_store(
+        "graph without ids",
+        &rows,
+        &options(Geometry::Graph, false, OutOfBounds::Raise),
+    );
 }
 
 /// The error of adding `rows` after a first good batch, and the store once the good rows

@@ -304,7 +304,12 @@ impl ZvWriter {
                 .map(|(&o, _)| o)
         };
         if objects_mode {
-            if let Some(max) = kept_objects().max() {
+            // without ids every vertex is object 0, as in the one-thread path
+            let max = match object_ids {
+                Some(_) => kept_objects().max(),
+                None => (kept > 0).then_some(0),
+            };
+            if let Some(max) = max {
                 self.max_object = Some(self.max_object.map_or(max, |m| m.max(max)));
             }
         }

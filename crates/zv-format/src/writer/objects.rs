@@ -166,7 +166,19 @@ impl ZvWriter {
         let mut start = vec![0usize; n + 1];
         for objects in fragment_objects {
             for &o in objects {
-                start[o as usize + 1] += 1;
+                // every fragment's object is below the count (the writer's own invariant; an
+                // error rather than a panic should it ever be broken)
+                let slot = usize::try_from(o)
+                    .ok()
+                    .and_then(|o| o.checked_add(1))
+                    .and_then(|o| start.get_mut(o))
+                    .ok_or_else(|| {
+                        Error::InvalidInput(format!(
+                            "{}: a fragment of object {o} in a level of {n} objects",
+                            self.level
+                        ))
+                    })?;
+                *slot += 1;
             }
         }
         for o in 0..n {
