@@ -70,12 +70,6 @@ fn numeric(dt: DataType, values: &[f64]) -> Attribute {
 /// Writes the parts as the objects of a graph or a mesh; links pick distinct vertices of
 /// their object, every fifth link vertices of the whole store.
 fn write(geometry: Geometry, parts: &[Part]) -> Arc<dyn Store> {
-    let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
-    let mut opts = WriterOptions::new(geometry.clone(), vec![CHUNK; 3])
-        .with_format_version(FormatVersion::V0_7);
-    opts.bin_shape = Some(vec![BIN; 3]);
-    opts.codecs = CodecChoice::parse("zstd").unwrap();
-    let mut w = ZvWriter::create(store.clone(), opts).unwrap();
     let (mut flat, mut ids, mut links) = (Vec::new(), Vec::new(), Vec::new());
     let total: usize = parts.iter().map(|p| p.positions.len()).sum();
     for (o, p) in parts.iter().enumerate() {
@@ -97,17 +91,35 @@ fn write(geometry: Geometry, parts: &[Part]) -> Arc<dyn Store> {
             }
         }
     }
+    write_links(geometry, &flat, &ids, &links, parts.len())
+}
+
+/// A store of `geometry` (chunks of [`CHUNK`], bins of [`BIN`]) with the vertices `flat` of
+/// objects `ids` (`objects` of them, each with a `score`), a `weight` per vertex, and `links`.
+fn write_links(
+    geometry: Geometry,
+    flat: &[f64],
+    ids: &[u64],
+    links: &[Vec<u64>],
+    objects: usize,
+) -> Arc<dyn Store> {
+    let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
+    let mut opts = WriterOptions::new(geometry.clone(), vec![CHUNK; 3])
+        .with_format_version(FormatVersion::V0_7);
+    opts.bin_shape = Some(vec![BIN; 3]);
+    opts.codecs = CodecChoice::parse("zstd").unwrap();
+    let mut w = ZvWriter::create(store.clone(), opts).unwrap();
     let weight: Vec<f64> = (0..ids.len()).map(|i| i as f64 * 0.5).collect();
     let mut attrs = BTreeMap::new();
     attrs.insert("weight".to_owned(), numeric(DataType::Float32, &weight));
-    w.add_vertices_flat(&flat, Some(&ids), &attrs).unwrap();
+    w.add_vertices_flat(flat, Some(ids), &attrs).unwrap();
     if geometry == Geometry::Mesh {
-        w.add_faces(&links, &BTreeMap::new()).unwrap();
+        w.add_faces(links, &BTreeMap::new()).unwrap();
     } else {
         let edges: Vec<[u64; 2]> = links.iter().map(|l| [l[0], l[1]]).collect();
         w.add_edges(&edges, &BTreeMap::new()).unwrap();
     }
-    let score: Vec<f64> = (0..parts.len()).map(|o| o as f64 + 0.5).collect();
+    let score: Vec<f64> = (0..objects).map(|o| o as f64 + 0.5).collect();
     let mut oa = BTreeMap::new();
     oa.insert("score".to_owned(), numeric(DataType::Float64, &score));
     w.set_object_attributes(oa);
@@ -316,6 +328,51 @@ proptest! {
     ) {
         let store = write(Geometry::Mesh, &parts);
         let opts = options(&steps, strategy, implicit, seed);
+        build_pyramid(store.clone(), &opts).unwrap();
+        check(&store, &opts);
+    }
+}
+
+/// Graphs and meshes with more cross-chunk records than the builder numbers at a time (65,536)
+/// match the model: 30,000 vertices in 64 chunks, three links from each to vertices far off.
+#[test]
+fn many_cross_chunk_records_match_the_model() {
+    let n = 30_000u64;
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let flat: Vec<f64> = (0..n * 3)
+        .map(|_| (next() % 40_000) as f64 / 1000.0)
+        .collect();
+    let ids: Vec<u64> = (0..n).map(|i| i % 7).collect();
+    let far = |i: u64, k: u64| (i * (7919 + 2 * k) + 13 * k + 1) % n;
+    for (geometry, width) in [(Geometry::Graph, 2), (Geometry::Mesh, 3)] {
+        // vertex i and width − 1 others far off, three times
+        let links: Vec<Vec<u64>> = (0..n)
+            .flat_map(|i| (0..3u64).map(move |k| (i, k)))
+            .map(|(i, k)| {
+                let mut l = vec![i];
+                l.extend((1..width as u64).map(|c| far(i, k * 4 + c)));
+                l
+            })
+            .filter(|l| l.iter().collect::<BTreeSet<_>>().len() == width)
+            .collect();
+        assert!(links.len() > 80_000, "{geometry:?}: {} links", links.len());
+        let store = write_links(geometry.clone(), &flat, &ids, &links, 7);
+        let level = ZvStore::open(store.clone()).unwrap().level(0).unwrap();
+        let records = level
+            .cross_chunk_links(0)
+            .unwrap()
+            .map_or(0, |c| c.links.len());
+        assert!(
+            records > 70_000,
+            "{geometry:?}: {records} cross-chunk records"
+        );
+        let opts = options(&[(2, 1)], SparsityStrategy::Random, false, 1);
         build_pyramid(store.clone(), &opts).unwrap();
         check(&store, &opts);
     }

@@ -165,23 +165,39 @@ impl LinkSource {
         endpoints: Endpoints,
         out: &mut Vec<NumberedLink>,
     ) -> Result<()> {
+        let all = 0..self.records().unwrap_or(0);
+        self.number_cross_chunk_range(ordinal, all, number, endpoints, out)
+    }
+
+    /// [`LinkSource::number_cross_chunk`] for the records of `range` alone (so that a caller
+    /// can take them a part at a time; record `r`'s ordinal is `ordinal + r` whatever the
+    /// range). Records past the last are none.
+    pub(crate) fn number_cross_chunk_range(
+        &self,
+        ordinal: usize,
+        range: std::ops::Range<usize>,
+        number: &mut impl FnMut(&ChunkKey, u64) -> Option<u64>,
+        endpoints: Endpoints,
+        out: &mut Vec<NumberedLink>,
+    ) -> Result<()> {
         match &self.ccl {
-            Some(ccl) => self.number_records(ccl, ordinal, number, endpoints, out),
+            Some(ccl) => self.number_records(ccl, ordinal, range, number, endpoints, out),
             None => Ok(()),
         }
     }
 
-    /// Appends the cross-chunk records of `ccl`, numbered from `ordinal`.
+    /// Appends the cross-chunk records of `ccl` in `range`, numbered from `ordinal`.
     fn number_records(
         &self,
         ccl: &CrossChunk,
         ordinal: usize,
+        range: std::ops::Range<usize>,
         number: &mut impl FnMut(&ChunkKey, u64) -> Option<u64>,
         endpoints: Endpoints,
         out: &mut Vec<NumberedLink>,
     ) -> Result<()> {
         let l = &ccl.links;
-        for r in 0..l.len() {
+        for r in range.start..range.end.min(l.len()) {
             let mut ends = Vec::with_capacity(l.link_width());
             for e in 0..l.link_width() {
                 let Some((coords, row)) = l.endpoint(r, e) else {

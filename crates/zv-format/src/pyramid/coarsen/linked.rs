@@ -23,12 +23,15 @@
 //!
 //! The fine level is read a chunk at a time, twice: its vertices (their metavertices and each
 //! fine vertex's parent), then its links, numbered over the whole level as [`crate::export`]
-//! numbers them (the chunks back to back in key order, then the cross-chunk records). No fine
-//! link is held beyond its chunk; what grows with the level is the parent of each fine vertex
-//! (the cross-level links need it) and the coarse links, which the writer holds until it
-//! finishes.
+//! numbers them (the chunks back to back in key order, then the cross-chunk records, numbered
+//! [`CROSS_BATCH`] at a time). No fine link is held beyond its chunk or batch; what grows with
+//! the level is the parent of each fine vertex (the cross-level links need it), the level's
+//! cross-chunk records as stored (`8 × width × (key arity + 1)` bytes a record), and the
+//! coarse links: [`CoarseLinks`] keeps the set of each kept link's metavertices (16 bytes an
+//! edge, 32 a face, in a hash set) and hands the links to the writer a batch at a time, which
+//! holds them (16 bytes an edge) until it finishes.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet;
 
 use super::points::{column_kinds, PointCoarsener};
 use crate::error::{Error, Result};
@@ -56,16 +59,89 @@ pub(crate) fn check_no_link_attributes(level: &Level) -> Result<()> {
     Ok(())
 }
 
-/// The coarse link of a fine link whose corners have metavertices `corners`: `None` when it
-/// is degenerate (a metavertex twice) or a duplicate of a link in `seen` (same set of
-/// metavertices); else the corners, in their order, and the set is remembered.
-pub(crate) fn remap(corners: Vec<u64>, seen: &mut HashSet<Vec<u64>>) -> Option<Vec<u64>> {
-    let mut set = corners.clone();
-    set.sort_unstable();
-    if set.windows(2).any(|w| w[0] == w[1]) {
-        return None;
+/// How many cross-chunk records are numbered at a time.
+const CROSS_BATCH: usize = 1 << 16;
+
+/// How many coarse link values are held before they go to the writer.
+const WRITE_BATCH: usize = 1 << 20;
+
+/// The coarse links kept so far, flat (`width` metavertices each, in the fine level's link
+/// order), and the set of the metavertices of every link kept (for duplicates).
+pub(crate) struct CoarseLinks {
+    width: usize,
+    links: Vec<u64>,
+    seen: Seen,
+}
+
+/// The metavertex sets of the links kept, sorted (faces padded with `u64::MAX`).
+enum Seen {
+    Edges(FxHashSet<[u64; 2]>),
+    Faces(FxHashSet<[u64; 4]>),
+}
+
+impl CoarseLinks {
+    /// No links yet, of `width` corners (2 for graph edges, 3 or 4 for faces).
+    pub(crate) fn new(width: usize) -> Self {
+        let seen = if width == 2 {
+            Seen::Edges(FxHashSet::default())
+        } else {
+            Seen::Faces(FxHashSet::default())
+        };
+        Self {
+            width,
+            links: Vec::new(),
+            seen,
+        }
     }
-    seen.insert(set).then_some(corners)
+
+    /// Keeps the coarse link of a fine link whose corners have metavertices `corners`, in
+    /// their order, unless it is degenerate (a metavertex twice) or a duplicate of a link kept
+    /// before (the same set of metavertices); returns whether it was kept. A link of another
+    /// width than the store's is not kept.
+    pub(crate) fn offer(&mut self, corners: &[u64]) -> bool {
+        let n = corners.len();
+        if n != self.width || n > 4 {
+            return false;
+        }
+        let mut set = [u64::MAX; 4];
+        set[..n].copy_from_slice(corners);
+        set[..n].sort_unstable();
+        if set[..n].windows(2).any(|w| w[0] == w[1]) {
+            return false;
+        }
+        let new = match &mut self.seen {
+            Seen::Edges(s) => s.insert([set[0], set[1]]),
+            Seen::Faces(s) => s.insert(set),
+        };
+        if new {
+            self.links.extend_from_slice(corners);
+        }
+        new
+    }
+
+    /// The links kept and not yet handed over, `width` values each.
+    pub(crate) fn pending(&self) -> &[u64] {
+        &self.links
+    }
+
+    /// Hands the links kept since the last call to `writer` (as faces for meshes, else as
+    /// edges), in order, and forgets them (not their metavertex sets).
+    fn flush(&mut self, mesh: bool, writer: &mut ZvWriter) -> Result<()> {
+        let none = Default::default();
+        if mesh {
+            let faces: Vec<Vec<u64>> = self
+                .links
+                .chunks_exact(self.width)
+                .map(<[u64]>::to_vec)
+                .collect();
+            writer.add_faces(&faces, &none)?;
+        } else {
+            let edges: Vec<[u64; 2]> = self.links.chunks_exact(2).map(|e| [e[0], e[1]]).collect();
+            writer.add_edges(&edges, &none)?;
+        }
+        self.links.clear();
+        Ok(())
+    }
 }
 
 /// Writes the coarse graph or mesh of the objects `keep` keeps into `writer`, and returns
@@ -131,30 +207,26 @@ pub(crate) fn coarsen_level(
     }
     let ids = objects.then_some(m.objects.as_slice());
     let first = writer.add_vertices_flat(&m.positions, ids, &m.attributes)?;
-    let coarse = coarse_links(level, &parents, |v| metavertex(v).map(|m| first + m))?;
-    if *level.geometry() == crate::Geometry::Mesh {
-        writer.add_faces(&coarse, &Default::default())?;
-    } else {
-        let edges: Vec<[u64; 2]> = coarse
-            .into_iter()
-            .filter_map(|c| c.try_into().ok())
-            .collect();
-        writer.add_edges(&edges, &Default::default())?;
-    }
+    drop(m.positions);
+    coarse_links(level, &parents, writer, |v| {
+        metavertex(v).map(|m| first + m)
+    })?;
     Ok(parents)
 }
 
-/// The coarse links of `level`'s links, read a chunk at a time (then the cross-chunk
-/// records), in the fine level's link order: each fine vertex numbered level-wide (the
-/// chunks of `parents` back to back, in key order), its metavertex given by `metavertex`,
-/// each link [`remap`]ped. A cross-chunk record that ends at a placeholder endpoint is not a
-/// whole link and is left out.
+/// Writes the coarse links of `level`'s links into `writer`, read a chunk at a time (then
+/// the cross-chunk records, [`CROSS_BATCH`] at a time), in the fine level's link order: each
+/// fine vertex numbered level-wide (the chunks of `parents` back to back, in key order), its
+/// metavertex given by `metavertex`, each link offered to [`CoarseLinks`]. A cross-chunk
+/// record that ends at a placeholder endpoint is not a whole link and is left out.
 fn coarse_links(
     level: &Level,
     parents: &ParentMap,
+    writer: &mut ZvWriter,
     metavertex: impl Fn(u64) -> Option<u64>,
-) -> Result<Vec<Vec<u64>>> {
+) -> Result<()> {
     let width = level.link_width()?;
+    let mesh = *level.geometry() == crate::Geometry::Mesh;
     let source = level.link_source()?;
     // each chunk's first level-wide number and rows
     let mut place: CoordsMap<&[i64], (u64, u64)> = CoordsMap::default();
@@ -167,19 +239,27 @@ fn coarse_links(
         let &(start, rows) = place.get(k.coords())?;
         (r < rows).then_some(start + r)
     };
-    let mut seen = HashSet::new();
-    let mut coarse = Vec::new();
+    let mut coarse = CoarseLinks::new(width);
     let mut numbered = Vec::new();
-    let mut keep = |numbered: &mut Vec<NumberedLink>, coarse: &mut Vec<Vec<u64>>| {
+    let mut corners = Vec::with_capacity(width);
+    let mut keep = |numbered: &mut Vec<NumberedLink>,
+                    coarse: &mut CoarseLinks,
+                    writer: &mut ZvWriter|
+     -> Result<()> {
         for l in numbered.drain(..) {
             if l.ends.len() != width {
                 continue;
             }
-            let corners: Option<Vec<u64>> = l.ends.iter().map(|&v| metavertex(v)).collect();
-            if let Some(c) = corners.and_then(|c| remap(c, &mut seen)) {
-                coarse.push(c);
+            corners.clear();
+            corners.extend(l.ends.iter().map_while(|&v| metavertex(v)));
+            if corners.len() == width {
+                coarse.offer(&corners);
             }
         }
+        if coarse.pending().len() >= WRITE_BATCH {
+            coarse.flush(mesh, writer)?;
+        }
+        Ok(())
     };
     let mut ordinal = 0;
     for (key, rows) in &parents.chunks {
@@ -196,11 +276,22 @@ fn coarse_links(
             &mut numbered,
         )?;
         ordinal += links.len();
-        keep(&mut numbered, &mut coarse);
+        keep(&mut numbered, &mut coarse, writer)?;
     }
-    source.number_cross_chunk(ordinal, &mut number, Endpoints::All, &mut numbered)?;
-    keep(&mut numbered, &mut coarse);
-    Ok(coarse)
+    let records = source.records().unwrap_or(0);
+    for start in (0..records).step_by(CROSS_BATCH) {
+        let range = start..(start + CROSS_BATCH).min(records);
+        source.number_cross_chunk_range(
+            ordinal,
+            range,
+            &mut number,
+            Endpoints::All,
+            &mut numbered,
+        )?;
+        keep(&mut numbered, &mut coarse, writer)?;
+    }
+    // the rest, or no links at all (the writer then knows there are none)
+    coarse.flush(mesh, writer)
 }
 
 #[cfg(test)]
@@ -209,15 +300,29 @@ mod tests {
 
     #[test]
     fn degenerate_and_duplicate_links_are_dropped() {
-        let mut seen = HashSet::new();
-        assert_eq!(remap(vec![1, 0], &mut seen), Some(vec![1, 0]));
-        // the reverse edge is a duplicate; a self-loop is degenerate
-        assert_eq!(remap(vec![0, 1], &mut seen), None);
-        assert_eq!(remap(vec![2, 2], &mut seen), None);
+        let mut edges = CoarseLinks::new(2);
+        assert!(edges.offer(&[1, 0]));
+        // the reverse edge is a duplicate; a self-loop is degenerate; a face is no edge
+        assert!(!edges.offer(&[0, 1]));
+        assert!(!edges.offer(&[2, 2]));
+        assert!(!edges.offer(&[2, 3, 4]));
+        assert!(edges.offer(&[2, 1]));
+        assert_eq!(edges.pending(), &[1, 0, 2, 1]);
         // faces: two corners in one cluster, then another winding of a kept face
-        assert_eq!(remap(vec![3, 4, 3], &mut seen), None);
-        assert_eq!(remap(vec![3, 4, 5], &mut seen), Some(vec![3, 4, 5]));
-        assert_eq!(remap(vec![5, 4, 3], &mut seen), None);
-        assert_eq!(remap(vec![0, 1, 2, 0], &mut seen), None);
+        let mut faces = CoarseLinks::new(3);
+        assert!(!faces.offer(&[3, 4, 3]));
+        assert!(faces.offer(&[3, 4, 5]));
+        assert!(!faces.offer(&[5, 4, 3]));
+        assert!(!faces.offer(&[4, 3, 5]));
+        assert!(faces.offer(&[3, 4, 6]));
+        assert!(!faces.offer(&[1, 2]));
+        assert_eq!(faces.pending(), &[3, 4, 5, 3, 4, 6]);
+        let mut quads = CoarseLinks::new(4);
+        assert!(!quads.offer(&[0, 1, 2, 0]));
+        assert!(quads.offer(&[0, 1, 2, 3]));
+        assert!(!quads.offer(&[3, 2, 1, 0]));
+        // the largest metavertex numbers are numbers like any other
+        assert!(quads.offer(&[u64::MAX - 3, u64::MAX - 2, u64::MAX - 1, 7]));
+        assert_eq!(quads.pending().len(), 8);
     }
 }
