@@ -1,7 +1,7 @@
 """An HTTP proxy in front of an S3 server, for zv's object-store tests and benchmark: it counts
 requests, delays each by a fixed time, and injects faults.
 
-    python fault_proxy.py PORT UPSTREAM [--delay-ms MS]
+    python fault_proxy.py PORT UPSTREAM [--delay-ms MS] [--max-in-flight N]
 
 Listens on 127.0.0.1:PORT and forwards every request to UPSTREAM (`http://127.0.0.1:P`, the
 moto server), headers and body unchanged (S3 signatures stay valid: the Host header is the
@@ -22,7 +22,12 @@ client's). Requests under `/__proxy/` are the proxy's own, never forwarded:
     POST /__proxy/clear   remove every fault rule
 
 Kinds: GET, PUT, HEAD, DELETE, POST, and LIST (a GET of a bucket, e.g. ListObjectsV2).
-Threads: one per connection, so requests in flight wait out their delays together.
+Threads: one per connection, so requests in flight wait out their delays together. With
+`--max-in-flight N`, at most N requests are served at once (the others wait their turn before
+they are counted; the proxy's own requests never wait): a client that opens thousands of
+connections at once (zarr-vectors 0.9.2 gathers every request of a read) would otherwise have
+thousands of Python threads contend for the interpreter, which once starved the proxy until
+its clients gave up. 0 (the default) sets no limit.
 """
 
 import http.client
@@ -90,7 +95,12 @@ def kind_of(method, path):
 
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # an idle kept-alive connection is closed after this many seconds, so that clients that
+    # open many connections (connection pools of two benchmarked programs) do not leave a
+    # thread each waiting on them: thousands of such threads once starved the proxy
+    timeout = 30
     state = None
+    slots = None
     upstream = None
     local = threading.local()
 
@@ -168,6 +178,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def handle_any(self):
         if self.path.startswith("/__proxy/"):
             return self.control()
+        if self.slots is None:
+            return self.serve()
+        with self.slots:
+            return self.serve()
+
+    def serve(self):
         kind = kind_of(self.command, self.path)
         action = self.state.begin(kind, self.path)
         try:
@@ -227,6 +243,10 @@ def main():
         delay = float(sys.argv[sys.argv.index("--delay-ms") + 1])
     Handler.state = State(delay)
     Handler.upstream = upstream
+    limit = 0
+    if "--max-in-flight" in sys.argv:
+        limit = int(sys.argv[sys.argv.index("--max-in-flight") + 1])
+    Handler.slots = threading.BoundedSemaphore(limit) if limit > 0 else None
     server = Server(("127.0.0.1", port), Handler)
     server.serve_forever()
 

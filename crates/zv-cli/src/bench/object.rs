@@ -79,6 +79,10 @@ fn proxy(url: &str, what: &str) -> CliResult<(u64, u64)> {
     let addr = url.trim_start_matches("http://").trim_end_matches('/');
     let method = if what == "stats" { "GET" } else { "POST" };
     let mut s = TcpStream::connect(addr).map_err(|e| format!("the proxy at {url}: {e}"))?;
+    // a proxy that stops answering is an error, not a benchmark that never ends
+    let limit = Some(std::time::Duration::from_secs(120));
+    s.set_read_timeout(limit)?;
+    s.set_write_timeout(limit)?;
     write!(
         s,
         "{method} /__proxy/{what} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"

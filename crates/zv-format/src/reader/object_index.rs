@@ -177,14 +177,43 @@ impl Level {
     }
 
     /// The number of objects (`None`: the level has no object index), without decoding the
-    /// manifests where the index's attributes give it (every container but ZV 0.9's
-    /// `vlen_manifests_v2`, whose count is that of its listed ids, and the identity
-    /// convention).
+    /// manifests: from the index's attributes, or for ZV 0.9's `vlen_manifests_v2` its
+    /// largest listed id plus one (as [`ObjectIndex::num_objects`] counts them; the ids are
+    /// checked for number and sign here, for repeats when the manifests are read); the
+    /// identity convention, and an index this level has decoded, count its manifests.
     pub fn num_objects(&self) -> Result<Option<u64>> {
         if let Some(n) = self.stated_num_objects()? {
             return Ok(Some(n));
         }
+        if self.cache.object_index.get().is_none() {
+            if let Some(n) = self.listed_id_count()? {
+                return Ok(Some(n));
+            }
+        }
         Ok(self.shared_object_index()?.map(|i| i.num_objects))
+    }
+
+    /// ZV 0.9's `vlen_manifests_v2` object count from its `object_ids` alone (`None`:
+    /// another container, or no index).
+    fn listed_id_count(&self) -> Result<Option<u64>> {
+        let group = self.p(&[names::OBJECT_INDEX]);
+        let Some(attributes) = self.blobs.group_attributes(&group)? else {
+            return Ok(None);
+        };
+        let model = ObjectIndexArray::from_attributes(&attributes, &join(&[&group, "zarr.json"]))?;
+        if model.layout.as_deref() != Some(VLEN_MANIFESTS_V2) {
+            return Ok(None);
+        }
+        let path = join(&[&group, names::OBJECT_IDS]);
+        let table = self.blobs.require_bytes(
+            &path,
+            "the object id of each manifest (layout vlen_manifests_v2)",
+        )?;
+        let rows = usize::try_from(model.num_objects).map_err(|_| {
+            Error::metadata(join(&[&group, "zarr.json"]), "num_objects is too large")
+        })?;
+        let ids = super::v09::object_ids::row_ids(&table, rows, &path)?;
+        Ok(Some(ids.iter().max().map_or(0, |m| m.saturating_add(1))))
     }
 
     /// The manifests of the object index, by id, handed to `each` a part at a time (the

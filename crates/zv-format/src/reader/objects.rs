@@ -24,7 +24,7 @@ use crate::names;
 
 /// The object index as the many-object read loads it.
 enum Loaded {
-    /// zv's container, not decoded.
+    /// zv's container or ZV 0.9's, not decoded.
     Raw(RawIndex),
     /// The decoded index (another container, or an index this level decoded already).
     Decoded(Arc<ObjectIndex>),
@@ -68,11 +68,14 @@ impl Level {
             what: "object index (the level has no objects)".into(),
         };
         // Many objects read every chunk: the chunks are scanned while the manifests are
-        // decoded (the object count comes from the index's metadata, before its manifests).
-        let many = self.cache.object_index.get().is_none()
-            && self
-                .stated_index_rows()?
-                .is_some_and(|n| reads_every_chunk(ids.len(), n));
+        // decoded. "Many" is at least half the objects the index stores, its rows, which its
+        // metadata states before its manifests are read (with ZV 0.9's sparse ids, fewer than
+        // the largest id).
+        let rows = match self.cache.object_index.get() {
+            None => self.stated_index_rows()?,
+            Some(_) => None,
+        };
+        let many = rows.is_some_and(|n| reads_every_chunk(ids.len(), n));
         if many {
             let explicit = self.geometry.has_explicit_links();
             let (index, scan) = rayon::join(
@@ -86,20 +89,18 @@ impl Level {
             );
             let index = index?.ok_or_else(no_index)?;
             if let (Loaded::Raw(raw), Ok(scan)) = (&index, &scan) {
-                if reads_every_chunk(ids.len(), raw.num_objects()) {
-                    // zv's container decoded manifest by manifest; on any fault the decoded
-                    // index below decides, and its errors name the fault
-                    let read = self.read_scanned(Manifests::Raw(raw), ids, scan);
-                    if let Ok(objects) = read {
-                        return Ok(objects);
-                    }
+                // the index decoded manifest by manifest; on any fault the decoded index below
+                // decides, and its errors name the fault
+                let read = self.read_scanned(Manifests::Raw(raw), ids, scan);
+                if let Ok(objects) = read {
+                    return Ok(objects);
                 }
             }
             let index = match index {
                 Loaded::Decoded(index) => index,
                 Loaded::Raw(_) => self.shared_object_index()?.ok_or_else(no_index)?,
             };
-            let scan = reads_every_chunk(ids.len(), index.num_objects).then_some(scan);
+            let scan = reads_every_chunk(ids.len(), index.stored_objects()).then_some(scan);
             return self.read_objects(&index, ids, scan);
         }
         let index = self.shared_object_index()?.ok_or_else(no_index)?;

@@ -41,11 +41,18 @@ pub struct FaultProxy {
 impl FaultProxy {
     /// Starts the proxy in front of `upstream` (an endpoint URL) with `delay_ms` per request.
     pub fn start(upstream: &str, delay_ms: u64) -> Self {
+        Self::start_limited(upstream, delay_ms, 0)
+    }
+
+    /// [`FaultProxy::start`], serving at most `max_in_flight` requests at once (0: no limit;
+    /// the others wait their turn), for clients that open thousands of connections at once.
+    pub fn start_limited(upstream: &str, delay_ms: u64, max_in_flight: usize) -> Self {
         let port = free_port();
         let script = env::workspace_root().join("tests/interop/fault_proxy.py");
         let mut command = Command::new(env::s3_python());
         command.arg(script).arg(port.to_string()).arg(upstream);
         command.args(["--delay-ms", &delay_ms.to_string()]);
+        command.args(["--max-in-flight", &max_in_flight.to_string()]);
         let guard = start(command, port, "the fault proxy");
         Self {
             endpoint: format!("http://127.0.0.1:{port}"),

@@ -63,7 +63,7 @@ pub(crate) fn check_no_link_attributes(level: &Level) -> Result<()> {
 const CROSS_BATCH: usize = 1 << 16;
 
 /// How many coarse link values are held before they go to the writer.
-const WRITE_BATCH: usize = 1 << 20;
+const WRITE_BATCH: usize = 1 << 16;
 
 /// The coarse links kept so far, flat (`width` metavertices each, in the fine level's link
 /// order), and the set of the metavertices of every link kept (for duplicates).

@@ -16,7 +16,7 @@ use crate::names;
 pub(crate) enum Manifests<'a> {
     /// A decoded index.
     Decoded(&'a ObjectIndex),
-    /// zv's container, each manifest decoded as it is used. Any fault is an error whose
+    /// zv's container or ZV 0.9's, each manifest decoded as it is used. Any fault is an error whose
     /// text says nothing: the caller then reads through the decoded index, which names it.
     Raw(&'a RawIndex),
 }
