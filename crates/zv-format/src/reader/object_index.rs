@@ -103,24 +103,20 @@ impl Level {
     /// (`None`: no index, the identity convention, or ZV 0.9's `vlen_manifests_v2`, whose
     /// count is that of its manifests).
     pub(crate) fn stated_num_objects(&self) -> Result<Option<u64>> {
-        let group = self.p(&[names::OBJECT_INDEX]);
-        let Some(attributes) = self.blobs.group_attributes(&group)? else {
-            return Ok(None);
-        };
-        let model = ObjectIndexArray::from_attributes(&attributes, &join(&[&group, "zarr.json"]))?;
-        Ok((model.layout.as_deref() != Some(VLEN_MANIFESTS_V2)).then_some(model.num_objects))
+        Ok(self.index_model()?.and_then(|(_, model)| {
+            (model.layout.as_deref() != Some(VLEN_MANIFESTS_V2)).then_some(model.num_objects)
+        }))
     }
 
-    /// The rows of the object index its metadata states, before its manifests are read
-    /// (`None`: no index, or the identity convention): the object count, or with ZV 0.9's
-    /// `vlen_manifests_v2` the count of stored objects.
-    pub(crate) fn stated_index_rows(&self) -> Result<Option<u64>> {
+    /// The object index group's path and its metadata (`None`: the level has no
+    /// `object_index` group).
+    pub(crate) fn index_model(&self) -> Result<Option<(String, ObjectIndexArray)>> {
         let group = self.p(&[names::OBJECT_INDEX]);
         let Some(attributes) = self.blobs.group_attributes(&group)? else {
             return Ok(None);
         };
         let model = ObjectIndexArray::from_attributes(&attributes, &join(&[&group, "zarr.json"]))?;
-        Ok(Some(model.num_objects))
+        Ok(Some((group, model)))
     }
 
     fn read_object_index(&self) -> Result<Option<ObjectIndex>> {
@@ -196,11 +192,9 @@ impl Level {
     /// ZV 0.9's `vlen_manifests_v2` object count from its `object_ids` alone (`None`:
     /// another container, or no index).
     fn listed_id_count(&self) -> Result<Option<u64>> {
-        let group = self.p(&[names::OBJECT_INDEX]);
-        let Some(attributes) = self.blobs.group_attributes(&group)? else {
+        let Some((group, model)) = self.index_model()? else {
             return Ok(None);
         };
-        let model = ObjectIndexArray::from_attributes(&attributes, &join(&[&group, "zarr.json"]))?;
         if model.layout.as_deref() != Some(VLEN_MANIFESTS_V2) {
             return Ok(None);
         }
@@ -290,23 +284,31 @@ impl Level {
     /// offsets that disagree with the count, or an index already decoded).
     #[allow(clippy::type_complexity)]
     pub(crate) fn zv_container(&self) -> Result<Option<(Vec<u8>, Vec<u8>, usize, usize)>> {
-        let group = self.p(&[names::OBJECT_INDEX]);
         if self.cache.object_index.get().is_some() {
             return Ok(None);
         }
-        let Some(attributes) = self.blobs.group_attributes(&group)? else {
-            return Ok(None);
-        };
-        let model = ObjectIndexArray::from_attributes(&attributes, &join(&[&group, "zarr.json"]))?;
+        match self.index_model()? {
+            Some((group, model)) => self.zv_container_of(&group, &model),
+            None => Ok(None),
+        }
+    }
+
+    /// [`Level::zv_container`] of the index group `group` with metadata `model`.
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn zv_container_of(
+        &self,
+        group: &str,
+        model: &ObjectIndexArray,
+    ) -> Result<Option<(Vec<u8>, Vec<u8>, usize, usize)>> {
         if model.layout.as_deref() == Some(VLEN_MANIFESTS_V2)
-            || self.blobs.exists(&join(&[&group, names::MANIFESTS]))?
+            || self.blobs.exists(&join(&[group, names::MANIFESTS]))?
         {
             return Ok(None);
         }
         let sid_ndim = model.sid_ndim.unwrap_or(self.key_arity);
         let (Some(data), Some(offsets)) = (
-            self.blobs.read_bytes(&join(&[&group, names::DATA]))?,
-            self.blobs.read_bytes(&join(&[&group, names::OFFSETS]))?,
+            self.blobs.read_bytes(&join(&[group, names::DATA]))?,
+            self.blobs.read_bytes(&join(&[group, names::OFFSETS]))?,
         ) else {
             return Ok(None);
         };

@@ -72,7 +72,7 @@ impl Level {
         // metadata states before its manifests are read (with ZV 0.9's sparse ids, fewer than
         // the largest id).
         let rows = match self.cache.object_index.get() {
-            None => self.stated_index_rows()?,
+            None => self.index_model()?.map(|(_, model)| model.num_objects),
             Some(_) => None,
         };
         let many = rows.is_some_and(|n| reads_every_chunk(ids.len(), n));

@@ -164,33 +164,31 @@ impl Level {
     /// container, no index, an index this level has decoded already, or framing the decoded
     /// read must name the fault of).
     pub(crate) fn raw_object_index(&self) -> Result<Option<RawIndex>> {
-        if let Some((data, offsets, sid_ndim, n)) = self.zv_container()? {
-            return Ok(RawIndex::new(data, &offsets, sid_ndim, n));
-        }
-        self.raw_v09_index()
-    }
-
-    /// ZV 0.9's container (`vlen_manifests_v2`), not yet decoded by this level.
-    fn raw_v09_index(&self) -> Result<Option<RawIndex>> {
-        let group = self.p(&[names::OBJECT_INDEX]);
         if self.cache.object_index.get().is_some() {
             return Ok(None);
         }
-        let Some(attributes) = self.blobs.group_attributes(&group)? else {
+        let Some((group, model)) = self.index_model()? else {
             return Ok(None);
         };
-        let model = ObjectIndexArray::from_attributes(&attributes, &join(&[&group, "zarr.json"]))?;
-        if model.layout.as_deref() != Some(VLEN_MANIFESTS_V2) {
-            return Ok(None);
+        if model.layout.as_deref() == Some(VLEN_MANIFESTS_V2) {
+            return self.raw_v09_index(&group, &model);
         }
+        Ok(self
+            .zv_container_of(&group, &model)?
+            .and_then(|(data, offsets, sid_ndim, n)| RawIndex::new(data, &offsets, sid_ndim, n)))
+    }
+
+    /// ZV 0.9's container (`vlen_manifests_v2`) of the index group `group` with metadata
+    /// `model`.
+    fn raw_v09_index(&self, group: &str, model: &ObjectIndexArray) -> Result<Option<RawIndex>> {
         let Ok(n) = usize::try_from(model.num_objects) else {
             return Ok(None);
         };
         let sid_ndim = model.sid_ndim.unwrap_or(self.key_arity);
         let (Some((data, bounds)), Some(ids)) = (
             self.blobs
-                .read_flat_elements(&join(&[&group, names::MANIFESTS]))?,
-            self.blobs.read_bytes(&join(&[&group, names::OBJECT_IDS]))?,
+                .read_flat_elements(&join(&[group, names::MANIFESTS]))?,
+            self.blobs.read_bytes(&join(&[group, names::OBJECT_IDS]))?,
         ) else {
             return Ok(None);
         };
