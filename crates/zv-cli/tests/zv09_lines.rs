@@ -135,23 +135,36 @@ fn lines_are_laid_out_as_zarr_vectors_0_9_2_lays_them_out() {
     ));
     // 0.9.2 writes no store of no lines with vertex attributes
     docs.retain(|(_, d)| d["polylines"].as_array().is_some_and(|p| !p.is_empty()));
-    let (mut cells, mut binned) = (0, 0);
+    let mut script = Command::new(zv09_python());
+    script
+        .arg(workspace_root().join("tests/interop/zv09_lines_layout.py"))
+        .arg(dir.path());
+    let mut binned = 0;
     for (name, doc) in &docs {
         let store = import(dir.path(), name, doc, "0.9");
         binned += usize::from(doc.get("bin_shape").is_some_and(|b| !b.is_null()));
-        let out = Command::new(zv09_python())
-            .arg(workspace_root().join("tests/interop/zv09_lines_layout.py"))
+        script
             .arg(dir.path().join(format!("{name}.json")))
-            .arg(&store)
-            .arg(dir.path())
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "zv09_lines_layout.py {name}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+            .arg(&store);
+    }
+    // one interpreter for every document
+    let out = script.output().unwrap();
+
+    assert!(
+        out.status.success(),
+        "zv09_lines_layout.py: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let reports: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(reports.len(), docs.len(), "one report per document");
+    let mut cells = 0;
+    for ((name, _), report) in docs.iter().zip(&reports) {
+        let want = dir.path().join(format!("{name}.json"));
+        assert_eq!(report["document"], json!(want.to_str().unwrap()), "{name}");
         assert_eq!(report["differences"], json!([]), "{name}");
         cells += report["cells"].as_u64().unwrap();
     }

@@ -211,7 +211,8 @@ impl Blobs {
     }
 
     /// The attributes of the group at `path`; `None` if it has no `zarr.json`. An array there
-    /// is an error.
+    /// is an error, except in a ZV 0.9 store, where an array's own attributes are given
+    /// (without `nonempty_chunks`: [`GridArray::listed`]).
     pub fn group_attributes(&self, path: &str) -> Result<Option<JsonObject>> {
         let path = node_path(path)?;
         if self.layout == Layout::ChunkGrid {
@@ -222,8 +223,13 @@ impl Blobs {
         match self.node_at(&path)? {
             None => Ok(None),
             Some(NodeMetadata::Group(g)) => Ok(Some(g.attributes)),
-            Some(NodeMetadata::Array(a)) if self.layout == Layout::ChunkGrid => {
+            Some(NodeMetadata::Array(mut a)) if self.layout == Layout::ChunkGrid => {
+                // as the grid array gives them: without the list of non-empty cells
+                let nonempty = a.attributes.shift_remove(grid::NONEMPTY_CHUNKS);
                 let attributes = a.attributes.clone();
+                if let Some(list) = nonempty {
+                    a.attributes.insert(grid::NONEMPTY_CHUNKS.into(), list);
+                }
                 // the grid array is opened from this document now, so that reading its cells
                 // does not read it again (on an object store, a request on the way to every
                 // query); a document it refuses is reported when its cells are read

@@ -34,8 +34,11 @@ pub const NONEMPTY_CHUNKS: &str = "nonempty_chunks";
 pub struct GridArray {
     pub(super) array: Array,
     origin: Vec<i64>,
-    /// `nonempty_chunks`, parsed on first use (a grid of a thousand cells lists a thousand
-    /// keys, and most reads never need them): the keys, or why they are refused.
+    /// `nonempty_chunks` as stored, kept out of [`GridArray::attributes`]: a grid of a
+    /// thousand cells lists a thousand keys, which every copy of the attributes would copy.
+    nonempty_stored: Option<Value>,
+    /// `nonempty_chunks`, parsed on first use (most reads never need it): the keys, or why
+    /// they are refused.
     nonempty: OnceLock<std::result::Result<Option<Vec<ChunkKey>>, String>>,
     attributes: JsonObject,
     /// Decoded stored chunks of more than one cell, so the cells of one shard cost one read.
@@ -63,8 +66,10 @@ impl GridArray {
             ));
         }
         let rank = meta.shape.len();
-        // the array's own metadata keeps no attributes: the grid holds them
-        let attributes = std::mem::take(&mut meta.attributes);
+        // the array's own metadata keeps no attributes: the grid holds them, and the list of
+        // non-empty cells apart (the other keys keep their order)
+        let mut attributes = std::mem::take(&mut meta.attributes);
+        let nonempty_stored = attributes.shift_remove(NONEMPTY_CHUNKS);
         let origin = parse_origin(attributes.get(CHUNK_GRID_ORIGIN), rank, &key)?;
         if let Some(t) = meta.storage_transformers.iter().find(|t| !t.may_ignore()) {
             return Err(Error::Unsupported {
@@ -78,6 +83,7 @@ impl GridArray {
         Ok(Self {
             array,
             origin,
+            nonempty_stored,
             nonempty: OnceLock::new(),
             attributes,
             decoded: ShardCache::default(),
@@ -85,7 +91,8 @@ impl GridArray {
         })
     }
 
-    /// The array's own attributes.
+    /// The array's own attributes, without `nonempty_chunks` (read through
+    /// [`GridArray::listed`]).
     pub fn attributes(&self) -> &JsonObject {
         &self.attributes
     }
@@ -116,12 +123,10 @@ impl GridArray {
     /// an error naming the array's `zarr.json` when the attribute is not a list of chunk keys
     /// of the grid's rank.
     pub fn listed(&self) -> Result<Option<&[ChunkKey]>> {
-        let parsed = self
-            .nonempty
-            .get_or_init(|| match self.attributes.get(NONEMPTY_CHUNKS) {
-                None | Some(Value::Null) => Ok(None),
-                Some(v) => parse_nonempty(v, self.origin.len()).map(Some),
-            });
+        let parsed = self.nonempty.get_or_init(|| match &self.nonempty_stored {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => parse_nonempty(v, self.origin.len()).map(Some),
+        });
         match parsed {
             Ok(keys) => Ok(keys.as_deref()),
             Err(why) => Err(Error::metadata(

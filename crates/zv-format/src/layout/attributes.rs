@@ -43,6 +43,20 @@ pub use dictionary::Dictionary;
 /// What errors of attribute payloads name.
 const WHAT: &str = "attribute";
 
+/// Rows `rows` (in that order) of `bytes`, rows of `width` bytes back to back; `None` if a
+/// row is outside them (or the width is 0).
+pub(crate) fn gather_rows(bytes: &[u8], width: usize, rows: &[u64]) -> Option<Vec<u8>> {
+    if width == 0 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(rows.len().checked_mul(width)?);
+    for &r in rows {
+        let a = usize::try_from(r).ok()?.checked_mul(width)?;
+        out.extend_from_slice(bytes.get(a..a.checked_add(width)?)?);
+    }
+    Some(out)
+}
+
 fn element_size(data_type: DataType) -> Result<usize, LayoutError> {
     data_type.size().ok_or_else(|| {
         invalid(
@@ -247,6 +261,16 @@ impl AttributeRows {
     /// The encoding (the little-endian bytes).
     pub fn encode(&self) -> Vec<u8> {
         self.bytes.clone()
+    }
+
+    /// Rows `rows` of these (in that order, repeats allowed), `None` if one is outside them.
+    pub fn select(&self, rows: &[u64]) -> Option<Self> {
+        let w = self.data_type.size().unwrap_or(1) * self.channels;
+        Some(Self {
+            data_type: self.data_type,
+            channels: self.channels,
+            bytes: gather_rows(&self.bytes, w, rows)?,
+        })
     }
 
     /// The little-endian bytes of row `r`.

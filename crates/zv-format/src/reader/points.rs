@@ -12,7 +12,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use super::{blob_err, AttributeInfo, ChunkRefs, Level, Positions, Vertices};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::layout::attributes::AttributeRows;
 use crate::layout::invalid;
 use crate::metadata::ChunkKey;
@@ -53,10 +53,6 @@ pub(crate) struct ChunkPart {
 }
 
 impl ChunkPart {
-    fn len(&self) -> usize {
-        self.rows.as_ref().map_or(self.vertices.len(), Vec::len)
-    }
-
     /// The decoded bytes held: positions and attribute rows (about).
     pub(crate) fn byte_len(&self) -> usize {
         let rows = self.vertices.len().max(1);
@@ -69,6 +65,14 @@ impl ChunkPart {
                 .sum::<usize>();
         per_row * rows
     }
+}
+
+/// The points one chunk contributes, gathered: its vertices and attribute rows hold the kept
+/// rows only, in order; `rows` are their row numbers in the chunk (`None`: every row).
+struct Gathered {
+    vertices: Vertices,
+    rows: Option<Vec<u64>>,
+    attributes: Vec<Option<AttributeRows>>,
 }
 
 /// Attribute rows appended chunk after chunk into one buffer.
@@ -218,6 +222,49 @@ impl Level {
         }))
     }
 
+    /// The kept rows of `part` (chunk `key`, attributes `infos`): a kept row outside the
+    /// vertices or an attribute's rows is an error naming the blob.
+    fn gather(&self, part: ChunkPart, key: &ChunkKey, infos: &[AttributeInfo]) -> Result<Gathered> {
+        let Some(kept) = part.rows else {
+            return Ok(Gathered {
+                vertices: part.vertices,
+                rows: None,
+                attributes: part.attributes,
+            });
+        };
+        let outside = |blob: String, n: usize| {
+            let r = kept.iter().find(|&&r| r >= n as u64).copied().unwrap_or(0);
+            blob_err(blob)(invalid(
+                "kept rows",
+                format!("row {r} is outside the {n} rows"),
+            ))
+        };
+        let vertices = match part.vertices.select(&kept) {
+            Some(v) => v,
+            None => {
+                let blob = self.chunk_blob(&[names::VERTICES], key);
+                return Err(outside(blob, part.vertices.len()));
+            }
+        };
+        let attributes = part
+            .attributes
+            .iter()
+            .zip(infos)
+            .map(|(a, info)| match a {
+                None => Ok(None),
+                Some(a) => a.select(&kept).map(Some).ok_or_else(|| {
+                    let blob = self.chunk_blob(&[names::VERTEX_ATTRIBUTES, &info.name], key);
+                    outside(blob, a.num_rows())
+                }),
+            })
+            .collect::<Result<_>>()?;
+        Ok(Gathered {
+            vertices,
+            rows: Some(kept),
+            attributes,
+        })
+    }
+
     /// The parts of the chunks `keys` (one per key, `None`: nothing) back to back; the chunk
     /// table of the rows holds the chunks that contribute.
     pub(crate) fn assemble(
@@ -233,33 +280,29 @@ impl Level {
             .zip(parts)
             .filter_map(|(k, p)| p.map(|p| (k, p)))
             .unzip();
-        let total: usize = parts.iter().map(ChunkPart::len).sum();
         let table: Arc<[ChunkKey]> = keys.into();
+        // the kept rows of each chunk are gathered in parallel, then the chunks are put back to
+        // back, each as one run of rows
+        let parts = parts
+            .into_par_iter()
+            .zip(table.par_iter())
+            .map(|(part, key)| self.gather(part, key, infos))
+            .collect::<Result<Vec<_>>>()?;
+        let total: usize = parts.iter().map(|p| p.vertices.len()).sum();
         let mut rows = ChunkRefs::new(table.clone());
         rows.reserve(total);
         let mut positions = Positions::with_capacity(ndim, total);
         let mut columns: Vec<Column> = infos.iter().map(|_| Column::new()).collect();
         for (c, (key, part)) in table.iter().zip(&parts).enumerate() {
-            let values = positions.values_mut();
+            part.vertices.push_all(positions.values_mut());
             match &part.rows {
-                None => {
-                    part.vertices.push_all(values);
-                    rows.extend(c as u32, 0..part.vertices.len() as u64);
-                }
-                Some(kept) => {
-                    for &r in kept {
-                        part.vertices.push_row(r as usize, values);
-                    }
-                    rows.extend(c as u32, kept.iter().copied());
-                }
+                None => rows.extend(c as u32, 0..part.vertices.len() as u64),
+                Some(kept) => rows.extend(c as u32, kept.iter().copied()),
             }
             for ((info, column), a) in infos.iter().zip(&mut columns).zip(&part.attributes) {
                 let Some(a) = a else { continue };
                 let path = || self.chunk_blob(&[names::VERTEX_ATTRIBUTES, &info.name], key);
-                match &part.rows {
-                    None => column.push_all(a, path)?,
-                    Some(kept) => column.push_rows(a, kept.iter().copied(), path)?,
-                }
+                column.push_all(a, path)?;
             }
         }
         let mut vertex_attributes = BTreeMap::new();
@@ -268,12 +311,6 @@ impl Level {
             if let Some((name, rows)) = column.finish(&info.name, path)? {
                 vertex_attributes.insert(name, rows);
             }
-        }
-        if positions.len() != rows.len() {
-            return Err(Error::inconsistent(
-                self.p(&[names::VERTICES]),
-                "a kept row is outside its chunk",
-            ));
         }
         Ok(Points {
             rows,

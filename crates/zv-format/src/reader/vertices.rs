@@ -6,7 +6,7 @@ use zv_core::data_type::DataType;
 
 use super::Positions;
 use crate::error::{Error, Result};
-use crate::layout::attributes::le_to_f64;
+use crate::layout::attributes::{gather_rows, le_to_f64};
 use crate::layout::LayoutError;
 
 /// Vertex rows of one chunk (little-endian values of the level's vertex data type).
@@ -200,6 +200,15 @@ impl Vertices {
             DataType::Float32 => f64::from(f32::EPSILON),
             _ => f64::EPSILON,
         }
+    }
+
+    /// Rows `rows` of these (in that order, repeats allowed), `None` if one is outside them.
+    pub fn select(&self, rows: &[u64]) -> Option<Self> {
+        Some(Self {
+            ndim: self.ndim,
+            data_type: self.data_type,
+            bytes: gather_rows(&self.bytes, self.row_width(), rows)?,
+        })
     }
 
     /// Appends row `i` as `f64` values to `out`; `false` (nothing appended) past the end.
