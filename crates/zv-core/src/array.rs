@@ -30,7 +30,9 @@ use crate::data_type::{DataType, Element};
 use crate::error::{Error, Result};
 use crate::grid::{box_runs, Region, RegularGrid};
 use crate::key::StoreKey;
-use crate::metadata::{ArrayMetadata, JsonObject, NodeMetadata, MAX_METADATA_BYTES};
+use crate::metadata::{
+    ArrayMetadata, DeferredAttributes, JsonObject, NodeMetadata, MAX_METADATA_BYTES,
+};
 use crate::node::NodePath;
 use crate::store::Store;
 
@@ -88,6 +90,25 @@ pub fn read_node_metadata(store: &dyn Store, path: &NodePath) -> Result<Option<N
                     source,
                 })
         }
+    }
+}
+
+/// [`read_node_metadata`], leaving the user attributes named in `keys` unparsed
+/// ([`NodeMetadata::from_json_deferring`]).
+pub fn read_node_metadata_deferring(
+    store: &dyn Store,
+    path: &NodePath,
+    keys: &[&str],
+) -> Result<Option<(NodeMetadata, DeferredAttributes)>> {
+    let key = path.metadata_key();
+    match store.get_capped(&key, MAX_METADATA_BYTES)? {
+        None => Ok(None),
+        Some(bytes) => NodeMetadata::from_json_deferring(&bytes, keys)
+            .map(Some)
+            .map_err(|source| Error::Metadata {
+                key: key.to_string(),
+                source,
+            }),
     }
 }
 

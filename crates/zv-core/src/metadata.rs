@@ -19,6 +19,7 @@
 
 mod array;
 mod chunk_key;
+mod deferred;
 mod document;
 mod extension;
 mod group;
@@ -33,6 +34,7 @@ pub use array::ArrayMetadata;
 /// value that large is not metadata.
 pub const MAX_METADATA_BYTES: u64 = 64 << 20;
 pub use chunk_key::ChunkKeyEncoding;
+pub use deferred::DeferredAttributes;
 pub use extension::ExtensionMetadata;
 pub use group::GroupMetadata;
 pub use node::NodeMetadata;

@@ -47,7 +47,8 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use zv_core::array::{read_node_metadata, Array};
+use serde_json::value::RawValue;
+use zv_core::array::{read_node_metadata, read_node_metadata_deferring, Array};
 use zv_core::codec::ArrayBytes;
 use zv_core::data_type::DataType;
 use zv_core::key::{StoreKey, StorePrefix};
@@ -169,10 +170,13 @@ impl Blobs {
         if let Some(g) = self.grids.lock().ok().and_then(|m| m.get(path).cloned()) {
             return Ok(g);
         }
-        let grid = match self.node_at(path)? {
-            Some(NodeMetadata::Array(meta)) => {
-                Some(Arc::new(GridArray::open(self.store.clone(), path, meta)?))
-            }
+        let grid = match self.grid_node_at(path)? {
+            Some((NodeMetadata::Array(meta), nonempty)) => Some(Arc::new(GridArray::open(
+                self.store.clone(),
+                path,
+                meta,
+                nonempty,
+            )?)),
             _ => None,
         };
         // threads that opened the array at once all use the first one stored, so that they
@@ -210,6 +214,29 @@ impl Blobs {
             .map_err(|e| zarr_error(e, &path.metadata_key()))
     }
 
+    /// The parsed `zarr.json` at `path` with its attribute `nonempty_chunks` left as JSON
+    /// text (a ZV 0.9 grid array's list of its cells, which most reads never need); a group's
+    /// is put back in its attributes.
+    fn grid_node_at(
+        &self,
+        path: &NodePath,
+    ) -> Result<Option<(NodeMetadata, Option<Box<RawValue>>)>> {
+        let found =
+            read_node_metadata_deferring(self.store.as_ref(), path, &[grid::NONEMPTY_CHUNKS])
+                .map_err(|e| zarr_error(e, &path.metadata_key()))?;
+        let Some((mut meta, deferred)) = found else {
+            return Ok(None);
+        };
+        let nonempty = deferred.into_iter().next_back().map(|(_, raw)| raw);
+        if let (NodeMetadata::Group(g), Some(raw)) = (&mut meta, &nonempty) {
+            let value = serde_json::from_str(raw.get())
+                .map_err(|e| Error::metadata(path.metadata_key().as_str(), e.to_string()))?;
+            g.attributes.insert(grid::NONEMPTY_CHUNKS.into(), value);
+            return Ok(Some((meta, None)));
+        }
+        Ok(Some((meta, nonempty)))
+    }
+
     /// The attributes of the group at `path`; `None` if it has no `zarr.json`. An array there
     /// is an error, except in a ZV 0.9 store, where an array's own attributes are given
     /// (without `nonempty_chunks`: [`GridArray::listed`]).
@@ -220,27 +247,28 @@ impl Blobs {
                 return Ok(Some(grid.attributes().clone()));
             }
         }
-        match self.node_at(&path)? {
+        let found = if self.layout == Layout::ChunkGrid {
+            self.grid_node_at(&path)?
+        } else {
+            self.node_at(&path)?.map(|m| (m, None))
+        };
+        match found {
             None => Ok(None),
-            Some(NodeMetadata::Group(g)) => Ok(Some(g.attributes)),
-            Some(NodeMetadata::Array(mut a)) if self.layout == Layout::ChunkGrid => {
+            Some((NodeMetadata::Group(g), _)) => Ok(Some(g.attributes)),
+            Some((NodeMetadata::Array(a), nonempty)) if self.layout == Layout::ChunkGrid => {
                 // as the grid array gives them: without the list of non-empty cells
-                let nonempty = a.attributes.shift_remove(grid::NONEMPTY_CHUNKS);
                 let attributes = a.attributes.clone();
-                if let Some(list) = nonempty {
-                    a.attributes.insert(grid::NONEMPTY_CHUNKS.into(), list);
-                }
                 // the grid array is opened from this document now, so that reading its cells
                 // does not read it again (on an object store, a request on the way to every
                 // query); a document it refuses is reported when its cells are read
-                if let Ok(grid) = GridArray::open(self.store.clone(), &path, a) {
+                if let Ok(grid) = GridArray::open(self.store.clone(), &path, a, nonempty) {
                     if let Ok(mut m) = self.grids.lock() {
                         m.entry(path).or_insert_with(|| Some(Arc::new(grid)));
                     }
                 }
                 Ok(Some(attributes))
             }
-            Some(NodeMetadata::Array(_)) => Err(Error::metadata(
+            Some((NodeMetadata::Array(_), _)) => Err(Error::metadata(
                 path.metadata_key().as_str(),
                 "expected a group, found an array",
             )),

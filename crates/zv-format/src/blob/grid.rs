@@ -12,6 +12,7 @@
 
 use std::sync::{Arc, OnceLock};
 
+use serde_json::value::RawValue;
 use serde_json::Value;
 use zv_core::array::Array;
 use zv_core::codec::ArrayBytes;
@@ -34,9 +35,10 @@ pub const NONEMPTY_CHUNKS: &str = "nonempty_chunks";
 pub struct GridArray {
     pub(super) array: Array,
     origin: Vec<i64>,
-    /// `nonempty_chunks` as stored, kept out of [`GridArray::attributes`]: a grid of a
-    /// thousand cells lists a thousand keys, which every copy of the attributes would copy.
-    nonempty_stored: Option<Value>,
+    /// `nonempty_chunks` as stored, JSON text kept out of [`GridArray::attributes`]: a grid of
+    /// a thousand cells lists a thousand keys, which parsing the document would parse and
+    /// every copy of the attributes would copy.
+    nonempty_stored: Option<Box<RawValue>>,
     /// `nonempty_chunks`, parsed on first use (most reads never need it): the keys, or why
     /// they are refused.
     nonempty: OnceLock<std::result::Result<Option<Vec<ChunkKey>>, String>>,
@@ -50,10 +52,14 @@ pub struct GridArray {
 impl GridArray {
     /// The grid array of node `path` with metadata `meta`: `variable_length_bytes`, rank ≥ 1,
     /// an origin of that rank; anything else is an error naming the node's `zarr.json`.
+    /// `nonempty` is the attribute `nonempty_chunks` when the document was parsed without it
+    /// ([`NodeMetadata::from_json_deferring`](zv_core::metadata::NodeMetadata::from_json_deferring));
+    /// else it is taken from `meta`'s attributes.
     pub(super) fn open(
         store: Arc<dyn zv_core::store::Store>,
         path: &NodePath,
         mut meta: ArrayMetadata,
+        nonempty: Option<Box<RawValue>>,
     ) -> Result<Self> {
         let key = path.metadata_key().to_string();
         if meta.data_type != DataType::VariableLengthBytes {
@@ -69,7 +75,14 @@ impl GridArray {
         // the array's own metadata keeps no attributes: the grid holds them, and the list of
         // non-empty cells apart (the other keys keep their order)
         let mut attributes = std::mem::take(&mut meta.attributes);
-        let nonempty_stored = attributes.shift_remove(NONEMPTY_CHUNKS);
+        let nonempty_stored = match (nonempty, attributes.shift_remove(NONEMPTY_CHUNKS)) {
+            (Some(raw), _) => Some(raw),
+            (None, Some(v)) => Some(
+                serde_json::value::to_raw_value(&v)
+                    .map_err(|e| Error::metadata(&key, format!("`{NONEMPTY_CHUNKS}`: {e}")))?,
+            ),
+            (None, None) => None,
+        };
         let origin = parse_origin(attributes.get(CHUNK_GRID_ORIGIN), rank, &key)?;
         if let Some(t) = meta.storage_transformers.iter().find(|t| !t.may_ignore()) {
             return Err(Error::Unsupported {
@@ -123,9 +136,15 @@ impl GridArray {
     /// an error naming the array's `zarr.json` when the attribute is not a list of chunk keys
     /// of the grid's rank.
     pub fn listed(&self) -> Result<Option<&[ChunkKey]>> {
-        let parsed = self.nonempty.get_or_init(|| match &self.nonempty_stored {
-            None | Some(Value::Null) => Ok(None),
-            Some(v) => parse_nonempty(v, self.origin.len()).map(Some),
+        let parsed = self.nonempty.get_or_init(|| {
+            let Some(raw) = &self.nonempty_stored else {
+                return Ok(None);
+            };
+            match serde_json::from_str::<Value>(raw.get()) {
+                Ok(Value::Null) => Ok(None),
+                Ok(v) => parse_nonempty(&v, self.origin.len()).map(Some),
+                Err(e) => Err(e.to_string()),
+            }
         });
         match parsed {
             Ok(keys) => Ok(keys.as_deref()),

@@ -290,3 +290,56 @@ fn a_cell_of_a_shard_read_by_another_thread_is_decoded_alone() {
     assert!(grid.decoded_chunk(&[0, 0]).unwrap().is_some());
     assert!(grid.decoded.has_chunk(&[0, 0]));
 }
+
+#[test]
+fn nonempty_chunks_is_read_apart_from_the_attributes_it_was_written_with() {
+    use crate::metadata::{ChunkKey, JsonObject, Layout};
+    let (store, blobs) = blobs();
+    let keys = [ChunkKey(vec![1, 0]), ChunkKey(vec![0, 1])];
+    blobs
+        .begin_grid(vec![0, 0], vec![2, 2], None, &keys)
+        .unwrap();
+    for k in ["0.1", "1.0"] {
+        blobs
+            .write_bytes(&format!("0/vertices/{k}"), b"ab", &raw())
+            .unwrap();
+    }
+    let mut own = JsonObject::new();
+    own.insert("zv_array".into(), json!("vertices"));
+    blobs
+        .write_chunk_array_document("0/vertices", own, &raw())
+        .unwrap();
+    // a group that happens to carry an attribute of that name keeps it
+    let mut group = JsonObject::new();
+    group.insert("nonempty_chunks".into(), json!(["not", "a", "grid"]));
+    blobs.write_group("0", group).unwrap();
+    // both ways of opening the array (its cells first, or its attributes first)
+    for attributes_first in [false, true] {
+        let reader = Blobs::with_layout(store.clone(), Layout::ChunkGrid);
+        let attributes = if attributes_first {
+            reader.group_attributes("0/vertices").unwrap().unwrap()
+        } else {
+            reader.grid("0/vertices").unwrap();
+            reader.group_attributes("0/vertices").unwrap().unwrap()
+        };
+        assert_eq!(attributes.get("zv_array"), Some(&json!("vertices")));
+        assert!(
+            attributes.contains_key("chunk_grid_origin"),
+            "{attributes:?}"
+        );
+        assert!(
+            !attributes.contains_key("nonempty_chunks"),
+            "{attributes:?}"
+        );
+        let grid = reader.grid("0/vertices").unwrap().unwrap();
+        assert!(!grid.attributes().contains_key("nonempty_chunks"));
+        assert_eq!(
+            grid.listed().unwrap().unwrap(),
+            &[ChunkKey(vec![0, 1]), ChunkKey(vec![1, 0])]
+        );
+        assert_eq!(
+            reader.group_attributes("0").unwrap().unwrap()["nonempty_chunks"],
+            json!(["not", "a", "grid"])
+        );
+    }
+}
