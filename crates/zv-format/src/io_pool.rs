@@ -44,3 +44,31 @@ pub(crate) fn with_store<T: Send>(store: &dyn Store, f: impl FnOnce() -> T + Sen
         None => f(),
     }
 }
+
+/// [`with_store`] for reads: on a store that wants no more requests in flight than the
+/// current pool has threads, `f` runs on one of the pool's threads (`rayon::scope`), so that
+/// its parallel loops hand work between the pool's threads instead of back and forth with a
+/// calling thread outside the pool. Each such hand-off wakes a sleeping thread, and on an idle
+/// machine (a query between others) the wake-ups cost more than a small query's own work.
+/// Reads only: a writer's `f` may wait on its own pipeline, which must not hold a pool thread.
+pub(crate) fn with_store_reads<T: Send>(store: &dyn Store, f: impl FnOnce() -> T + Send) -> T {
+    if store.concurrency() <= rayon::current_num_threads() {
+        return rayon::scope(|_| f());
+    }
+    with_store(store, f)
+}
+
+/// `a` and `b`, each a request or two to `store`: at once (`rayon::join`) on a store whose
+/// requests wait on a network, one after the other on the others, whose requests cost less
+/// than handing one of them to another thread.
+pub(crate) fn join_requests<A: Send, B: Send>(
+    store: &dyn Store,
+    a: impl FnOnce() -> A + Send,
+    b: impl FnOnce() -> B + Send,
+) -> (A, B) {
+    if store.concurrency() > 1 {
+        rayon::join(a, b)
+    } else {
+        (a(), b())
+    }
+}

@@ -110,8 +110,11 @@ impl ZvStore {
     pub fn open(store: Arc<dyn Store>) -> Result<Self> {
         crate::link_plugins();
         let probe = Blobs::new(store.clone());
-        let (root_attributes, children) =
-            rayon::join(|| probe.group_attributes(""), || probe.children(""));
+        let (root_attributes, children) = crate::io_pool::join_requests(
+            store.as_ref(),
+            || probe.group_attributes(""),
+            || probe.children(""),
+        );
         let root_attributes = root_attributes?.ok_or_else(|| Error::Missing {
             key: "zarr.json".into(),
             what: "root group (not a Zarr v3 hierarchy)".into(),
@@ -246,7 +249,7 @@ impl Level {
     /// Runs `f`, whose parallel loops read this level's chunks, with as many requests in
     /// flight as the store wants (module `io_pool`).
     pub(crate) fn with_store_pool<T: Send>(&self, f: impl FnOnce() -> T + Send) -> T {
-        crate::io_pool::with_store(self.blobs.store().as_ref(), f)
+        crate::io_pool::with_store_reads(self.blobs.store().as_ref(), f)
     }
 
     /// How many requests the store wants in flight
@@ -265,7 +268,8 @@ impl Level {
         let vertices = join(&[&path, names::VERTICES]);
         // the level's document and its vertices' at once (two requests in flight, not one
         // after the other, on an object store)
-        let (attributes, vattrs) = rayon::join(
+        let (attributes, vattrs) = crate::io_pool::join_requests(
+            blobs.store().as_ref(),
             || blobs.group_attributes(&path),
             || blobs.group_attributes(&vertices),
         );

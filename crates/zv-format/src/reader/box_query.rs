@@ -32,7 +32,7 @@ impl Level {
     pub fn query_box_with(&self, lo: &[f64], hi: &[f64], attributes: &[&str]) -> Result<BoxHits> {
         let keys = self.box_keys(lo, hi)?;
         let bins = self.binned_fragments()?.map(|bpc| (bpc, self.bin_shape()));
-        let (infos, parts) = self.with_store_pool(|| {
+        self.with_store_pool(|| {
             // the attributes' documents are read with their cells
             self.prefetch_cells(&keys, attributes, bins.is_some())?;
             let infos = self.attribute_infos_of(attributes)?;
@@ -44,9 +44,8 @@ impl Level {
                     })
                 })
                 .collect::<Result<Vec<_>>>()?;
-            Ok::<_, Error>((infos, parts))
-        })?;
-        self.assemble(keys, parts, &infos)
+            self.assemble(keys, parts, &infos)
+        })
     }
 
     /// In a sharded ZV 0.9 level, reads ahead the cells of chunks `keys` that a query of part
