@@ -58,6 +58,16 @@ pub(crate) fn with_store_reads<T: Send>(store: &dyn Store, f: impl FnOnce() -> T
     with_store(store, f)
 }
 
+/// Runs `f` on a thread of the current pool when `store` is one [`with_store_reads`] runs
+/// there (else on the calling thread): for a read made of several parallel sections, some
+/// of them CPU work that should stay on the current pool whatever the store.
+pub(crate) fn on_pool_thread<T: Send>(store: &dyn Store, f: impl FnOnce() -> T + Send) -> T {
+    if store.concurrency() <= rayon::current_num_threads() {
+        return rayon::scope(|_| f());
+    }
+    f()
+}
+
 /// `a` and `b`, each a request or two to `store`: at once (`rayon::join`) on a store whose
 /// requests wait on a network, one after the other on the others, whose requests cost less
 /// than handing one of them to another thread.

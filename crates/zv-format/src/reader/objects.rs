@@ -77,31 +77,35 @@ impl Level {
         };
         let many = rows.is_some_and(|n| reads_every_chunk(ids.len(), n));
         if many {
-            let explicit = self.geometry.has_explicit_links();
-            let (index, scan) = rayon::join(
-                || -> Result<Option<Loaded>> {
-                    if let Some(raw) = self.raw_object_index()? {
-                        return Ok(Some(Loaded::Raw(raw)));
+            // the index, the scan and the gathering in one section on the pool (module
+            // `io_pool`; the scan's reads take the store's own pool there)
+            return crate::io_pool::on_pool_thread(self.blobs.store().as_ref(), || {
+                let explicit = self.geometry.has_explicit_links();
+                let (index, scan) = rayon::join(
+                    || -> Result<Option<Loaded>> {
+                        if let Some(raw) = self.raw_object_index()? {
+                            return Ok(Some(Loaded::Raw(raw)));
+                        }
+                        Ok(self.shared_object_index()?.map(Loaded::Decoded))
+                    },
+                    || self.scan_chunks(self.chunk_keys()?, explicit, |_| None),
+                );
+                let index = index?.ok_or_else(no_index)?;
+                if let (Loaded::Raw(raw), Ok(scan)) = (&index, &scan) {
+                    // the index decoded manifest by manifest; on any fault the decoded index below
+                    // decides, and its errors name the fault
+                    let read = self.read_scanned(Manifests::Raw(raw), ids, scan);
+                    if let Ok(objects) = read {
+                        return Ok(objects);
                     }
-                    Ok(self.shared_object_index()?.map(Loaded::Decoded))
-                },
-                || self.scan_chunks(self.chunk_keys()?, explicit, |_| None),
-            );
-            let index = index?.ok_or_else(no_index)?;
-            if let (Loaded::Raw(raw), Ok(scan)) = (&index, &scan) {
-                // the index decoded manifest by manifest; on any fault the decoded index below
-                // decides, and its errors name the fault
-                let read = self.read_scanned(Manifests::Raw(raw), ids, scan);
-                if let Ok(objects) = read {
-                    return Ok(objects);
                 }
-            }
-            let index = match index {
-                Loaded::Decoded(index) => index,
-                Loaded::Raw(_) => self.shared_object_index()?.ok_or_else(no_index)?,
-            };
-            let scan = reads_every_chunk(ids.len(), index.stored_objects()).then_some(scan);
-            return self.read_objects(&index, ids, scan);
+                let index = match index {
+                    Loaded::Decoded(index) => index,
+                    Loaded::Raw(_) => self.shared_object_index()?.ok_or_else(no_index)?,
+                };
+                let scan = reads_every_chunk(ids.len(), index.stored_objects()).then_some(scan);
+                self.read_objects(&index, ids, scan)
+            });
         }
         let index = self.shared_object_index()?.ok_or_else(no_index)?;
         self.read_objects(&index, ids, None)
