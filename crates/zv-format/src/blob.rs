@@ -33,6 +33,7 @@
 
 pub mod grid;
 mod grid_cache;
+mod grid_open;
 mod grid_prefetch;
 pub mod grid_shards;
 mod grid_stage;
@@ -47,8 +48,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use serde_json::value::RawValue;
-use zv_core::array::{read_node_metadata, read_node_metadata_deferring, Array};
+use zv_core::array::{read_node_metadata, Array};
 use zv_core::codec::ArrayBytes;
 use zv_core::data_type::DataType;
 use zv_core::key::{StoreKey, StorePrefix};
@@ -157,48 +157,6 @@ impl Blobs {
         self.layout
     }
 
-    /// The ZV 0.9 grid array at `path` (`None` if there is no array node there, or the store
-    /// is not laid out on chunk grids), opened once.
-    pub fn grid(&self, path: &str) -> Result<Option<Arc<GridArray>>> {
-        if self.layout != Layout::ChunkGrid {
-            return Ok(None);
-        }
-        self.grid_at(&node_path(path)?)
-    }
-
-    fn grid_at(&self, path: &NodePath) -> Result<Option<Arc<GridArray>>> {
-        if let Some(g) = self.grids.lock().ok().and_then(|m| m.get(path).cloned()) {
-            return Ok(g);
-        }
-        let grid = match self.grid_node_at(path)? {
-            Some((NodeMetadata::Array(meta), nonempty)) => Some(Arc::new(GridArray::open(
-                self.store.clone(),
-                path,
-                meta,
-                nonempty,
-            )?)),
-            _ => None,
-        };
-        // threads that opened the array at once all use the first one stored, so that they
-        // share its decoded shards
-        match self.grids.lock() {
-            Ok(mut m) => Ok(m.entry(path.clone()).or_insert(grid).clone()),
-            Err(_) => Ok(grid),
-        }
-    }
-
-    /// The cell `path` (`<grid array>/<chunk key>`) of a ZV 0.9 grid array, if `path` names
-    /// one; `None` otherwise or when the cell is empty.
-    fn grid_cell(&self, path: &NodePath) -> Result<Option<BlobData>> {
-        let Some((parent, key)) = cell_of(path)? else {
-            return Ok(None);
-        };
-        let Some(grid) = self.grid_at(&parent)? else {
-            return Ok(None);
-        };
-        Ok(grid.cell(&key)?.map(BlobData::Bytes))
-    }
-
     /// The store.
     pub fn store(&self) -> &Arc<dyn Store> {
         &self.store
@@ -212,29 +170,6 @@ impl Blobs {
     fn node_at(&self, path: &NodePath) -> Result<Option<NodeMetadata>> {
         read_node_metadata(self.store.as_ref(), path)
             .map_err(|e| zarr_error(e, &path.metadata_key()))
-    }
-
-    /// The parsed `zarr.json` at `path` with its attribute `nonempty_chunks` left as JSON
-    /// text (a ZV 0.9 grid array's list of its cells, which most reads never need); a group's
-    /// is put back in its attributes.
-    fn grid_node_at(
-        &self,
-        path: &NodePath,
-    ) -> Result<Option<(NodeMetadata, Option<Box<RawValue>>)>> {
-        let found =
-            read_node_metadata_deferring(self.store.as_ref(), path, &[grid::NONEMPTY_CHUNKS])
-                .map_err(|e| zarr_error(e, &path.metadata_key()))?;
-        let Some((mut meta, deferred)) = found else {
-            return Ok(None);
-        };
-        let nonempty = deferred.into_iter().next_back().map(|(_, raw)| raw);
-        if let (NodeMetadata::Group(g), Some(raw)) = (&mut meta, &nonempty) {
-            let value = serde_json::from_str(raw.get())
-                .map_err(|e| Error::metadata(path.metadata_key().as_str(), e.to_string()))?;
-            g.attributes.insert(grid::NONEMPTY_CHUNKS.into(), value);
-            return Ok(Some((meta, None)));
-        }
-        Ok(Some((meta, nonempty)))
     }
 
     /// The attributes of the group at `path`; `None` if it has no `zarr.json`. An array there
