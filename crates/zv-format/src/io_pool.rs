@@ -35,10 +35,10 @@ fn pool(threads: usize) -> Option<Arc<ThreadPool>> {
 /// store wants requests in flight when that is more than the current pool has (and on the
 /// current pool otherwise, or when no pool can be made).
 pub(crate) fn with_store<T: Send>(store: &dyn Store, f: impl FnOnce() -> T + Send) -> T {
-    let wanted = store.concurrency();
-    if wanted <= rayon::current_num_threads() {
+    if fits_current_pool(store) {
         return f();
     }
+    let wanted = store.concurrency();
     match pool(wanted) {
         Some(p) => p.install(f),
         None => f(),
@@ -52,17 +52,23 @@ pub(crate) fn with_store<T: Send>(store: &dyn Store, f: impl FnOnce() -> T + Sen
 /// machine (a query between others) the wake-ups cost more than a small query's own work.
 /// Reads only: a writer's `f` may wait on its own pipeline, which must not hold a pool thread.
 pub(crate) fn with_store_reads<T: Send>(store: &dyn Store, f: impl FnOnce() -> T + Send) -> T {
-    if store.concurrency() <= rayon::current_num_threads() {
+    if fits_current_pool(store) {
         return rayon::scope(|_| f());
     }
     with_store(store, f)
+}
+
+/// Whether `store` wants no more requests in flight than the current pool has threads (a
+/// local store): its loops run on the current pool.
+fn fits_current_pool(store: &dyn Store) -> bool {
+    store.concurrency() <= rayon::current_num_threads()
 }
 
 /// Runs `f` on a thread of the current pool when `store` is one [`with_store_reads`] runs
 /// there (else on the calling thread): for a read made of several parallel sections, some
 /// of them CPU work that should stay on the current pool whatever the store.
 pub(crate) fn on_pool_thread<T: Send>(store: &dyn Store, f: impl FnOnce() -> T + Send) -> T {
-    if store.concurrency() <= rayon::current_num_threads() {
+    if fits_current_pool(store) {
         return rayon::scope(|_| f());
     }
     f()
