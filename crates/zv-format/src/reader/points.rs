@@ -69,7 +69,7 @@ impl ChunkPart {
 
 /// The points one chunk contributes, gathered: its vertices and attribute rows hold the kept
 /// rows only, in order; `rows` are their row numbers in the chunk (`None`: every row).
-struct Gathered {
+struct KeptRows {
     vertices: Vertices,
     rows: Option<Vec<u64>>,
     attributes: Vec<Option<AttributeRows>>,
@@ -224,9 +224,14 @@ impl Level {
 
     /// The kept rows of `part` (chunk `key`, attributes `infos`): a kept row outside the
     /// vertices or an attribute's rows is an error naming the blob.
-    fn gather(&self, part: ChunkPart, key: &ChunkKey, infos: &[AttributeInfo]) -> Result<Gathered> {
+    fn keep_rows(
+        &self,
+        part: ChunkPart,
+        key: &ChunkKey,
+        infos: &[AttributeInfo],
+    ) -> Result<KeptRows> {
         let Some(kept) = part.rows else {
-            return Ok(Gathered {
+            return Ok(KeptRows {
                 vertices: part.vertices,
                 rows: None,
                 attributes: part.attributes,
@@ -258,7 +263,7 @@ impl Level {
                 }),
             })
             .collect::<Result<_>>()?;
-        Ok(Gathered {
+        Ok(KeptRows {
             vertices,
             rows: Some(kept),
             attributes,
@@ -286,7 +291,7 @@ impl Level {
         let parts = parts
             .into_par_iter()
             .zip(table.par_iter())
-            .map(|(part, key)| self.gather(part, key, infos))
+            .map(|(part, key)| self.keep_rows(part, key, infos))
             .collect::<Result<Vec<_>>>()?;
         let total: usize = parts.iter().map(|p| p.vertices.len()).sum();
         let mut rows = ChunkRefs::new(table.clone());
