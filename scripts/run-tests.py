@@ -40,6 +40,9 @@ class Job:
     label: str
     argv: list[str]
     cwd: str
+    # the name of its duration: binary names carry a hash that changes with the build, the
+    # package directory and the source path do not
+    key: str
     shell: bool = False
 
 
@@ -64,7 +67,8 @@ def test_binaries(messages_path: str) -> list[Job]:
             package_dir = os.path.dirname(message["manifest_path"])
             source = os.path.relpath(target["src_path"], package_dir)
             label = f"{source} ({os.path.relpath(executable)})"
-            jobs.append(Job(label=label, argv=[executable], cwd=package_dir))
+            key = f"{os.path.basename(package_dir)}/{source}"
+            jobs.append(Job(label=label, argv=[executable], cwd=package_dir, key=key))
     return jobs
 
 
@@ -83,7 +87,7 @@ def main() -> int:
     if not jobs:
         print(f"error: no test binaries in {args.messages}", file=sys.stderr)
         return 1
-    jobs += [Job(label=command, argv=[command], cwd=os.getcwd(), shell=True) for command in args.command]
+    jobs += [Job(label=c, argv=[c], cwd=os.getcwd(), key=c, shell=True) for c in args.command]
 
     previous: dict[str, float] = {}
     if args.timings and os.path.exists(args.timings):
@@ -93,14 +97,7 @@ def main() -> int:
         except (OSError, ValueError, AttributeError) as error:
             print(f"warning: {args.timings} ignored: {error}", file=sys.stderr)
 
-    def key(job: Job) -> str:
-        # Binary names carry a hash that changes with the build; the source path and the
-        # package directory do not.
-        source = job.label.split(" (")[0]
-        return f"{os.path.basename(job.cwd)}/{source}" if not job.shell else job.label
-
-    order = sorted(range(len(jobs)), key=lambda i: -previous.get(key(jobs[i]), 0.0))
-    queue = [jobs[i] for i in order]
+    queue = sorted(jobs, key=lambda job: -previous.get(job.key, 0.0))
     lock = threading.Lock()
     failed: list[str] = []
     durations: dict[str, float] = {}
@@ -137,8 +134,8 @@ def main() -> int:
                 output, status = f"error: could not run {job.argv[0]}: {error}\n", 127
             took = time.monotonic() - began
             with lock:
-                durations[key(job)] = took
-                cpu_times[key(job)] = cpu
+                durations[job.key] = took
+                cpu_times[job.key] = cpu
                 what = "Running" if not job.shell else "Running command"
                 sys.stdout.write(f"     {what} {job.label}  [{took:.1f} s, {cpu:.1f} s CPU, exit {status}]\n{output}\n")
                 sys.stdout.flush()

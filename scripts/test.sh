@@ -86,7 +86,9 @@ done
 
 step "cargo test (workspace): compiling"
 # The JSON messages name the test binaries, which scripts/run-tests.py runs below.
-binaries="target/test-binaries.json"
+target_dir="${CARGO_TARGET_DIR:-target}"
+mkdir -p "$target_dir"
+binaries="$target_dir/test-binaries.json"
 cargo test --workspace --locked --no-run --message-format=json >"$binaries"
 
 step "Python environments and emulators (scripts/setup-envs.sh, run in the background)"
@@ -114,13 +116,13 @@ if [ -n "$tmp_parent" ]; then
   echo "temporary files of the tests: $TMPDIR"
 fi
 
-step "cargo test (workspace): the test binaries three at a time, then the doc tests"
+step "cargo test (workspace): the test binaries and the doc tests, three at a time"
 # scripts/run-tests.py runs the binaries cargo test would, from their package directories, three
 # at a time (most of them wait on Python and local servers), printing each one's output whole
 # when it ends; the longest start first (scripts/test-durations.json). Every binary runs even
-# after a failure, as with --no-fail-fast.
+# after a failure, as with --no-fail-fast. The doc tests are one more job.
 python3 scripts/run-tests.py --jobs 3 "$binaries" --timings scripts/test-durations.json \
-  --write-timings target/test-durations.json --command "cargo test --workspace --locked --doc"
+  --write-timings "$target_dir/test-durations.json" --command "cargo test --workspace --locked --doc"
 
 step "Python package: maturin develop into .venv-py, then pytest (crates/zv-python/tests)"
 VIRTUAL_ENV="$PWD/.venv-py" CARGO_TARGET_DIR="$PWD/target" \
