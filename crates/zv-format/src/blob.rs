@@ -64,6 +64,7 @@ pub use grid::GridArray;
 pub use grid_write::{bounding_grid, vlen_codecs};
 pub use read::{BlobData, MAX_FILL_BYTES};
 pub use stream::BlobStream;
+pub(crate) use stream::RECORD_CHUNK_BYTES;
 
 /// The chunk-grid arrays opened so far (`None`: no grid array at that path).
 type GridCache = Mutex<HashMap<NodePath, Option<Arc<GridArray>>>>;
@@ -302,6 +303,31 @@ impl Blobs {
         match self.read_at(&path)? {
             None => Ok(None),
             Some(data) => data.into_bytes(&path.metadata_key()).map(Some),
+        }
+    }
+
+    /// Reads the byte blob at `path` a stored chunk at a time, handing `each` the bytes of
+    /// each chunk in order and the blob's size; `false` if absent. A blob of several chunks is
+    /// never held whole; any other (one chunk, a ZV 0.9 grid cell, a shard entry) is read
+    /// whole and handed over at once.
+    pub(crate) fn read_bytes_pieces(
+        &self,
+        path: &str,
+        each: &mut dyn FnMut(&[u8], u64) -> Result<()>,
+    ) -> Result<bool> {
+        let node = node_path(path)?;
+        if self.layout != Layout::ChunkGrid {
+            if let Some(NodeMetadata::Array(meta)) = self.node_at(&node)? {
+                read::read_pieces(&self.open_array(&node, meta)?, each)?;
+                return Ok(true);
+            }
+        }
+        match self.read_bytes(path)? {
+            Some(bytes) => {
+                each(&bytes, bytes.len() as u64)?;
+                Ok(true)
+            }
+            None => Ok(false),
         }
     }
 

@@ -7,7 +7,7 @@
 use proptest::prelude::*;
 use zv_core::data_type::DataType;
 use zv_format::layout::attributes::{decode_present_mask, AttributeRows, DenseArray, Dictionary};
-use zv_format::layout::cross_chunk::CrossChunkLinks;
+use zv_format::layout::cross_chunk::{CrossChunkLinks, RecordDecoder};
 use zv_format::layout::fragment_index::{Fragment, FragmentIndex};
 use zv_format::layout::groups::Groups;
 use zv_format::layout::links::{LinkRows, RaggedLinks};
@@ -213,6 +213,48 @@ proptest! {
         let back = CrossChunkLinks::decode(&l.encode(), n as u64, width, sid).unwrap();
         prop_assert_eq!(back.len(), n);
         prop_assert_eq!(back, l);
+    }
+
+    /// The records decoded from their encoding cut anywhere into pieces (as a blob read a
+    /// stored chunk at a time hands them over) are the records decoded whole; with a byte
+    /// more or less than the records, or a count other than the stored one, it is an error.
+    #[test]
+    fn cross_chunk_records_decode_piece_by_piece(
+        width in 1usize..5,
+        sid in 1usize..4,
+        n in 0usize..30,
+        cuts in prop::collection::vec(0usize..2000, 0..8),
+        known in any::<bool>(),
+    ) {
+        let mut l = CrossChunkLinks::new(width, sid);
+        for r in 0..n {
+            let chunks: Vec<Vec<i64>> = (0..width).map(|k| (0..sid).map(|d| (r * 7 + k * 3 + d) as i64 - 9).collect()).collect();
+            let eps: Vec<(&[i64], u64)> = chunks.iter().enumerate().map(|(k, c)| (c.as_slice(), (r * 5 + k) as u64)).collect();
+            l.push(&eps).unwrap();
+        }
+        let bytes = l.encode();
+        let mut at: Vec<usize> = cuts.iter().map(|&c| c % (bytes.len() + 1)).collect();
+        at.push(0);
+        at.push(bytes.len());
+        at.sort_unstable();
+        let count = known.then_some(n as u64);
+        let mut d = RecordDecoder::new(width, sid).unwrap();
+        d.expect(count, bytes.len() as u64).unwrap();
+        for w in at.windows(2) {
+            d.push(&bytes[w[0]..w[1]]);
+        }
+        prop_assert_eq!(d.finish(count).unwrap(), l.clone());
+        // a byte short, a byte over, a record more than stored
+        let mut short = RecordDecoder::new(width, sid).unwrap();
+        short.push(&bytes[..bytes.len().saturating_sub(1)]);
+        prop_assert!(n == 0 || short.finish(count).is_err());
+        let mut over = RecordDecoder::new(width, sid).unwrap();
+        over.push(&bytes);
+        over.push(&[0]);
+        prop_assert!(over.finish(count).is_err());
+        let mut more = RecordDecoder::new(width, sid).unwrap();
+        more.push(&bytes);
+        prop_assert!(more.finish(Some(n as u64 + 1)).is_err());
     }
 
     #[test]

@@ -110,6 +110,63 @@ pub(super) fn read_whole(array: &Array) -> Result<BlobData> {
     Ok(out.finish())
 }
 
+/// Reads the 1-D `array` of fixed-size elements a stored chunk at a time, in order, handing
+/// `each` the little-endian bytes of each chunk's elements (the last one trimmed to the shape)
+/// and the blob's size in bytes: no more than one chunk is held. An array of one chunk, with
+/// a chunk not stored (whose gap holds the fill value) or of variable-length elements is read
+/// whole ([`read_whole`]) and handed over at once.
+pub(super) fn read_pieces(
+    array: &Array,
+    each: &mut dyn FnMut(&[u8], u64) -> Result<()>,
+) -> Result<()> {
+    let err = |e| zarr_error(e, &array.path().metadata_key());
+    let n = array.shape().first().copied().unwrap_or(0);
+    let nchunks = array.grid().grid_shape().first().copied().unwrap_or(0);
+    let es = array.data_type().size();
+    let stored = match es {
+        Some(_) if nchunks > 1 => array.stored_chunks().map_err(err)?,
+        _ => Vec::new(),
+    };
+    let every = stored.len() as u64 == nchunks
+        && stored.iter().enumerate().all(|(i, c)| c[..] == [i as u64]);
+    let (Some(es), true) = (es, every && nchunks > 1) else {
+        let whole = read_whole(array)?.into_bytes(&array.path().metadata_key())?;
+        return each(&whole, whole.len() as u64);
+    };
+    let total = n.saturating_mul(es as u64);
+    let cs = array.grid().chunk_shape().first().copied().unwrap_or(1);
+    let fill = array.metadata().fill_value.as_bytes().to_vec();
+    for coords in stored {
+        let start = coords[0].saturating_mul(cs).min(n);
+        let take = usize::try_from((n - start).min(cs)).unwrap_or(usize::MAX);
+        let key = array.chunk_key(&coords).map_err(err)?;
+        // a chunk deleted since the listing holds the fill value, like any missing chunk
+        let chunk = array.retrieve_chunk_if_exists(&coords).map_err(err)?;
+        let mut piece = match &chunk {
+            Some(ArrayBytes::Fixed(b)) => {
+                std::borrow::Cow::Borrowed(b.get(..take.saturating_mul(es)).ok_or_else(|| {
+                    Error::inconsistent(key.as_str(), "chunk shorter than its shape")
+                })?)
+            }
+            Some(ArrayBytes::Variable { .. }) => {
+                return Err(Error::inconsistent(
+                    key.as_str(),
+                    "decoded elements do not match the data type",
+                ))
+            }
+            None => std::borrow::Cow::Owned(fill.repeat(take)),
+        };
+        if cfg!(target_endian = "big") {
+            let w = array.data_type().component_size().unwrap_or(1);
+            if w > 1 {
+                piece.to_mut().chunks_exact_mut(w).for_each(<[u8]>::reverse);
+            }
+        }
+        each(&piece, total)?;
+    }
+    Ok(())
+}
+
 /// The most fill a blob's missing chunks may add (64 MiB): more is refused, since nothing
 /// stored confirms it (zv and the reference write every blob chunk that holds data; a
 /// writer may leave out chunks that are all fill value, which are small in ZV's layout).

@@ -17,6 +17,11 @@ use zv_core::metadata::{ArrayMetadata, ExtensionMetadata};
 use super::{node_path, zarr_error, Blobs};
 use crate::error::{Error, Result};
 
+/// The largest chunk of a streamed record blob (cross-chunk and cross-level link records), so
+/// that a level's records go to the store as they are written and are read back a chunk at
+/// a time (10 million points make 640 MB of cross-level records).
+pub(crate) const RECORD_CHUNK_BYTES: u64 = 32 << 20;
+
 /// A blob being written (see the [module docs](self)).
 pub struct BlobStream<'a> {
     blobs: &'a Blobs,

@@ -343,3 +343,56 @@ fn nonempty_chunks_is_read_apart_from_the_attributes_it_was_written_with() {
         );
     }
 }
+
+/// The pieces `read_bytes_pieces` hands over for `path`, with the size it announces.
+fn pieces(blobs: &Blobs, path: &str) -> Option<(Vec<Vec<u8>>, Vec<u64>)> {
+    let mut out = (Vec::new(), Vec::new());
+    let found = blobs
+        .read_bytes_pieces(path, &mut |piece, total| {
+            out.0.push(piece.to_vec());
+            out.1.push(total);
+            Ok(())
+        })
+        .unwrap();
+    found.then_some(out)
+}
+
+#[test]
+fn a_blob_of_several_chunks_is_handed_over_a_chunk_at_a_time() {
+    let (store, blobs) = blobs();
+    let data: Vec<u8> = (0..1000u32).map(|i| (i * 7 % 251) as u8).collect();
+    let mut s = blobs.stream_bytes("a/records", 1000, 64, &raw()).unwrap();
+    for part in data.chunks(37) {
+        s.write(part).unwrap();
+    }
+    s.finish().unwrap();
+    let (parts, totals) = pieces(&blobs, "a/records").unwrap();
+    // 16 chunks of 63 bytes (1000 / 16, rounded up), the last trimmed to the shape
+    assert_eq!(parts.len(), 16);
+    assert!(parts.iter().all(|p| p.len() <= 64));
+    assert_eq!(parts.concat(), data);
+    assert!(totals.iter().all(|&t| t == 1000));
+    // one chunk: handed over whole; absent: `false`
+    blobs.write_bytes("a/one", &data, &raw()).unwrap();
+    assert_eq!(pieces(&blobs, "a/one").unwrap().0, vec![data.clone()]);
+    assert_eq!(pieces(&blobs, "a/none"), None);
+    // a chunk missing: read whole, with the fill value in its gap (as `read_bytes` reads it)
+    store
+        .delete(&StoreKey::new("a/records/c/3").unwrap())
+        .unwrap();
+    let whole = blobs.read_bytes("a/records").unwrap().unwrap();
+    assert_eq!(&whole[3 * 63..4 * 63], &[0u8; 63][..]);
+    assert_eq!(pieces(&blobs, "a/records").unwrap().0, vec![whole]);
+    // a damaged chunk is an error naming its key
+    store
+        .set(
+            &StoreKey::new("a/records/c/5").unwrap(),
+            b"short".to_vec().into(),
+        )
+        .unwrap();
+    let err = blobs
+        .read_bytes_pieces("a/records", &mut |_, _| Ok(()))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("a/records/c/5"), "{err}");
+}

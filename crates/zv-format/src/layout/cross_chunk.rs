@@ -22,7 +22,7 @@
 //! # Ok::<(), zv_format::layout::LayoutError>(())
 //! ```
 
-use super::{encode_i64s, i64s, invalid, LayoutError};
+use super::{encode_i64s, invalid, LayoutError};
 
 const WHAT: &str = "cross-chunk links";
 
@@ -129,28 +129,114 @@ impl CrossChunkLinks {
         link_width: usize,
         sid_ndim: usize,
     ) -> Result<Self, LayoutError> {
+        let mut d = RecordDecoder::new(link_width, sid_ndim)?;
+        // the length is checked before anything is decoded
+        d.expect(Some(num_links), bytes.len() as u64)?;
+        d.push(bytes);
+        d.finish(Some(num_links))
+    }
+}
+
+/// Records decoded a piece of their encoding at a time (a blob read a stored chunk at a
+/// time holds one chunk's bytes beside the values, not the whole encoding): the pieces are
+/// the encoding cut anywhere, in order. [`CrossChunkLinks::decode`] is it with one piece.
+///
+/// ```
+/// use zv_format::layout::cross_chunk::{CrossChunkLinks, RecordDecoder};
+/// let mut links = CrossChunkLinks::new(2, 3);
+/// links.push(&[(&[0, 0, 0], 2), (&[1, 0, 0], 0)])?;
+/// let bytes = links.encode();
+/// let mut d = RecordDecoder::new(2, 3)?;
+/// d.push(&bytes[..13]);
+/// d.push(&bytes[13..]);
+/// assert_eq!(d.finish(None)?, links);
+/// # Ok::<(), zv_format::layout::LayoutError>(())
+/// ```
+#[derive(Debug)]
+pub struct RecordDecoder {
+    out: CrossChunkLinks,
+    /// The bytes of a value cut by the end of the last piece.
+    carry: Vec<u8>,
+    /// The bytes pushed so far.
+    bytes: u64,
+}
+
+impl RecordDecoder {
+    /// No records yet, of `link_width` endpoints of `sid_ndim` coordinates each.
+    pub fn new(link_width: usize, sid_ndim: usize) -> Result<Self, LayoutError> {
         if link_width == 0 {
             return Err(invalid(WHAT, "link_width 0"));
         }
-        let expected = (num_links as u128) * (link_width as u128) * (sid_ndim as u128 + 1) * 8;
-        if expected != bytes.len() as u128 {
+        Ok(Self {
+            out: CrossChunkLinks::new(link_width, sid_ndim),
+            carry: Vec::new(),
+            bytes: 0,
+        })
+    }
+
+    /// The records a `total`-byte encoding holds: `num_links` when it is given (an error
+    /// unless the encoding is exactly its size), else as many whole records as fit.
+    fn records(&self, num_links: Option<u64>, total: u64) -> Result<u64, LayoutError> {
+        let record = (self.out.record_len() as u64).saturating_mul(8).max(1);
+        let n = num_links.unwrap_or(total / record);
+        let (w, sid) = (self.out.link_width, self.out.sid_ndim);
+        let expected = (n as u128) * (w as u128) * (sid as u128 + 1) * 8;
+        if expected != total as u128 {
             return Err(invalid(
                 WHAT,
                 format!(
-                    "{} bytes, but num_links {num_links} × link_width {link_width} × (sid_ndim {sid_ndim} + 1) × 8 = {expected}",
-                    bytes.len()
+                    "{total} bytes, but num_links {n} × link_width {w} × (sid_ndim {sid} + 1) × 8 = {expected}"
                 ),
             ));
         }
-        let values = i64s(bytes, WHAT)?;
-        let out = Self {
-            link_width,
-            sid_ndim,
-            values,
-        };
+        Ok(n)
+    }
+
+    /// Checks that an encoding of `total` bytes holds `num_links` records (or whole records
+    /// when `None`) and makes room for its values (a size too large for memory is an error).
+    pub fn expect(&mut self, num_links: Option<u64>, total: u64) -> Result<(), LayoutError> {
+        self.records(num_links, total)?;
+        let values = usize::try_from(total / 8).unwrap_or(usize::MAX);
+        let more = values.saturating_sub(self.out.values.len());
+        self.out
+            .values
+            .try_reserve_exact(more)
+            .map_err(|_| invalid(WHAT, format!("{total} bytes are too many to hold")))
+    }
+
+    /// Appends the next piece of the encoding.
+    pub fn push(&mut self, mut piece: &[u8]) {
+        self.bytes += piece.len() as u64;
+        if !self.carry.is_empty() {
+            let take = (8 - self.carry.len()).min(piece.len());
+            self.carry.extend_from_slice(&piece[..take]);
+            piece = &piece[take..];
+            if self.carry.len() < 8 {
+                return;
+            }
+            let mut v = [0u8; 8];
+            v.copy_from_slice(&self.carry);
+            self.out.values.push(i64::from_le_bytes(v));
+            self.carry.clear();
+        }
+        let whole = piece.len() / 8 * 8;
+        self.out.values.extend(
+            piece[..whole]
+                .chunks_exact(8)
+                .map(|c| i64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])),
+        );
+        self.carry.extend_from_slice(&piece[whole..]);
+    }
+
+    /// The records: the bytes pushed must be exactly `num_links` records (whole records when
+    /// `None`), and rows must not be negative.
+    pub fn finish(self, num_links: Option<u64>) -> Result<CrossChunkLinks, LayoutError> {
+        self.records(num_links, self.bytes)?;
+        let out = self.out;
+        let (w, sid) = (out.link_width, out.sid_ndim);
         for r in 0..out.len() {
-            for k in 0..link_width {
-                let base = r * out.record_len() + k * (sid_ndim + 1) + sid_ndim;
+            for k in 0..w {
+                let base = r * out.record_len() + k * (sid + 1) + sid;
                 if out.values[base] < 0 {
                     return Err(invalid(
                         WHAT,

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Map;
 
-use crate::blob::{join, Blobs};
+use crate::blob::{join, Blobs, RECORD_CHUNK_BYTES};
 use crate::error::{Error, Result};
 use crate::layout::cross_chunk::CrossChunkLinks;
 use crate::layout::links::RaggedLinks;
@@ -58,10 +58,6 @@ pub(crate) fn set_parent(
 
 /// One cross-level pair: (chunk, row) at the level written, (chunk, row) at the other.
 type Pair<'a> = ((&'a ChunkKey, u64), (&'a ChunkKey, u64));
-
-/// The largest chunk of a cross-chunk record blob (so a step's records stream to the store
-/// instead of being assembled: 10 million points make 640 MB of them).
-const RECORD_CHUNK_BYTES: u64 = 32 << 20;
 
 /// The links of one side of a step at level `level` under `delta`, written a group at a time
 /// ([`SideWriter::group`]): a ragged blob per chunk for the pairs whose two chunk keys are

@@ -6,7 +6,7 @@ use super::{blob_err, delta_name, AttributeInfo, Level};
 use crate::blob::join;
 use crate::error::{Error, Result};
 use crate::layout::attributes::AttributeRows;
-use crate::layout::cross_chunk::CrossChunkLinks;
+use crate::layout::cross_chunk::{CrossChunkLinks, RecordDecoder};
 use crate::metadata::arrays::CrossChunkLinksArray;
 use crate::metadata::{JsonObject, Layout};
 use crate::names;
@@ -53,20 +53,29 @@ impl Level {
         let width = model.link_width;
         let sid = model.sid_ndim.unwrap_or(self.key_arity);
         let data_path = join(&[&group, names::DATA]);
-        let data = self.blobs.read_bytes(&data_path)?;
-        // num_links is optional: derive it from the data length
-        let num_links = model.num_links.unwrap_or_else(|| {
-            let rec = (width * (sid + 1) * 8) as u64;
-            data.as_ref().map_or(0, |d| d.len() as u64 / rec)
-        });
-        let links = match data {
-            Some(d) => CrossChunkLinks::decode(&d, num_links, width, sid)
-                .map_err(blob_err(join(&[&data_path, "c/0"])))?,
-            None if num_links == 0 => CrossChunkLinks::new(width, sid),
-            None => {
+        // decoded a stored chunk at a time: a large level's records are held once, as
+        // values, not also as the bytes of their blob
+        let chunk_key = join(&[&data_path, "c/0"]);
+        let bad = |e| blob_err(chunk_key.clone())(e);
+        let mut decoder = RecordDecoder::new(width, sid).map_err(bad)?;
+        let mut first = true;
+        let found = self
+            .blobs
+            .read_bytes_pieces(&data_path, &mut |piece, total| {
+                if std::mem::take(&mut first) {
+                    decoder.expect(model.num_links, total).map_err(bad)?;
+                }
+                decoder.push(piece);
+                Ok(())
+            })?;
+        // num_links is optional: without it, the data holds as many records as fit
+        let links = match (found, model.num_links) {
+            (true, n) => decoder.finish(n).map_err(bad)?,
+            (false, None | Some(0)) => CrossChunkLinks::new(width, sid),
+            (false, Some(n)) => {
                 return Err(Error::Missing {
                     key: join(&[&data_path, "zarr.json"]),
-                    what: format!("cross-chunk link data for {num_links} links"),
+                    what: format!("cross-chunk link data for {n} links"),
                 })
             }
         };

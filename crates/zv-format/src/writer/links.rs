@@ -20,7 +20,7 @@ use crate::layout::cross_chunk::CrossChunkLinks;
 use crate::layout::fragment_index::FragmentIndex;
 use crate::layout::links::LinkRows;
 use crate::layout::offset_links::intra_segment;
-use crate::layout::LayoutError;
+use crate::layout::{encode_i64s, LayoutError};
 use crate::metadata::arrays::CrossChunkLinksArray;
 use crate::names;
 
@@ -364,17 +364,27 @@ impl ZvWriter {
             return Ok(());
         }
         let num_links = routed.cross.len();
-        let bytes = routed.cross.encode();
-        drop(routed.cross);
         let group = join(&[&self.level, names::CROSS_CHUNK_LINKS]);
         empty_group(&self.blobs, &group)?;
         let delta = join(&[&group, SAME_LEVEL]);
         let doc =
             CrossChunkLinksArray::new(0, self.links.width(), num_links as u64, self.grid.ndim);
         self.blobs.write_group(&delta, doc.to_attributes())?;
-        self.blobs
-            .write_bytes(&join(&[&delta, names::DATA]), &bytes, &self.codecs(8))?;
-        drop(bytes);
+        // streamed in chunks of at most `record_chunk_bytes`, encoded a piece at a time: the
+        // records are not held twice (a blob that fits one chunk is laid out as
+        // `write_bytes` lays it out)
+        let values = routed.cross.values();
+        let mut stream = self.blobs.stream_bytes(
+            &join(&[&delta, names::DATA]),
+            values.len() as u64 * 8,
+            self.opts.record_chunk_bytes.max(8),
+            &self.codecs(8),
+        )?;
+        for piece in values.chunks(1 << 16) {
+            stream.write(&encode_i64s(piece))?;
+        }
+        stream.finish()?;
+        drop(routed.cross);
         if columns.is_empty() {
             return Ok(());
         }

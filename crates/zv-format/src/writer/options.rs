@@ -256,11 +256,17 @@ pub struct WriterOptions {
     /// per dimension (the `sharding_indexed` codec, as zarr-vectors 0.9.2's `shard_shape=`
     /// writes them; `None`, the default, is one stored object per cell).
     pub shard_shape: Option<Vec<u64>>,
+    /// ZV 0.7 only: the largest chunk, in bytes, of the level's cross-chunk record blob
+    /// (`cross_chunk_links/0/data`), which is written a chunk at a time and read back a chunk
+    /// at a time, so that a level's records are never held twice (32 MiB by default; a blob
+    /// that fits one chunk is one chunk, as the reference writes it).
+    pub record_chunk_bytes: u64,
 }
 
 impl WriterOptions {
     /// Options with defaults: axes `x, y, z…`, no bins, inferred bounds, `raise`, float32,
-    /// the spec's codecs, a memory budget of [`DEFAULT_MEMORY_BUDGET`].
+    /// the spec's codecs, a memory budget of [`DEFAULT_MEMORY_BUDGET`], record chunks of
+    /// 32 MiB.
     pub fn new(geometry: Geometry, chunk_shape: Vec<f64>) -> Self {
         Self {
             geometry,
@@ -275,6 +281,7 @@ impl WriterOptions {
             memory_budget: DEFAULT_MEMORY_BUDGET,
             format_version: FormatVersion::default(),
             shard_shape: None,
+            record_chunk_bytes: crate::blob::RECORD_CHUNK_BYTES,
         }
     }
 
