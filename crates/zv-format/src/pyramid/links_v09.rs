@@ -4,6 +4,7 @@
 //! coarse level (explicit storage) `links/-k`, each a directed, canonical family of width 2
 //! with one chunk-grid array per offsets segment over its level's grid.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use serde_json::json;
@@ -26,7 +27,9 @@ type Pair<'a> = ((&'a [i64], u64), (&'a [i64], u64));
 /// Writes the `+k` links of `fine` (and, when `explicit`, the `-k` links of `coarse`), `k` =
 /// `coarse − fine`, from each fine row's metavertex (`parents`) and each metavertex's place
 /// (`places`); `scales` are the chunk scales of the fine and the coarse level. Both levels'
-/// `vertices` arrays must be written (their grids hold the cells). Returns the pairs.
+/// `vertices` arrays must be written (their grids hold the cells). Returns the pairs. Memory
+/// holds one chunk's pairs at a time (a fine chunk's for `+k`, a coarse chunk's for `-k`),
+/// not the step's: each cell of a family is one chunk's pairs at one offset.
 pub(crate) fn write_cross_level_v09(
     store: &Arc<dyn Store>,
     (fine, coarse): (u32, u32),
@@ -36,107 +39,181 @@ pub(crate) fn write_cross_level_v09(
     explicit: bool,
     codecs: &CodecChoice,
 ) -> Result<u64> {
-    let mut up: Vec<Pair<'_>> = Vec::new();
+    let place = |g: u64| {
+        places.get(g as usize).ok_or_else(|| {
+            Error::InvalidInput(format!(
+                "pyramid level {coarse}: metavertex {g} was not written"
+            ))
+        })
+    };
+    let k = i32::try_from(coarse - fine)
+        .map_err(|_| Error::InvalidInput(format!("levels {fine} and {coarse}")))?;
+    let sid = scales.0.len();
+    // +k, a fine chunk at a time (its rows in order)
+    let mut up = FamilyWriter::start(store, fine, k, (scales.0, scales.1), sid, codecs)?;
+    let mut pairs: Vec<Pair<'_>> = Vec::new();
     for (key, rows) in &parents.chunks {
+        pairs.clear();
         for (r, &g) in rows.iter().enumerate() {
             if g == NO_PARENT {
                 continue;
             }
-            let (ck, cr) = places.get(g as usize).ok_or_else(|| {
-                Error::InvalidInput(format!(
-                    "pyramid level {coarse}: metavertex {g} was not written"
-                ))
-            })?;
-            up.push(((key.coords(), r as u64), (ck.coords(), *cr)));
+            let (ck, cr) = place(g)?;
+            pairs.push(((key.coords(), r as u64), (ck.coords(), *cr)));
         }
+        up.cells(&pairs)?;
     }
-    let k = i32::try_from(coarse - fine)
-        .map_err(|_| Error::InvalidInput(format!("levels {fine} and {coarse}")))?;
-    let sid = scales.0.len();
-    write_side(store, fine, k, &up, scales, sid, codecs)?;
+    let total = up.finish()?;
     if explicit {
-        let mut down: Vec<Pair<'_>> = up.iter().map(|&(a, b)| (b, a)).collect();
-        down.sort_unstable();
-        write_side(store, coarse, -k, &down, (scales.1, scales.0), sid, codecs)?;
+        // -k, a coarse chunk at a time: the fine chunks with rows in each coarse chunk are
+        // noted first; each coarse chunk's pairs are then sorted (coarse row, fine chunk, fine
+        // row), as sorting all of the step's pairs would order them
+        let mut children: BTreeMap<&ChunkKey, Vec<usize>> = BTreeMap::new();
+        for (i, (_, rows)) in parents.chunks.iter().enumerate() {
+            for &g in rows.iter().filter(|&&g| g != NO_PARENT) {
+                let of = children.entry(&place(g)?.0).or_default();
+                if of.last() != Some(&i) {
+                    of.push(i);
+                }
+            }
+        }
+        let mut down = FamilyWriter::start(store, coarse, -k, (scales.1, scales.0), sid, codecs)?;
+        for (ck, fine_chunks) in children {
+            pairs.clear();
+            for &i in &fine_chunks {
+                let (key, rows) = &parents.chunks[i];
+                for (r, &g) in rows.iter().enumerate() {
+                    if g == NO_PARENT {
+                        continue;
+                    }
+                    let (c, cr) = place(g)?;
+                    if c == ck {
+                        pairs.push(((ck.coords(), *cr), (key.coords(), r as u64)));
+                    }
+                }
+            }
+            pairs.sort_unstable();
+            down.cells(&pairs)?;
+        }
+        down.finish()?;
     }
-    Ok(up.len() as u64)
+    Ok(total)
 }
 
-/// Writes `pairs` (sources at `level`) as the family `level/links/<delta>`.
-fn write_side(
-    store: &Arc<dyn Store>,
-    level: u32,
+/// One family `level/links/<delta>` being written, a batch of pairs at a time
+/// ([`FamilyWriter::cells`]): each batch's cells are written as they come, the segments'
+/// documents and the family's at the end ([`FamilyWriter::finish`]).
+struct FamilyWriter<'a> {
+    blobs: Blobs,
+    name: String,
+    family: String,
     delta: i32,
-    pairs: &[Pair<'_>],
-    (scale_src, scale_trg): (&[i64], &[i64]),
+    scales: (&'a [i64], &'a [i64]),
     sid: usize,
-    codecs: &CodecChoice,
-) -> Result<()> {
-    let name = level.to_string();
-    let family = join(&[&name, names::LINKS, &delta_name(delta)]);
-    let family_key = join(&[&family, "zarr.json"]);
-    let cells = partition_pairs(pairs.iter().copied(), scale_src, scale_trg)
-        .ok_or_else(|| Error::InvalidInput(format!("{family_key}: a chunk offset overflows")))?;
-    // the cells lie on the level's own grid, the one its vertices are on
-    let vertices = join(&[&name, names::VERTICES]);
-    let grid = Blobs::with_layout(store.clone(), Layout::ChunkGrid)
-        .grid(&vertices)?
-        .ok_or_else(|| Error::Missing {
-            key: join(&[&vertices, "zarr.json"]),
-            what: format!("the chunk grid of level {level} (its cross-level links lie on it)"),
-        })?;
-    let blobs = Blobs::with_layout(store.clone(), Layout::ChunkGrid);
-    // sharded as the level's vertices are; a family covers some chunks only, so its shards
-    // are stored with its document
-    blobs.begin_grid(
-        grid.origin().to_vec(),
-        grid.shape().to_vec(),
-        grid.shard_shape(),
-        &[],
-    )?;
-    let codecs = codecs.codecs(8, true);
-    let mut segments: Vec<String> = Vec::new();
-    for ((seg, source), rows) in cells {
-        let path = join(&[&family, &seg, &ChunkKey(source).to_string()]);
-        let blob = RaggedLinks {
-            link_width: 2,
-            groups: vec![rows],
+    codecs: Vec<zv_core::metadata::ExtensionMetadata>,
+    segments: BTreeSet<String>,
+    pairs: u64,
+}
+
+impl<'a> FamilyWriter<'a> {
+    /// Starts the family of pairs whose sources are at `level` (on its grid, with the chunk
+    /// scales `scales`: the source level's, then the target's).
+    fn start(
+        store: &Arc<dyn Store>,
+        level: u32,
+        delta: i32,
+        scales: (&'a [i64], &'a [i64]),
+        sid: usize,
+        codecs: &CodecChoice,
+    ) -> Result<Self> {
+        let name = level.to_string();
+        let family = join(&[&name, names::LINKS, &delta_name(delta)]);
+        // the cells lie on the level's own grid, the one its vertices are on
+        let vertices = join(&[&name, names::VERTICES]);
+        let grid = Blobs::with_layout(store.clone(), Layout::ChunkGrid)
+            .grid(&vertices)?
+            .ok_or_else(|| Error::Missing {
+                key: join(&[&vertices, "zarr.json"]),
+                what: format!("the chunk grid of level {level} (its cross-level links lie on it)"),
+            })?;
+        let blobs = Blobs::with_layout(store.clone(), Layout::ChunkGrid);
+        // sharded as the level's vertices are; a family covers some chunks only, so its shards
+        // are stored with its document
+        blobs.begin_grid(
+            grid.origin().to_vec(),
+            grid.shape().to_vec(),
+            grid.shard_shape(),
+            &[],
+        )?;
+        Ok(Self {
+            blobs,
+            name,
+            family,
+            delta,
+            scales,
+            sid,
+            codecs: codecs.codecs(8, true),
+            segments: BTreeSet::new(),
+            pairs: 0,
+        })
+    }
+
+    /// Writes the cells of `pairs` (sources at this family's level), which hold every pair of
+    /// their source chunks: no later batch has pairs of the same source chunk.
+    fn cells(&mut self, pairs: &[Pair<'_>]) -> Result<()> {
+        let family_key = || join(&[&self.family, "zarr.json"]);
+        let cells = partition_pairs(pairs.iter().copied(), self.scales.0, self.scales.1)
+            .ok_or_else(|| {
+                Error::InvalidInput(format!("{}: a chunk offset overflows", family_key()))
+            })?;
+        for ((seg, source), rows) in cells {
+            let path = join(&[&self.family, &seg, &ChunkKey(source).to_string()]);
+            let blob = RaggedLinks {
+                link_width: 2,
+                groups: vec![rows],
+            }
+            .encode()
+            .map_err(|source| Error::Blob {
+                key: path.clone(),
+                source,
+            })?;
+            self.blobs.write_bytes(&path, &blob, &self.codecs)?;
+            self.segments.insert(seg);
         }
-        .encode()
-        .map_err(|source| Error::Blob {
-            key: path.clone(),
-            source,
-        })?;
-        blobs.write_bytes(&path, &blob, &codecs)?;
-        if segments.last() != Some(&seg) {
-            segments.push(seg);
+        self.pairs += pairs.len() as u64;
+        Ok(())
+    }
+
+    /// Writes the segments' documents and the family's; returns the pairs written.
+    fn finish(self) -> Result<u64> {
+        let blobs = &self.blobs;
+        for seg in &self.segments {
+            let path = join(&[&self.family, seg]);
+            let offsets = parse_segment(seg, self.sid, 2)
+                .map_err(|why| Error::metadata(join(&[&path, "zarr.json"]), why))?;
+            let mut m = JsonObject::new();
+            m.insert("zv_array".into(), json!(names::LINKS));
+            m.insert("dtype".into(), json!("int64"));
+            m.insert("offsets".into(), json!(offsets));
+            m.insert("has_perm".into(), json!(false));
+            m.insert("link_width".into(), json!(2));
+            m.insert("level_delta".into(), json!(self.delta));
+            blobs.write_chunk_array_document(&path, m, &self.codecs)?;
         }
+        let mut attributes = JsonObject::new();
+        attributes.insert("zv_array".into(), json!("links_family"));
+        attributes.insert("level_delta".into(), json!(self.delta));
+        attributes.insert("link_width".into(), json!(2));
+        attributes.insert("sid_ndim".into(), json!(self.sid));
+        attributes.insert("directed".into(), json!(true));
+        attributes.insert("store".into(), json!("canonical"));
+        attributes.insert("num_links".into(), json!(self.pairs));
+        attributes.insert("num_physical_records".into(), json!(self.pairs));
+        let links = join(&[&self.name, names::LINKS]);
+        if blobs.node(&links)?.is_none() {
+            blobs.write_group(&links, JsonObject::new())?;
+        }
+        blobs.write_group(&self.family, attributes)?;
+        Ok(self.pairs)
     }
-    for seg in &segments {
-        let path = join(&[&family, seg]);
-        let offsets = parse_segment(seg, sid, 2)
-            .map_err(|why| Error::metadata(join(&[&path, "zarr.json"]), why))?;
-        let mut m = JsonObject::new();
-        m.insert("zv_array".into(), json!(names::LINKS));
-        m.insert("dtype".into(), json!("int64"));
-        m.insert("offsets".into(), json!(offsets));
-        m.insert("has_perm".into(), json!(false));
-        m.insert("link_width".into(), json!(2));
-        m.insert("level_delta".into(), json!(delta));
-        blobs.write_chunk_array_document(&path, m, &codecs)?;
-    }
-    let mut attributes = JsonObject::new();
-    attributes.insert("zv_array".into(), json!("links_family"));
-    attributes.insert("level_delta".into(), json!(delta));
-    attributes.insert("link_width".into(), json!(2));
-    attributes.insert("sid_ndim".into(), json!(sid));
-    attributes.insert("directed".into(), json!(true));
-    attributes.insert("store".into(), json!("canonical"));
-    attributes.insert("num_links".into(), json!(pairs.len()));
-    attributes.insert("num_physical_records".into(), json!(pairs.len()));
-    let links = join(&[&name, names::LINKS]);
-    if blobs.node(&links)?.is_none() {
-        blobs.write_group(&links, JsonObject::new())?;
-    }
-    blobs.write_group(&family, attributes)
 }
