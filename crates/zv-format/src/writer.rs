@@ -69,6 +69,7 @@ mod options;
 mod part;
 mod part_pieces;
 mod placement;
+mod places;
 mod polylines;
 mod skeleton;
 mod spill;
@@ -86,7 +87,6 @@ use crate::document::Attribute;
 use crate::error::{AttributeKind, Error, InputItem, Result};
 use crate::geometry::Geometry;
 use crate::layout::attributes::AttributeRows;
-use crate::metadata::ChunkKey;
 
 pub use checks::SPARE_OBJECTS;
 pub use lock::LOCK_KEY;
@@ -95,6 +95,7 @@ pub use options::{
     DEFAULT_MEMORY_BUDGET, MAX_BINS_PER_CHUNK,
 };
 pub use placement::COORDINATE_LIMIT;
+pub(crate) use places::Places;
 
 use chunk_blobs::ChunkBlobs;
 use columns::Columns;
@@ -465,19 +466,19 @@ impl ZvWriter {
 
     /// [`ZvWriter::finish`] for a pyramid level: also where every vertex went, as (chunk key,
     /// row) by global index, in the order the vertices were added.
-    pub(crate) fn finish_level(self) -> Result<(WriteSummary, Vec<(ChunkKey, u64)>)> {
+    pub(crate) fn finish_level(self) -> Result<(WriteSummary, Places)> {
         self.finish_with_places()
     }
 
     /// [`ZvWriter::finish`], with where every vertex went when the writer tracks it (linked
     /// geometries and pyramid levels; empty otherwise).
-    fn finish_with_places(self) -> Result<(WriteSummary, Vec<(ChunkKey, u64)>)> {
+    fn finish_with_places(self) -> Result<(WriteSummary, Places)> {
         let store = Arc::clone(self.blobs.store());
         crate::io_pool::with_store(store.as_ref(), move || self.commit())
     }
 
     /// [`ZvWriter::finish_with_places`], on the pool the store wants.
-    fn commit(self) -> Result<(WriteSummary, Vec<(ChunkKey, u64)>)> {
+    fn commit(self) -> Result<(WriteSummary, Places)> {
         let counts = self.validate()?;
         // Another writer may have committed a store here since `create` (a writer that does
         // not claim the store: another implementation): stop before writing over its blobs.
@@ -526,7 +527,7 @@ impl ZvWriter {
         let places = if self.tracks_places() {
             self.places(&chunks)
         } else {
-            Vec::new()
+            Places::default()
         };
         // the spill directory is removed when `self` drops
         Ok((summary, places))
@@ -534,14 +535,14 @@ impl ZvWriter {
 
     /// Where every vertex went, as (chunk key, row) by the number it was added with (the
     /// chunk blobs must have tracked it: [`ZvWriter::tracks_places`]).
-    fn places(&self, chunks: &ChunkBlobs) -> Vec<(ChunkKey, u64)> {
-        let keys = self.spill.keys();
-        (0..self.n_vertices)
+    fn places(&self, chunks: &ChunkBlobs) -> Places {
+        let at = (0..self.n_vertices)
             .map(|g| {
                 let (ci, row) = chunks.place(g);
-                (keys[ci].clone(), row)
+                (ci as u64) << 32 | row
             })
-            .collect()
+            .collect();
+        Places::from_parts(self.spill.keys().to_vec(), at)
     }
 
     /// Whether the chunk blobs keep where every vertex went: linked geometries need it for

@@ -26,7 +26,7 @@ use crate::progress::Progress;
 use crate::pyramid::links::{set_parent, write_cross_level, ParentMap};
 use crate::pyramid::links_v09::write_cross_level_v09;
 use crate::reader::{Level, ZvStore};
-use crate::writer::{FormatVersion, WriteSummary, WriterOptions, ZvWriter};
+use crate::writer::{FormatVersion, Places, WriteSummary, WriterOptions, ZvWriter};
 
 /// Attributes of a chunk-grid array that the target layout recomputes or does not have.
 const GRID_ONLY: &[&str] = &["nonempty_chunks", "chunk_grid_origin", "row_shape"];
@@ -247,21 +247,26 @@ fn copy_cross_level(
             coarse.link_deltas()?.contains(&-d) || coarse.cross_chunk_deltas()?.contains(&-d);
         // each fine row's parent, numbered over the distinct parents met
         let mut rows: BTreeMap<ChunkKey, Vec<u64>> = BTreeMap::new();
-        let mut places: Vec<(ChunkKey, u64)> = Vec::new();
+        let mut places = Places::default();
         let mut number: BTreeMap<(ChunkKey, u64), u64> = BTreeMap::new();
-        let mut add = |fine: &ChunkKey, r: u64, c: ChunkKey, cr: u64| {
-            let next = places.len() as u64;
-            let g = *number.entry((c.clone(), cr)).or_insert(next);
-            if g == next {
-                places.push((c, cr));
-            }
+        let mut add = |fine: &ChunkKey, r: u64, c: ChunkKey, cr: u64| -> Result<()> {
+            let g = match number.get(&(c.clone(), cr)) {
+                Some(&g) => g,
+                None => {
+                    let g = places.len() as u64;
+                    places.push(&c, cr)?;
+                    number.insert((c, cr), g);
+                    g
+                }
+            };
             set_parent(&mut rows, fine, r, g);
+            Ok(())
         };
         for key in level.chunk_keys()? {
             if let Some(r) = level.cross_level_links(d, &key, 2)? {
                 for g in &r.groups {
                     for p in g.chunks_exact(2) {
-                        add(&key, p[0] as u64, key.clone(), p[1] as u64);
+                        add(&key, p[0] as u64, key.clone(), p[1] as u64)?;
                     }
                 }
             }
@@ -271,7 +276,7 @@ fn copy_cross_level(
                 if let (Some((a, ra)), Some((b, rb))) =
                     (c.links.endpoint(r, 0), c.links.endpoint(r, 1))
                 {
-                    add(&ChunkKey(a.to_vec()), ra, ChunkKey(b.to_vec()), rb);
+                    add(&ChunkKey(a.to_vec()), ra, ChunkKey(b.to_vec()), rb)?;
                 }
             }
         }

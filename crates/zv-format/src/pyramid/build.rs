@@ -20,7 +20,7 @@ use crate::geometry::Geometry;
 use crate::metadata::json::whole_multiples;
 use crate::metadata::{ChunkKey, Layout};
 use crate::names;
-use crate::writer::{FormatVersion, WriterOptions, ZvWriter};
+use crate::writer::{FormatVersion, Places, WriterOptions, ZvWriter};
 use crate::ZvStore;
 
 /// What one new level holds.
@@ -152,7 +152,7 @@ pub(super) fn datasets(grids: &[LevelGrid]) -> Vec<Value> {
 #[derive(Default)]
 struct Chains {
     maps: Vec<(u32, ParentMap)>,
-    places: Vec<(ChunkKey, u64)>,
+    places: Places,
 }
 
 /// After the step to level `coarse`: composes every chain with the step's parents, writes the
@@ -182,13 +182,13 @@ fn deeper_links(
                     if g == NO_PARENT {
                         return Ok(NO_PARENT);
                     }
-                    let (c, r) = chains.places.get(g as usize).ok_or_else(|| {
+                    let (c, r) = chains.places.get(g).ok_or_else(|| {
                         bad(format!(
                             "pyramid level {}: metavertex {g} was not written",
                             coarse - 1
                         ))
                     })?;
-                    let parent = by_chunk.get(c).and_then(|rows| rows.get(*r as usize));
+                    let parent = by_chunk.get(c).and_then(|rows| rows.get(r as usize));
                     Ok(parent.copied().unwrap_or(NO_PARENT))
                 })
                 .collect::<Result<Vec<u64>>>()?;
@@ -388,7 +388,7 @@ pub(super) fn object_stats(
 /// metavertex's place (chunk, row) at the coarse level.
 struct Step {
     parents: ParentMap,
-    places: Vec<(ChunkKey, u64)>,
+    places: Places,
 }
 
 /// The objects step `i` keeps (empty when the level has none): every object with vertices

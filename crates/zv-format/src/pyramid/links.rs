@@ -16,7 +16,7 @@ use crate::metadata::arrays::{CrossChunkLinksArray, LinksArray};
 use crate::metadata::ChunkKey;
 use crate::names;
 use crate::reader::delta_name;
-use crate::writer::CodecChoice;
+use crate::writer::{CodecChoice, Places};
 
 /// A fine vertex without a parent (its object was dropped).
 pub(crate) const NO_PARENT: u64 = u64::MAX;
@@ -196,7 +196,7 @@ pub(crate) fn write_cross_level_blobs(
     blobs: &Blobs,
     levels: (u32, u32),
     parents: &ParentMap,
-    places: &[(ChunkKey, u64)],
+    places: &Places,
     (sid_ndim, explicit): (usize, bool),
     codecs: &CodecChoice,
 ) -> Result<[u64; 2]> {
@@ -235,7 +235,7 @@ pub(crate) fn write_cross_level(
     blobs: &Blobs,
     (fine, coarse): (u32, u32),
     parents: &ParentMap,
-    places: &[(ChunkKey, u64)],
+    places: &Places,
     sid_ndim: usize,
     explicit: bool,
     codecs: &CodecChoice,
@@ -256,7 +256,7 @@ fn write_cross_level_chunked(
     blobs: &Blobs,
     levels: (u32, u32),
     parents: &ParentMap,
-    places: &[(ChunkKey, u64)],
+    places: &Places,
     shape: (usize, bool),
     codecs: &CodecChoice,
     chunk_cap: u64,
@@ -278,13 +278,13 @@ fn write_sides(
     blobs: &Blobs,
     (fine, coarse): (u32, u32),
     parents: &ParentMap,
-    places: &[(ChunkKey, u64)],
+    places: &Places,
     (sid_ndim, explicit): (usize, bool),
     codecs: &CodecChoice,
     (chunk_cap, documents): (u64, bool),
 ) -> Result<Sides> {
     let place = |g: u64| {
-        places.get(g as usize).ok_or_else(|| {
+        places.get(g).ok_or_else(|| {
             Error::InvalidInput(format!(
                 "pyramid level {coarse}: metavertex {g} was not written"
             ))
@@ -316,7 +316,7 @@ fn write_sides(
         for (r, &g) in rows.iter().enumerate() {
             if g != NO_PARENT {
                 let (ck, cr) = place(g)?;
-                group.push(((key, r as u64), (ck, *cr)));
+                group.push(((key, r as u64), (ck, cr)));
             }
         }
         up.group(key, &group)?;
@@ -335,7 +335,7 @@ fn write_sides(
                     }
                     let (k, cr) = place(g)?;
                     if k == *ck {
-                        group.push(((k, *cr), (key, r as u64)));
+                        group.push(((k, cr), (key, r as u64)));
                     }
                 }
             }
@@ -373,7 +373,7 @@ impl CrossLevelLinks<'_> {
         &self,
         (fine, coarse): (u32, u32),
         parents: &ParentMap,
-        places: &[(ChunkKey, u64)],
+        places: &Places,
     ) -> Result<u64> {
         let Some(scales) = &self.v09_scales else {
             return write_cross_level(
@@ -413,11 +413,12 @@ mod tests {
     use super::*;
 
     /// A step of 3 fine chunks (rows 0..n) with parents in 2 coarse chunks, some dropped.
-    fn step() -> (ParentMap, Vec<(ChunkKey, u64)>) {
+    fn step() -> (ParentMap, Places) {
         let coarse = [ChunkKey(vec![0, 0]), ChunkKey(vec![1, 0])];
-        let places: Vec<(ChunkKey, u64)> = (0..40u64)
-            .map(|g| (coarse[(g % 2) as usize].clone(), g / 2))
-            .collect();
+        let mut places = Places::default();
+        for g in 0..40u64 {
+            places.push(&coarse[(g % 2) as usize], g / 2).unwrap();
+        }
         let mut rows = BTreeMap::new();
         for (c, key) in [vec![0, 0], vec![1, 0], vec![2, 1]].into_iter().enumerate() {
             let key = ChunkKey(key);

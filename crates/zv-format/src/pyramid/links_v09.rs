@@ -19,7 +19,7 @@ use crate::layout::offset_links::parse_segment;
 use crate::metadata::{ChunkKey, JsonObject, Layout};
 use crate::names;
 use crate::reader::delta_name;
-use crate::writer::CodecChoice;
+use crate::writer::{CodecChoice, Places};
 
 /// One pair: (chunk, row) at the level written, (chunk, row) at the other.
 type Pair<'a> = ((&'a [i64], u64), (&'a [i64], u64));
@@ -34,13 +34,13 @@ pub(crate) fn write_cross_level_v09(
     store: &Arc<dyn Store>,
     (fine, coarse): (u32, u32),
     parents: &ParentMap,
-    places: &[(ChunkKey, u64)],
+    places: &Places,
     scales: (&[i64], &[i64]),
     explicit: bool,
     codecs: &CodecChoice,
 ) -> Result<u64> {
     let place = |g: u64| {
-        places.get(g as usize).ok_or_else(|| {
+        places.get(g).ok_or_else(|| {
             Error::InvalidInput(format!(
                 "pyramid level {coarse}: metavertex {g} was not written"
             ))
@@ -59,7 +59,7 @@ pub(crate) fn write_cross_level_v09(
                 continue;
             }
             let (ck, cr) = place(g)?;
-            pairs.push(((key.coords(), r as u64), (ck.coords(), *cr)));
+            pairs.push(((key.coords(), r as u64), (ck.coords(), cr)));
         }
         up.cells(&pairs)?;
     }
@@ -71,7 +71,7 @@ pub(crate) fn write_cross_level_v09(
         let mut children: BTreeMap<&ChunkKey, Vec<usize>> = BTreeMap::new();
         for (i, (_, rows)) in parents.chunks.iter().enumerate() {
             for &g in rows.iter().filter(|&&g| g != NO_PARENT) {
-                let of = children.entry(&place(g)?.0).or_default();
+                let of = children.entry(place(g)?.0).or_default();
                 if of.last() != Some(&i) {
                     of.push(i);
                 }
@@ -88,7 +88,7 @@ pub(crate) fn write_cross_level_v09(
                     }
                     let (c, cr) = place(g)?;
                     if c == ck {
-                        pairs.push(((ck.coords(), *cr), (key.coords(), r as u64)));
+                        pairs.push(((ck.coords(), cr), (key.coords(), r as u64)));
                     }
                 }
             }

@@ -136,13 +136,13 @@ impl ZvWriter {
 
     /// [`ZvWriter::finish_part`], with where every vertex went (pyramid levels: their
     /// metavertices, by the number they were added with, for the cross-level links).
-    pub(crate) fn finish_part_with_places(self) -> Result<(PartReceipt, Vec<(ChunkKey, u64)>)> {
+    pub(crate) fn finish_part_with_places(self) -> Result<(PartReceipt, super::Places)> {
         let store = std::sync::Arc::clone(self.blobs.store());
         crate::io_pool::with_store(store.as_ref(), move || self.write_part())
     }
 
     /// [`ZvWriter::finish_part_with_places`], on the pool the store wants.
-    fn write_part(mut self) -> Result<(PartReceipt, Vec<(ChunkKey, u64)>)> {
+    fn write_part(mut self) -> Result<(PartReceipt, super::Places)> {
         let owner = self
             .owner
             .clone()
@@ -186,7 +186,7 @@ impl ZvWriter {
         let places = if matches!(self.target, Target::Level(_)) {
             self.places(&chunks)
         } else {
-            Vec::new()
+            super::Places::default()
         };
         let receipt = PartReceipt {
             run: owner.run,
