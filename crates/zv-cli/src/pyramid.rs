@@ -51,6 +51,10 @@ pub(crate) struct PyramidArgs {
     /// The codecs of the new levels: spec-default, none, zstd[:L], blosc-lz4, gzip[:L], +crc32c.
     #[arg(long, default_value = "spec-default")]
     codecs: String,
+    /// Bytes of vertex records each coarse level's writer holds in memory before spilling
+    /// them to temporary files (the levels are the same whatever the budget).
+    #[arg(long, default_value_t = zv_format::writer::DEFAULT_MEMORY_BUDGET)]
+    memory_budget: u64,
     /// Print the new levels as JSON on stdout.
     #[arg(long)]
     json: bool,
@@ -73,6 +77,7 @@ pub(crate) fn run(args: PyramidArgs) -> CliResult {
     opts.cross_level = CrossLevel::parse(&args.cross_level)?;
     opts.depth = args.depth;
     opts.codecs = CodecChoice::parse(&args.codecs)?;
+    opts.memory_budget = args.memory_budget;
     if let (Some(part), Some(step)) = (&args.part, args.step) {
         return build_part(&args.store, &opts, step, part, args.json);
     }

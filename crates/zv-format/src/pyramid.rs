@@ -154,11 +154,15 @@ pub struct PyramidOptions {
     pub depth: i64,
     /// The codecs of the new levels' blobs.
     pub codecs: CodecChoice,
+    /// The coarse levels' writers' memory budget ([`crate::writer::WriterOptions::memory_budget`]:
+    /// bytes of vertex records held before they are spilled to temporary files; 1 GiB by
+    /// default). The levels written are the same whatever the budget.
+    pub memory_budget: u64,
 }
 
 impl PyramidOptions {
     /// Options with defaults: chunk scale 1, random sparsity with seed 0, explicit links of
-    /// depth 1, the spec's codecs.
+    /// depth 1, the spec's codecs, the writer's default memory budget.
     pub fn new(steps: Vec<Step>) -> Self {
         Self {
             steps,
@@ -168,6 +172,7 @@ impl PyramidOptions {
             cross_level: CrossLevel::Explicit,
             depth: 1,
             codecs: CodecChoice::default(),
+            memory_budget: crate::writer::DEFAULT_MEMORY_BUDGET,
         }
     }
 

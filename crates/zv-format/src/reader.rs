@@ -91,6 +91,7 @@ pub use object_index::ObjectIndex;
 pub use objects::Object;
 pub use points::Points;
 pub use positions::{ChunkRefs, Positions};
+pub(crate) use raw_index::RawIndex;
 pub use skeleton::chunk_parents;
 pub use vertices::Vertices;
 

@@ -553,3 +553,43 @@ fn deeper_links_are_the_one_step_links_composed() {
         }
     }
 }
+
+/// A coarse level's writer spills its vertex records past `PyramidOptions::memory_budget`:
+/// the store built with a budget of a few records is the store built with the default one,
+/// key for key and byte for byte.
+#[test]
+fn the_memory_budget_changes_nothing_written() {
+    let points: Vec<[f64; 3]> = (0..3000)
+        .map(|i| {
+            let f = i as f64;
+            [
+                (f * 7.3) % 60.0 - 20.0,
+                (f * 3.1) % 60.0 - 20.0,
+                (f * 1.7) % 60.0 - 20.0,
+            ]
+        })
+        .collect();
+    let objects = Some((0..3000).map(|i| i % 7).collect::<Vec<u64>>());
+    let cloud = Cloud { points, objects };
+    let mut stores = Vec::new();
+    for budget in [zv_format::writer::DEFAULT_MEMORY_BUDGET, 512] {
+        let store = write(&cloud);
+        let mut opts = options(vec![Step::new(2, 1), Step::new(2, 2)], vec![2, 1]);
+        opts.memory_budget = budget;
+        build_pyramid(store.clone(), &opts).unwrap();
+        stores.push(store);
+    }
+    let all = |s: &Arc<dyn Store>| -> Vec<(String, Vec<u8>)> {
+        s.list_prefix(&zv_core::key::StorePrefix::root())
+            .unwrap()
+            .into_iter()
+            .map(|k| (k.to_string(), s.get(&k).unwrap().unwrap().to_vec()))
+            .collect()
+    };
+    let (a, b) = (all(&stores[0]), all(&stores[1]));
+    assert!(a.iter().any(|(k, _)| k.starts_with("2/")), "no level 2");
+    assert_eq!(a.len(), b.len());
+    for (x, y) in a.iter().zip(&b) {
+        assert_eq!(x, y, "{}", x.0);
+    }
+}

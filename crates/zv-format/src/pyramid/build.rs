@@ -440,6 +440,7 @@ pub(super) fn level_writer(
     wopts.bin_shape = Some(grid.bin.clone());
     wopts.vertex_type = source.level.vertex_type();
     wopts.codecs = opts.codecs;
+    wopts.memory_budget = opts.memory_budget;
     wopts.format_version = FormatVersion::of_layout(root.layout());
     // a sharded 0.9 store gets sharded levels (the fine level's shards)
     wopts.shard_shape = source.level.shard_shape()?;

@@ -6,6 +6,7 @@ use rustc_hash::FxHashMap;
 use crate::error::Result;
 use crate::layout::attributes::{AttributeRows, Dictionary};
 use crate::metadata::ChunkKey;
+use crate::reader::RawIndex;
 use crate::reader::{AttributeInfo, Object};
 use crate::Level;
 
@@ -52,6 +53,26 @@ fn note(map: &mut FragmentObjects, chunk: &[i64], f: u64, o: u64) {
     fragments.entry(f).or_insert(o);
 }
 
+/// The index `raw` inverted (as [`SourceLevel::new`] inverts a decoded one) and whether each
+/// object's manifest names any fragment; `None` on any fault of the index.
+fn invert_raw(raw: &RawIndex) -> Option<(FragmentObjects, Vec<bool>)> {
+    let n = usize::try_from(raw.num_objects()).ok()?;
+    let mut map = FragmentObjects::default();
+    let mut nonempty = Vec::with_capacity(n);
+    for o in 0..n as u64 {
+        let mut any = false;
+        raw.visit(o, |chunk, fragments| {
+            for f in fragments.iter() {
+                any = true;
+                note(&mut map, chunk.as_slice(), f, o);
+            }
+        })
+        .ok()?;
+        nonempty.push(any);
+    }
+    Some((map, nonempty))
+}
+
 /// The fine level of a step.
 pub(crate) struct SourceLevel {
     pub(crate) level: Level,
@@ -69,6 +90,21 @@ impl SourceLevel {
     /// Opens the fine level: its object index, inverted to find each fragment's object (a
     /// fragment several manifests name belongs to the first), and its attribute schema.
     pub(crate) fn new(level: Level) -> Result<Self> {
+        // zv's and ZV 0.9's index containers are inverted manifest by manifest from their
+        // stored bytes, never decoded whole (a decoded block takes about 70 bytes); any fault
+        // there leaves it to the decoded index below, whose errors name it
+        if let Some((fragment_objects, nonempty)) =
+            level.raw_object_index()?.and_then(|raw| invert_raw(&raw))
+        {
+            let attributes = level.vertex_attribute_infos()?;
+            return Ok(Self {
+                level,
+                fragment_objects: Some(fragment_objects),
+                num_objects: nonempty.len() as u64,
+                nonempty,
+                attributes,
+            });
+        }
         let index = level.object_index()?;
         let num_objects = index.as_ref().map_or(0, |i| i.manifests.len() as u64);
         let nonempty = index.as_ref().map_or_else(Vec::new, |i| {
