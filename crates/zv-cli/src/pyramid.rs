@@ -53,7 +53,7 @@ pub(crate) struct PyramidArgs {
     codecs: String,
     /// Bytes of vertex records each coarse level's writer holds in memory before spilling
     /// them to temporary files (the levels are the same whatever the budget).
-    #[arg(long, default_value_t = zv_format::writer::DEFAULT_MEMORY_BUDGET)]
+    #[arg(long, default_value_t = zv_format::pyramid::PYRAMID_MEMORY_BUDGET)]
     memory_budget: u64,
     /// Print the new levels as JSON on stdout.
     #[arg(long)]

@@ -155,14 +155,22 @@ pub struct PyramidOptions {
     /// The codecs of the new levels' blobs.
     pub codecs: CodecChoice,
     /// The coarse levels' writers' memory budget ([`crate::writer::WriterOptions::memory_budget`]:
-    /// bytes of vertex records held before they are spilled to temporary files; 1 GiB by
-    /// default). The levels written are the same whatever the budget.
+    /// bytes of vertex records held before they are spilled to temporary files;
+    /// [`PYRAMID_MEMORY_BUDGET`] by default). The levels written are the same whatever the
+    /// budget.
     pub memory_budget: u64,
 }
 
+/// The default [`PyramidOptions::memory_budget`]: 256 MiB, a quarter of the writer's own
+/// default. A pyramid step also holds a parent per fine vertex and a place per coarse vertex;
+/// spilling the coarse records sooner keeps the step's peak lower at no measured cost (20M
+/// points in 1000 objects, bins of 12.5, level 1: 22.9 s and 951 MiB with 1 GiB, 22.9 s and
+/// 637 MiB with 256 MiB).
+pub const PYRAMID_MEMORY_BUDGET: u64 = 256 << 20;
+
 impl PyramidOptions {
     /// Options with defaults: chunk scale 1, random sparsity with seed 0, explicit links of
-    /// depth 1, the spec's codecs, the writer's default memory budget.
+    /// depth 1, the spec's codecs, a memory budget of [`PYRAMID_MEMORY_BUDGET`].
     pub fn new(steps: Vec<Step>) -> Self {
         Self {
             steps,
@@ -172,7 +180,7 @@ impl PyramidOptions {
             cross_level: CrossLevel::Explicit,
             depth: 1,
             codecs: CodecChoice::default(),
-            memory_budget: crate::writer::DEFAULT_MEMORY_BUDGET,
+            memory_budget: PYRAMID_MEMORY_BUDGET,
         }
     }
 

@@ -525,7 +525,7 @@ impl ZvWriter {
         self.write_level_links(routed, &link_columns, intra_links)?;
         self.write_level_and_root(chunks.rows(), !columns.is_empty())?;
         let places = if self.tracks_places() {
-            self.places(&chunks)
+            self.places(chunks)
         } else {
             Places::default()
         };
@@ -535,14 +535,8 @@ impl ZvWriter {
 
     /// Where every vertex went, as (chunk key, row) by the number it was added with (the
     /// chunk blobs must have tracked it: [`ZvWriter::tracks_places`]).
-    fn places(&self, chunks: &ChunkBlobs) -> Places {
-        let at = (0..self.n_vertices)
-            .map(|g| {
-                let (ci, row) = chunks.place(g);
-                (ci as u64) << 32 | row
-            })
-            .collect();
-        Places::from_parts(self.spill.keys().to_vec(), at)
+    fn places(&self, chunks: ChunkBlobs) -> Places {
+        Places::from_parts(self.spill.keys().to_vec(), chunks.into_places())
     }
 
     /// Whether the chunk blobs keep where every vertex went: linked geometries need it for

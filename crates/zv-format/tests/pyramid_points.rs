@@ -572,7 +572,7 @@ fn the_memory_budget_changes_nothing_written() {
     let objects = Some((0..3000).map(|i| i % 7).collect::<Vec<u64>>());
     let cloud = Cloud { points, objects };
     let mut stores = Vec::new();
-    for budget in [zv_format::writer::DEFAULT_MEMORY_BUDGET, 512] {
+    for budget in [zv_format::pyramid::PYRAMID_MEMORY_BUDGET, 512] {
         let store = write(&cloud);
         let mut opts = options(vec![Step::new(2, 1), Step::new(2, 2)], vec![2, 1]);
         opts.memory_budget = budget;

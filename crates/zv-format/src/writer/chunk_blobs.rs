@@ -67,6 +67,12 @@ impl ChunkBlobs {
             .partition_point(|&(_, end)| end <= row) as u32
     }
 
+    /// `chunk index << 32 | row` of every vertex by global index (linked geometries and
+    /// pyramid levels), in the table's own allocation.
+    pub(super) fn into_places(self) -> Vec<u64> {
+        self.places.into_iter().map(AtomicU64::into_inner).collect()
+    }
+
     /// The chunk index and row of vertex `g` (linked geometries and pyramid levels).
     pub(super) fn place(&self, g: u64) -> (usize, u64) {
         let v = self.places[g as usize].load(Ordering::Relaxed);

@@ -184,7 +184,7 @@ impl ZvWriter {
             self.max_object
         };
         let places = if matches!(self.target, Target::Level(_)) {
-            self.places(&chunks)
+            self.places(chunks)
         } else {
             super::Places::default()
         };
