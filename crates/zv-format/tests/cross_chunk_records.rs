@@ -78,6 +78,17 @@ fn record_chunks(store: &Arc<dyn Store>) -> usize {
         .count()
 }
 
+/// Level 0's cross-chunk records.
+fn records_of(store: &Arc<dyn Store>) -> zv_format::reader::CrossChunk {
+    ZvStore::open(store.clone())
+        .unwrap()
+        .level(0)
+        .unwrap()
+        .cross_chunk_links(0)
+        .unwrap()
+        .unwrap()
+}
+
 #[test]
 fn records_in_many_chunks_read_as_records_in_one() {
     for (width, codecs) in [(2, "none"), (2, "zstd"), (3, "spec-default")] {
@@ -85,13 +96,7 @@ fn records_in_many_chunks_read_as_records_in_one() {
         let many = write(width, codecs, 256);
         let what = format!("width {width}, {codecs}");
         assert_eq!(record_chunks(&one), 1, "{what}");
-        let records = ZvStore::open(one.clone())
-            .unwrap()
-            .level(0)
-            .unwrap()
-            .cross_chunk_links(0)
-            .unwrap()
-            .unwrap();
+        let records = records_of(&one);
         // hundreds of records: 48 or 72 bytes each, in chunks of at most 256 bytes
         assert!(
             records.links.len() > 300,
@@ -103,14 +108,7 @@ fn records_in_many_chunks_read_as_records_in_one() {
             "{what}: {} chunks",
             record_chunks(&many)
         );
-        let reread = ZvStore::open(many.clone())
-            .unwrap()
-            .level(0)
-            .unwrap()
-            .cross_chunk_links(0)
-            .unwrap()
-            .unwrap();
-        assert_eq!(reread, records, "{what}");
+        assert_eq!(records_of(&many), records, "{what}");
         // every other key is written the same
         let others = |s: &Arc<dyn Store>| -> Vec<StoreKey> {
             keys(s)

@@ -56,6 +56,26 @@ pub(crate) fn set_parent(
     r[row] = parent;
 }
 
+/// Writes `rows` (flat `[row here, row there]` pairs) as the ragged blob at `path`, one group
+/// of width 2: a chunk's cross-level links in either layout.
+pub(super) fn write_pair_rows(
+    blobs: &Blobs,
+    path: &str,
+    rows: Vec<i64>,
+    codecs: &[zv_core::metadata::ExtensionMetadata],
+) -> Result<()> {
+    let blob = RaggedLinks {
+        link_width: 2,
+        groups: vec![rows],
+    }
+    .encode()
+    .map_err(|source| Error::Blob {
+        key: path.to_owned(),
+        source,
+    })?;
+    blobs.write_bytes(path, &blob, codecs)
+}
+
 /// One cross-level pair: (chunk, row) at the level written, (chunk, row) at the other.
 type Pair<'a> = ((&'a ChunkKey, u64), (&'a ChunkKey, u64));
 
@@ -140,17 +160,7 @@ impl<'a> SideWriter<'a> {
         }
         self.rows_total += rows.len() as u64 / 2;
         let path = join(&[&self.level, names::LINKS, &d, &key.to_string()]);
-        let blob = RaggedLinks {
-            link_width: 2,
-            groups: vec![rows],
-        }
-        .encode()
-        .map_err(|source| Error::Blob {
-            key: path.clone(),
-            source,
-        })?;
-        self.blobs
-            .write_bytes(&path, &blob, &self.codecs.codecs(8, true))
+        write_pair_rows(self.blobs, &path, rows, &self.codecs.codecs(8, true))
     }
 
     /// Ends the side: the record blob's `zarr.json`, then (with `documents`) the group

@@ -10,11 +10,10 @@ use std::sync::Arc;
 use serde_json::json;
 use zv_core::store::Store;
 
-use super::links::{ParentMap, NO_PARENT};
+use super::links::{write_pair_rows, ParentMap, NO_PARENT};
 use crate::blob::{join, Blobs};
 use crate::error::{Error, Result};
 use crate::layout::cross_level::partition_pairs;
-use crate::layout::links::RaggedLinks;
 use crate::layout::offset_links::parse_segment;
 use crate::metadata::{ChunkKey, JsonObject, Layout};
 use crate::names;
@@ -168,16 +167,7 @@ impl<'a> FamilyWriter<'a> {
             })?;
         for ((seg, source), rows) in cells {
             let path = join(&[&self.family, &seg, &ChunkKey(source).to_string()]);
-            let blob = RaggedLinks {
-                link_width: 2,
-                groups: vec![rows],
-            }
-            .encode()
-            .map_err(|source| Error::Blob {
-                key: path.clone(),
-                source,
-            })?;
-            self.blobs.write_bytes(&path, &blob, &self.codecs)?;
+            write_pair_rows(&self.blobs, &path, rows, &self.codecs)?;
             self.segments.insert(seg);
         }
         self.pairs += pairs.len() as u64;
