@@ -51,6 +51,7 @@ mod build;
 pub mod coarsen;
 pub(crate) mod links;
 pub(crate) mod links_v09;
+mod parents;
 pub mod parts;
 mod source;
 pub mod sparsity;
@@ -162,10 +163,10 @@ pub struct PyramidOptions {
 }
 
 /// The default [`PyramidOptions::memory_budget`]: 256 MiB, a quarter of the writer's own
-/// default. A pyramid step also holds a parent per fine vertex and a place per coarse vertex;
-/// spilling the coarse records sooner keeps the step's peak lower at no measured cost (20M
-/// points in 1000 objects, bins of 12.5, level 1: 22.9 s and 951 MiB with 1 GiB, 22.9 s and
-/// 637 MiB with 256 MiB).
+/// default. A pyramid step also holds a place per coarse vertex (and, but for point clouds, a
+/// parent per fine vertex); spilling the coarse records sooner keeps the step's peak lower at
+/// no measured cost (20M points in 1000 objects, bins of 12.5, level 1, parents still in
+/// memory: 22.9 s and 951 MiB with 1 GiB, 22.9 s and 637 MiB with 256 MiB).
 pub const PYRAMID_MEMORY_BUDGET: u64 = 256 << 20;
 
 impl PyramidOptions {

@@ -165,20 +165,28 @@ fn deeper_links(
     coarse: u32,
 ) -> Result<Chains> {
     let due = |k: i64| opts.depth < 0 || k < opts.depth;
-    // the step's parents by fine chunk (the chunks of the level built before this step)
-    let by_chunk: std::collections::HashMap<&ChunkKey, &Vec<u64>> = step
-        .parents
-        .chunks
+    // the step's parents by fine chunk (the chunks of the level built before this step), read
+    // in whole when there are chains to compose (links deeper than one step)
+    let step_rows = if chains.maps.is_empty() {
+        Vec::new()
+    } else {
+        (0..step.parents.len())
+            .map(|i| step.parents.rows(i))
+            .collect::<Result<Vec<_>>>()?
+    };
+    let by_chunk: std::collections::HashMap<&ChunkKey, &[u64]> = step_rows
         .iter()
-        .map(|(k, rows)| (k, rows))
+        .enumerate()
+        .map(|(i, rows)| (step.parents.key(i), &rows[..]))
         .collect();
     let mut maps = Vec::new();
     for (level, map) in chains.maps {
         let mut composed = ParentMap::default();
-        for (key, rows) in map.chunks {
-            let up = rows
-                .into_iter()
-                .map(|g| {
+        for i in 0..map.len() {
+            let up = map
+                .rows(i)?
+                .iter()
+                .map(|&g| {
                     if g == NO_PARENT {
                         return Ok(NO_PARENT);
                     }
@@ -192,7 +200,7 @@ fn deeper_links(
                     Ok(parent.copied().unwrap_or(NO_PARENT))
                 })
                 .collect::<Result<Vec<u64>>>()?;
-            composed.chunks.push((key, up));
+            composed.push(map.key(i).clone(), up)?;
         }
         links.write((level, coarse), &composed, &step.places)?;
         if due(i64::from(coarse - level)) {

@@ -18,43 +18,7 @@ use crate::names;
 use crate::reader::delta_name;
 use crate::writer::{CodecChoice, Places};
 
-/// A fine vertex without a parent (its object was dropped).
-pub(crate) const NO_PARENT: u64 = u64::MAX;
-
-/// The parent metavertex (its number at the coarse level) of every row of every fine chunk.
-#[derive(Debug, Default)]
-pub(crate) struct ParentMap {
-    /// (fine chunk, parent of each row or [`NO_PARENT`]), in chunk order.
-    pub(crate) chunks: Vec<(ChunkKey, Vec<u64>)>,
-}
-
-impl ParentMap {
-    /// A map from `(fine chunk, row, metavertex)` triples in any order (the geometries read
-    /// object by object); rows never set have [`NO_PARENT`].
-    pub(crate) fn from_rows(rows: BTreeMap<ChunkKey, Vec<u64>>) -> Self {
-        Self {
-            chunks: rows.into_iter().collect(),
-        }
-    }
-}
-
-/// Sets `rows[key][row] = parent` in a [`ParentMap::from_rows`] table.
-pub(crate) fn set_parent(
-    rows: &mut BTreeMap<ChunkKey, Vec<u64>>,
-    key: &ChunkKey,
-    row: u64,
-    parent: u64,
-) {
-    let r = match rows.get_mut(key) {
-        Some(r) => r,
-        None => rows.entry(key.clone()).or_default(),
-    };
-    let row = row as usize;
-    if r.len() <= row {
-        r.resize(row + 1, NO_PARENT);
-    }
-    r[row] = parent;
-}
+pub(crate) use super::parents::{set_parent, ParentMap, NO_PARENT};
 
 /// Writes `rows` (flat `[row here, row there]` pairs) as the ragged blob at `path`, one group
 /// of width 2: a chunk's cross-level links in either layout.
@@ -304,7 +268,8 @@ fn write_sides(
     // notes which fine chunks have parents in each coarse chunk
     let (mut pairs, mut records) = (0u64, 0u64);
     let mut children: BTreeMap<&ChunkKey, Vec<usize>> = BTreeMap::new();
-    for (i, (key, rows)) in parents.chunks.iter().enumerate() {
+    for i in 0..parents.len() {
+        let (key, rows) = (parents.key(i), parents.rows(i)?);
         for &g in rows.iter().filter(|&&g| g != NO_PARENT) {
             let (ck, _) = place(g)?;
             pairs += 1;
@@ -321,7 +286,8 @@ fn write_sides(
         .map_err(|_| Error::InvalidInput(format!("levels {fine} and {coarse}")))?;
     let mut up = SideWriter::new(blobs, fine, k, sid_ndim, codecs, records, chunk_cap)?;
     let mut group: Vec<Pair<'_>> = Vec::new();
-    for (key, rows) in &parents.chunks {
+    for i in 0..parents.len() {
+        let (key, rows) = (parents.key(i), parents.rows(i)?);
         group.clear();
         for (r, &g) in rows.iter().enumerate() {
             if g != NO_PARENT {
@@ -338,7 +304,7 @@ fn write_sides(
         for (ck, fine_chunks) in &children {
             group.clear();
             for &i in fine_chunks {
-                let (key, rows) = &parents.chunks[i];
+                let (key, rows) = (parents.key(i), parents.rows(i)?);
                 for (r, &g) in rows.iter().enumerate() {
                     if g == NO_PARENT {
                         continue;

@@ -51,7 +51,8 @@ pub(crate) fn write_cross_level_v09(
     // +k, a fine chunk at a time (its rows in order)
     let mut up = FamilyWriter::start(store, fine, k, (scales.0, scales.1), sid, codecs)?;
     let mut pairs: Vec<Pair<'_>> = Vec::new();
-    for (key, rows) in &parents.chunks {
+    for i in 0..parents.len() {
+        let (key, rows) = (parents.key(i), parents.rows(i)?);
         pairs.clear();
         for (r, &g) in rows.iter().enumerate() {
             if g == NO_PARENT {
@@ -68,7 +69,8 @@ pub(crate) fn write_cross_level_v09(
         // noted first; each coarse chunk's pairs are then sorted (coarse row, fine chunk, fine
         // row), as sorting all of the step's pairs would order them
         let mut children: BTreeMap<&ChunkKey, Vec<usize>> = BTreeMap::new();
-        for (i, (_, rows)) in parents.chunks.iter().enumerate() {
+        for i in 0..parents.len() {
+            let rows = parents.rows(i)?;
             for &g in rows.iter().filter(|&&g| g != NO_PARENT) {
                 let of = children.entry(place(g)?.0).or_default();
                 if of.last() != Some(&i) {
@@ -80,7 +82,7 @@ pub(crate) fn write_cross_level_v09(
         for (ck, fine_chunks) in children {
             pairs.clear();
             for &i in &fine_chunks {
-                let (key, rows) = &parents.chunks[i];
+                let (key, rows) = (parents.key(i), parents.rows(i)?);
                 for (r, &g) in rows.iter().enumerate() {
                     if g == NO_PARENT {
                         continue;

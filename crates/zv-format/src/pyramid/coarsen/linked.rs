@@ -188,10 +188,9 @@ pub(crate) fn coarsen_level(
     }
     let mut parents = ParentMap::default();
     let Some(c) = coarsener.filter(|c| !c.is_empty()) else {
-        parents.chunks = rows_of
-            .into_iter()
-            .map(|(k, rows)| (k, vec![NO_PARENT; rows]))
-            .collect();
+        for (k, rows) in rows_of {
+            parents.push(k, vec![NO_PARENT; rows])?;
+        }
         return Ok(parents);
     };
     let m = c.finish(objects)?;
@@ -202,7 +201,7 @@ pub(crate) fn coarsen_level(
         let p = (start..start + rows)
             .map(|v| metavertex(v as u64).unwrap_or(NO_PARENT))
             .collect();
-        parents.chunks.push((key, p));
+        parents.push(key, p)?;
         start += rows;
     }
     let ids = objects.then_some(m.objects.as_slice());
@@ -231,9 +230,10 @@ fn coarse_links(
     // each chunk's first level-wide number and rows
     let mut place: CoordsMap<&[i64], (u64, u64)> = CoordsMap::default();
     let mut next = 0u64;
-    for (key, rows) in &parents.chunks {
-        place.insert(key.coords(), (next, rows.len() as u64));
-        next += rows.len() as u64;
+    for i in 0..parents.len() {
+        let rows = parents.row_count(i) as u64;
+        place.insert(parents.key(i).coords(), (next, rows));
+        next += rows;
     }
     let mut number = |k: &ChunkKey, r: u64| -> Option<u64> {
         let &(start, rows) = place.get(k.coords())?;
@@ -262,8 +262,9 @@ fn coarse_links(
         Ok(())
     };
     let mut ordinal = 0;
-    for (key, rows) in &parents.chunks {
-        let Some(links) = level.links(key, width, rows.len() as u64)? else {
+    for i in 0..parents.len() {
+        let key = parents.key(i);
+        let Some(links) = level.links(key, width, parents.row_count(i) as u64)? else {
             continue;
         };
         source.number_chunk(

@@ -225,7 +225,8 @@ pub(crate) fn coarsen_level(
     let ndim = bin_shape.len();
     let objects = source.has_objects();
     let names = source.columns();
-    let mut parents = ParentMap::default();
+    // the parents go to a temporary file a fine chunk at a time
+    let mut parents = ParentMap::spilling()?;
     let mut written = 0u64;
     for fine_keys in nested.into_values() {
         let mut coarsener: Option<PointCoarsener> = None;
@@ -256,11 +257,9 @@ pub(crate) fn coarsen_level(
             slots.push((chunk.key, of_rows));
         }
         let Some(c) = coarsener.filter(|c| !c.is_empty()) else {
-            parents.chunks.extend(
-                slots
-                    .into_iter()
-                    .map(|(k, rows)| (k, vec![NO_PARENT; rows.len()])),
-            );
+            for (k, rows) in slots {
+                parents.push(k, vec![NO_PARENT; rows.len()])?;
+            }
             continue;
         };
         let m = c.finish(objects)?;
@@ -269,7 +268,7 @@ pub(crate) fn coarsen_level(
                 .iter()
                 .map(|&s| m.rank.get(s).map_or(NO_PARENT, |r| written + r))
                 .collect();
-            parents.chunks.push((key, p));
+            parents.push(key, p)?;
         }
         let ids = objects.then_some(m.objects.as_slice());
         writer.add_vertices_flat(&m.positions, ids, &m.attributes)?;
