@@ -65,7 +65,7 @@ fn summary<'py>(py: Python<'py>, s: &LevelSummary) -> PyResult<Bound<'py, PyDict
 #[pyfunction]
 #[pyo3(signature = (
     path, levels, *, chunk_scale = vec![], sparsity = "random", seed = 0,
-    cross_level = "explicit", depth = 1, compression = "spec-default"
+    cross_level = "explicit", depth = 1, compression = "spec-default", memory_budget = None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn _build_pyramid<'py>(
@@ -78,8 +78,9 @@ fn _build_pyramid<'py>(
     cross_level: &str,
     depth: i64,
     compression: &str,
+    memory_budget: Option<u64>,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
-    let opts = options(
+    let mut opts = options(
         levels,
         chunk_scale,
         sparsity,
@@ -88,6 +89,9 @@ fn _build_pyramid<'py>(
         depth,
         compression,
     )?;
+    if let Some(budget) = memory_budget {
+        opts.memory_budget = budget;
+    }
     let store = open(&path)?;
     let built = py
         .detach(move || zv_format::pyramid::build_pyramid(store, &opts))

@@ -30,12 +30,18 @@ def build_pyramid(
     cross_level: str = "explicit",
     depth: int = 1,
     compression: str = "spec-default",
+    memory_budget: Optional[int] = None,
 ) -> List[Dict[str, int]]:
     """Adds levels 1..N to the store at ``path`` (which holds level 0 only), one per step of
-    ``levels`` (``"coarsen[,sparsity];…"``, as ``zv pyramid --levels``). Returns each new
-    level's ``level``, ``vertices``, ``chunks``, ``objects_kept``, ``cross_level_links``."""
-    return _zv._build_pyramid(os.fspath(path), **_options(levels, chunk_scale, sparsity, seed,
-                                                          cross_level, depth, compression))
+    ``levels`` (``"coarsen[,sparsity];…"``, as ``zv pyramid --levels``). ``memory_budget``:
+    bytes of vertex records each coarse level's writer holds before spilling them to
+    temporary files (``zv pyramid --memory-budget``; 256 MiB when ``None``); the levels are the
+    same whatever it is. Returns each new level's ``level``, ``vertices``, ``chunks``,
+    ``objects_kept``, ``cross_level_links``."""
+    budget = None if memory_budget is None else int(memory_budget)
+    return _zv._build_pyramid(os.fspath(path), memory_budget=budget,
+                              **_options(levels, chunk_scale, sparsity, seed, cross_level,
+                                         depth, compression))
 
 
 def prepare_pyramid_level(

@@ -25,8 +25,10 @@
 //! fine vertex's parent), then its links, numbered over the whole level as [`crate::export`]
 //! numbers them (the chunks back to back in key order, then the cross-chunk records, numbered
 //! [`CROSS_BATCH`] at a time). No fine link is held beyond its chunk or batch; what grows with
-//! the level is the parent of each fine vertex (the cross-level links need it), the level's
-//! cross-chunk records as stored (`8 × width × (key arity + 1)` bytes a record), and the
+//! the level is each fine vertex's accumulator slot (the parents the cross-level links need go
+//! to a temporary file, [`ParentMap::spilling`]), the metavertex accumulators, the level's
+//! cross-chunk records (`8 × width × (key arity + 1)` bytes a record, decoded a stored chunk
+//! at a time), and the
 //! coarse links: [`CoarseLinks`] keeps the set of each kept link's metavertices (16 bytes an
 //! edge, 32 a face, in a hash set) and hands the links to the writer a batch at a time, which
 //! holds them (16 bytes an edge) until it finishes.
@@ -186,7 +188,8 @@ pub(crate) fn coarsen_level(
         }
         rows_of.push((key.clone(), rows));
     }
-    let mut parents = ParentMap::default();
+    // the parents go to a temporary file a fine chunk at a time
+    let mut parents = ParentMap::spilling()?;
     let Some(c) = coarsener.filter(|c| !c.is_empty()) else {
         for (k, rows) in rows_of {
             parents.push(k, vec![NO_PARENT; rows])?;
