@@ -164,7 +164,7 @@ for dep in zv-store-object object_store reqwest tokio rustls; do
   fi
 done
 
-# Coverage-guided fuzzing smoke: every fuzz target of fuzz/ for 12 s, two at a time
+# Coverage-guided fuzzing smoke: every fuzz target of fuzz/ for 8 s, two at a time
 # (scripts/fuzz.sh; docs/robustness.md), on the targets built in the background above.
 if [ -n "$fuzz_pid" ]; then
   step "fuzz targets: built in the background (scripts/fuzz.sh --build-only, nice 19)"
@@ -174,7 +174,7 @@ if [ -n "$fuzz_pid" ]; then
     exit 1
   fi
   cat "$fuzz_log"
-  step "fuzz smoke: every fuzz target for 12 s, two at a time (scripts/fuzz.sh --smoke)"
+  step "fuzz smoke: every fuzz target for 8 s, two at a time (scripts/fuzz.sh --smoke)"
   ZV_BIN="$PWD/target/debug/zv" scripts/fuzz.sh --smoke --jobs 2
 else
   step "fuzz smoke SKIPPED: no nightly toolchain (cargo +nightly); install it to run scripts/fuzz.sh"

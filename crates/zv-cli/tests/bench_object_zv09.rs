@@ -40,9 +40,9 @@ fn the_object_benchmark_compares_zv_and_zarr_vectors_on_one_s3_server() {
             "--delay-ms",
             "20",
             "--points",
-            "3000",
+            "300",
             "--objects",
-            "20",
+            "10",
             "--reps",
             "1",
         ])

@@ -305,7 +305,7 @@ def test_zv_dask_writes_streamlines_to_s3(tmp_path, client, s3_server):
     assert zv.validate(url, 3)["errors"] == 0
 
 
-def pyramid_input(path, n=300_000, seed=9, chunk=(100, 100, 100)):
+def pyramid_input(path, n=100_000, seed=9, chunk=(100, 100, 100)):
     # pyramids built in parts write the ZV 0.7 layout (a 0.9 pyramid is built in one run)
     rng = np.random.default_rng(seed)
     zv.write_points(path, rng.random((n, 3)) * 1000, object_ids=rng.integers(0, 500, n),
