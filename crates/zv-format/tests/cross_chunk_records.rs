@@ -21,14 +21,23 @@ const DATA: &str = "0/cross_chunk_links/0/data";
 /// chunks of 10, its links mostly across chunks, written with records of at most
 /// `record_chunk_bytes` a chunk.
 fn write(width: usize, codecs: &str, record_chunk_bytes: u64) -> Arc<dyn Store> {
+    write_as(width, codecs, record_chunk_bytes, FormatVersion::V0_7)
+}
+
+/// [`write`] in the layout of `version`.
+fn write_as(
+    width: usize,
+    codecs: &str,
+    record_chunk_bytes: u64,
+    version: FormatVersion,
+) -> Arc<dyn Store> {
     let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
     let geometry = if width == 2 {
         Geometry::Graph
     } else {
         Geometry::Mesh
     };
-    let mut opts =
-        WriterOptions::new(geometry, vec![10.0; 3]).with_format_version(FormatVersion::V0_7);
+    let mut opts = WriterOptions::new(geometry, vec![10.0; 3]).with_format_version(version);
     opts.codecs = CodecChoice::parse(codecs).unwrap();
     opts.bin_shape = Some(vec![5.0; 3]);
     opts.record_chunk_bytes = record_chunk_bytes;
@@ -138,4 +147,73 @@ fn records_in_many_chunks_read_as_records_in_one() {
         );
         assert_eq!(coarse, level1(&many), "{what}");
     }
+}
+
+/// The records visited a batch at a time (`Level::visit_cross_chunk_links`): the batches and
+/// the count.
+fn visited(store: &Arc<dyn Store>) -> (Vec<zv_format::layout::cross_chunk::CrossChunkLinks>, u64) {
+    let level = ZvStore::open(store.clone()).unwrap().level(0).unwrap();
+    let mut batches = Vec::new();
+    let n = level
+        .visit_cross_chunk_links(0, &mut |b| {
+            batches.push(b.clone());
+            Ok(())
+        })
+        .unwrap()
+        .unwrap();
+    (batches, n)
+}
+
+#[test]
+fn records_are_visited_a_stored_chunk_or_cell_at_a_time() {
+    for (width, version) in [
+        (2, FormatVersion::V0_7),
+        (3, FormatVersion::V0_7),
+        (2, FormatVersion::V0_9),
+        (3, FormatVersion::V0_9),
+    ] {
+        let what = format!("width {width}, {version:?}");
+        let store = write_as(width, "zstd", 256, version);
+        let whole = records_of(&store).links;
+        let (batches, n) = visited(&store);
+        assert_eq!(n, whole.len() as u64, "{what}");
+        // many batches (56 chunks of 256 bytes, or 64 cells), none larger than a chunk's
+        // records (a record cut by a chunk's end goes with the next)
+        assert!(batches.len() > 20, "{what}: {} batches", batches.len());
+        if version == FormatVersion::V0_7 {
+            let record = width * 4 * 8;
+            assert!(
+                batches.iter().all(|b| b.len() <= 256 / record + 1),
+                "{what}"
+            );
+        }
+        let mut all = zv_format::layout::cross_chunk::CrossChunkLinks::new(width, 3);
+        for b in &batches {
+            assert!(!b.is_empty(), "{what}");
+            all.append(b).unwrap();
+        }
+        assert_eq!(all, whole, "{what}");
+    }
+    // a damaged stored chunk is an error naming the blob, after the batches before it
+    let store = write_as(2, "zstd", 256, FormatVersion::V0_7);
+    let key = StoreKey::new(format!("{DATA}/c/7")).unwrap();
+    store.set(&key, b"not zstd".to_vec().into()).unwrap();
+    let level = ZvStore::open(store.clone()).unwrap().level(0).unwrap();
+    let mut seen = 0;
+    let err = level
+        .visit_cross_chunk_links(0, &mut |b| {
+            seen += b.len();
+            Ok(())
+        })
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains(DATA), "{err}");
+    assert!(seen > 0, "{err}");
+    // a level without the group has none to visit
+    let none = write_as(2, "zstd", 256, FormatVersion::V0_7);
+    let level = ZvStore::open(none).unwrap().level(0).unwrap();
+    assert_eq!(
+        level.visit_cross_chunk_links(1, &mut |_| Ok(())).unwrap(),
+        None
+    );
 }

@@ -244,6 +244,42 @@ proptest! {
             d.push(&bytes[w[0]..w[1]]);
         }
         prop_assert_eq!(d.finish(count).unwrap(), l.clone());
+        // taken after every piece: the whole records so far, in order, the same records
+        let mut t = RecordDecoder::new(width, sid).unwrap();
+        t.check(count, bytes.len() as u64).unwrap();
+        let mut taken = CrossChunkLinks::new(width, sid);
+        let mut batches = 0;
+        for w in at.windows(2) {
+            t.push(&bytes[w[0]..w[1]]);
+            let batch = t.take_whole().unwrap();
+            prop_assert!(batch.len() * width * (sid + 1) * 8 <= w[1], "more records than bytes");
+            batches += usize::from(!batch.is_empty());
+            taken.append(&batch).unwrap();
+        }
+        let rest = t.finish(count).unwrap();
+        prop_assert!(rest.is_empty());
+        prop_assert_eq!(&taken, &l);
+        prop_assert!(n == 0 || batches >= 1);
+        prop_assert!(taken.append(&CrossChunkLinks::new(width + 1, sid)).is_err());
+        prop_assert!(RecordDecoder::new(width, sid).unwrap().check(Some(n as u64 + 1), bytes.len() as u64).is_err());
+        // a negative row is an error naming its record, whichever batch it is taken in
+        if n > 0 {
+            let mut neg = bytes.clone();
+            let record = width * (sid + 1) * 8;
+            let last = (n - 1) * record + sid * 8;
+            neg[last..last + 8].copy_from_slice(&(-1i64).to_le_bytes());
+            let mut t = RecordDecoder::new(width, sid).unwrap();
+            let mut failed = None;
+            for w in at.windows(2) {
+                t.push(&neg[w[0]..w[1]]);
+                if let Err(e) = t.take_whole() {
+                    failed = Some(e.to_string());
+                    break;
+                }
+            }
+            let e = failed.expect("a negative row is an error");
+            prop_assert!(e.contains(&format!("record {}", n - 1)), "{}", e);
+        }
         // a byte short, a byte over, a record more than stored
         let mut short = RecordDecoder::new(width, sid).unwrap();
         short.push(&bytes[..bytes.len().saturating_sub(1)]);

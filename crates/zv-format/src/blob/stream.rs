@@ -74,6 +74,8 @@ impl Blobs {
                 meta_key,
                 chunk,
                 next: 0,
+                // filled to `chunk` bytes before it is stored: room for exactly that is
+                // reserved at the first write (grown by doubling, it could take twice that)
                 buf: Vec::new(),
             }
         };
@@ -110,6 +112,14 @@ impl BlobStream<'_> {
                 next,
                 buf,
             } => {
+                if buf.capacity() == 0 && !bytes.is_empty() {
+                    buf.try_reserve_exact(*chunk).map_err(|_| {
+                        Error::InvalidInput(format!(
+                            "{}: a chunk of {chunk} bytes is too large to hold",
+                            self.path
+                        ))
+                    })?;
+                }
                 while !bytes.is_empty() {
                     let take = (*chunk - buf.len()).min(bytes.len());
                     buf.extend_from_slice(&bytes[..take]);

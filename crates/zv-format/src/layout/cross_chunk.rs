@@ -116,6 +116,47 @@ impl CrossChunkLinks {
         &self.values
     }
 
+    /// Appends the records of `other`, which must have the same shape.
+    pub fn append(&mut self, other: &CrossChunkLinks) -> Result<(), LayoutError> {
+        if (other.link_width, other.sid_ndim) != (self.link_width, self.sid_ndim) {
+            return Err(invalid(
+                WHAT,
+                format!(
+                    "records of link_width {} and sid_ndim {} appended to records of {} and {}",
+                    other.link_width, other.sid_ndim, self.link_width, self.sid_ndim
+                ),
+            ));
+        }
+        self.values.extend_from_slice(&other.values);
+        Ok(())
+    }
+
+    /// Removes every record (the shape stays).
+    pub fn clear(&mut self) {
+        self.values.clear();
+    }
+
+    /// An error unless every row is non-negative; records are numbered from `first` in it.
+    fn check_rows(&self, first: u64) -> Result<(), LayoutError> {
+        let (w, sid) = (self.link_width, self.sid_ndim);
+        for r in 0..self.len() {
+            for k in 0..w {
+                let base = r * self.record_len() + k * (sid + 1) + sid;
+                if self.values[base] < 0 {
+                    return Err(invalid(
+                        WHAT,
+                        format!(
+                            "record {} endpoint {k}: negative row {}",
+                            first + r as u64,
+                            self.values[base]
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The encoding.
     pub fn encode(&self) -> Vec<u8> {
         encode_i64s(&self.values)
@@ -159,6 +200,8 @@ pub struct RecordDecoder {
     carry: Vec<u8>,
     /// The bytes pushed so far.
     bytes: u64,
+    /// The records handed over by [`RecordDecoder::take_whole`].
+    taken: u64,
 }
 
 impl RecordDecoder {
@@ -171,6 +214,7 @@ impl RecordDecoder {
             out: CrossChunkLinks::new(link_width, sid_ndim),
             carry: Vec::new(),
             bytes: 0,
+            taken: 0,
         })
     }
 
@@ -190,6 +234,13 @@ impl RecordDecoder {
             ));
         }
         Ok(n)
+    }
+
+    /// Checks that an encoding of `total` bytes holds `num_links` records (or whole records
+    /// when `None`), without making room for them (a blob taken a piece at a time,
+    /// [`RecordDecoder::take_whole`]).
+    pub fn check(&self, num_links: Option<u64>, total: u64) -> Result<(), LayoutError> {
+        self.records(num_links, total).map(|_| ())
     }
 
     /// Checks that an encoding of `total` bytes holds `num_links` records (or whole records
@@ -228,24 +279,32 @@ impl RecordDecoder {
         self.carry.extend_from_slice(&piece[whole..]);
     }
 
-    /// The records: the bytes pushed must be exactly `num_links` records (whole records when
-    /// `None`), and rows must not be negative.
+    /// The whole records decoded so far and not yet taken, their rows checked as
+    /// [`RecordDecoder::finish`] checks them; a record cut by the end of the last piece stays
+    /// for the next. With this, a blob is decoded a piece at a time without holding its
+    /// records: [`RecordDecoder::finish`] then gives the records after the last take.
+    pub fn take_whole(&mut self) -> Result<CrossChunkLinks, LayoutError> {
+        let record = self.out.record_len().max(1);
+        let whole = self.out.values.len() / record * record;
+        let rest = self.out.values.split_off(whole);
+        let values = std::mem::replace(&mut self.out.values, rest);
+        let batch = CrossChunkLinks {
+            link_width: self.out.link_width,
+            sid_ndim: self.out.sid_ndim,
+            values,
+        };
+        batch.check_rows(self.taken)?;
+        self.taken += batch.len() as u64;
+        Ok(batch)
+    }
+
+    /// The records (those after the last [`RecordDecoder::take_whole`]): the bytes pushed
+    /// must be exactly `num_links` records (whole records when `None`), and rows must not be
+    /// negative.
     pub fn finish(self, num_links: Option<u64>) -> Result<CrossChunkLinks, LayoutError> {
         self.records(num_links, self.bytes)?;
-        let out = self.out;
-        let (w, sid) = (out.link_width, out.sid_ndim);
-        for r in 0..out.len() {
-            for k in 0..w {
-                let base = r * out.record_len() + k * (sid + 1) + sid;
-                if out.values[base] < 0 {
-                    return Err(invalid(
-                        WHAT,
-                        format!("record {r} endpoint {k}: negative row {}", out.values[base]),
-                    ));
-                }
-            }
-        }
-        Ok(out)
+        self.out.check_rows(self.taken)?;
+        Ok(self.out)
     }
 }
 

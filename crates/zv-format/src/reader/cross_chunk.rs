@@ -41,6 +41,33 @@ impl Level {
         if self.blobs.layout() == Layout::ChunkGrid {
             return self.v09_cross_chunk(delta);
         }
+        Ok(self.v07_records(delta, None)?.map(|(c, _)| c))
+    }
+
+    /// The records of [`Level::cross_chunk_links`] handed to `visit` in their order, a batch
+    /// at a time (the records of a stored chunk of `cross_chunk_links/<delta>/data`, or of
+    /// a ZV 0.9 cell), so that no more than a batch is held. Returns the number of records
+    /// (`None` if there is no such group). The checks are those of
+    /// [`Level::cross_chunk_links`]; records visited before an error stay visited.
+    pub fn visit_cross_chunk_links(
+        &self,
+        delta: i32,
+        visit: &mut dyn FnMut(&CrossChunkLinks) -> Result<()>,
+    ) -> Result<Option<u64>> {
+        if self.blobs.layout() == Layout::ChunkGrid {
+            return self.v09_visit_cross_chunk(delta, visit);
+        }
+        Ok(self.v07_records(delta, Some(visit))?.map(|(_, n)| n))
+    }
+
+    /// The records of the ZV 0.7 group `cross_chunk_links/<delta>`, decoded a stored chunk
+    /// of its `data` at a time: held whole (`visit` `None`), or handed to `visit` a stored
+    /// chunk at a time (the records returned are then empty). With the record count.
+    fn v07_records(
+        &self,
+        delta: i32,
+        mut visit: Option<&mut dyn FnMut(&CrossChunkLinks) -> Result<()>>,
+    ) -> Result<Option<(CrossChunk, u64)>> {
         let group = self.p(&[names::CROSS_CHUNK_LINKS, &delta_name(delta)]);
         let key = join(&[&group, "zarr.json"]);
         let attributes = match self.blobs.group_attributes(&group)? {
@@ -54,18 +81,29 @@ impl Level {
         let sid = model.sid_ndim.unwrap_or(self.key_arity);
         let data_path = join(&[&group, names::DATA]);
         // decoded a stored chunk at a time: a large level's records are held once, as
-        // values, not also as the bytes of their blob
+        // values, not also as the bytes of their blob (or, visited, not held at all)
         let chunk_key = join(&[&data_path, "c/0"]);
         let bad = |e| blob_err(chunk_key.clone())(e);
         let mut decoder = RecordDecoder::new(width, sid).map_err(bad)?;
         let mut first = true;
+        let mut visited = 0u64;
         let found = self
             .blobs
             .read_bytes_pieces(&data_path, &mut |piece, total| {
                 if std::mem::take(&mut first) {
-                    decoder.expect(model.num_links, total).map_err(bad)?;
+                    match visit {
+                        Some(_) => decoder.check(model.num_links, total).map_err(bad)?,
+                        None => decoder.expect(model.num_links, total).map_err(bad)?,
+                    }
                 }
                 decoder.push(piece);
+                if let Some(visit) = visit.as_mut() {
+                    let batch = decoder.take_whole().map_err(bad)?;
+                    if !batch.is_empty() {
+                        visited += batch.len() as u64;
+                        visit(&batch)?;
+                    }
+                }
                 Ok(())
             })?;
         // num_links is optional: without it, the data holds as many records as fit
@@ -79,11 +117,22 @@ impl Level {
                 })
             }
         };
-        Ok(Some(CrossChunk {
-            delta,
-            links,
-            attributes,
-        }))
+        let records = visited + links.len() as u64;
+        let links = match visit {
+            Some(visit) if !links.is_empty() => {
+                visit(&links)?;
+                CrossChunkLinks::new(width, sid)
+            }
+            _ => links,
+        };
+        Ok(Some((
+            CrossChunk {
+                delta,
+                links,
+                attributes,
+            },
+            records,
+        )))
     }
 
     /// The cross-chunk link attribute names (folders of `cross_chunk_link_attributes/`; in a

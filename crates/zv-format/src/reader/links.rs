@@ -12,6 +12,7 @@ use super::{CrossChunk, Level};
 use crate::blob::join;
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
+use crate::layout::cross_chunk::CrossChunkLinks;
 use crate::layout::links::LinkRows;
 use crate::metadata::{ChunkKey, Layout};
 use crate::names;
@@ -57,16 +58,27 @@ impl Level {
     /// needs, read once per level.
     pub(crate) fn link_source(&self) -> Result<Arc<LinkSource>> {
         super::cache::once(&self.cache.link_source, || {
-            self.read_link_source().map(Arc::new)
+            self.read_link_source(true).map(Arc::new)
         })
     }
 
-    fn read_link_source(&self) -> Result<LinkSource> {
+    /// [`Level::link_source`] without the cross-chunk records (not cached): for a caller that
+    /// reads them a batch at a time ([`Level::visit_cross_chunk_links`],
+    /// [`LinkSource::number_records`]).
+    pub(crate) fn link_conventions(&self) -> Result<LinkSource> {
+        self.read_link_source(false)
+    }
+
+    fn read_link_source(&self, records: bool) -> Result<LinkSource> {
         let skeleton = self.geometry == Geometry::Skeleton;
         Ok(LinkSource {
             skeleton,
             parent_first: skeleton && self.skeleton_ccl_parent_first()?,
-            ccl: self.cross_chunk_links(0)?,
+            ccl: if records {
+                self.cross_chunk_links(0)?
+            } else {
+                None
+            },
             links_path: self.p(&[&self.link_rows_array(0)?]),
             ccl_key: if self.blobs.layout() == Layout::ChunkGrid {
                 self.p(&[names::LINKS, "0"])
@@ -165,38 +177,28 @@ impl LinkSource {
         endpoints: Endpoints,
         out: &mut Vec<NumberedLink>,
     ) -> Result<()> {
-        let all = 0..self.records().unwrap_or(0);
-        self.number_cross_chunk_range(ordinal, all, number, endpoints, out)
-    }
-
-    /// [`LinkSource::number_cross_chunk`] for the records of `range` alone (so that a caller
-    /// can take them a part at a time; record `r`'s ordinal is `ordinal + r` whatever the
-    /// range). Records past the last are none.
-    pub(crate) fn number_cross_chunk_range(
-        &self,
-        ordinal: usize,
-        range: std::ops::Range<usize>,
-        number: &mut impl FnMut(&ChunkKey, u64) -> Option<u64>,
-        endpoints: Endpoints,
-        out: &mut Vec<NumberedLink>,
-    ) -> Result<()> {
         match &self.ccl {
-            Some(ccl) => self.number_records(ccl, ordinal, range, number, endpoints, out),
+            Some(ccl) => {
+                let all = 0..ccl.links.len();
+                self.number_records(&ccl.links, ordinal, all, number, endpoints, out)
+            }
             None => Ok(()),
         }
     }
 
-    /// Appends the cross-chunk records of `ccl` in `range`, numbered from `ordinal`.
-    fn number_records(
+    /// Appends the cross-chunk records `links` in `range` (records of the level's delta-0
+    /// group, read by the caller: all of them, or a batch of
+    /// [`Level::visit_cross_chunk_links`]), numbered by `number`; record `r`'s ordinal is
+    /// `ordinal + r` whatever the range. Records past the last are none.
+    pub(crate) fn number_records(
         &self,
-        ccl: &CrossChunk,
+        l: &CrossChunkLinks,
         ordinal: usize,
         range: std::ops::Range<usize>,
         number: &mut impl FnMut(&ChunkKey, u64) -> Option<u64>,
         endpoints: Endpoints,
         out: &mut Vec<NumberedLink>,
     ) -> Result<()> {
-        let l = &ccl.links;
         for r in range.start..range.end.min(l.len()) {
             let mut ends = Vec::with_capacity(l.link_width());
             for e in 0..l.link_width() {

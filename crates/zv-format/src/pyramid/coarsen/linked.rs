@@ -229,7 +229,8 @@ fn coarse_links(
 ) -> Result<()> {
     let width = level.link_width()?;
     let mesh = *level.geometry() == crate::Geometry::Mesh;
-    let source = level.link_source()?;
+    // the conventions alone: the cross-chunk records are read a batch at a time below
+    let source = level.link_conventions()?;
     // each chunk's first level-wide number and rows
     let mut place: CoordsMap<&[i64], (u64, u64)> = CoordsMap::default();
     let mut next = 0u64;
@@ -282,18 +283,23 @@ fn coarse_links(
         ordinal += links.len();
         keep(&mut numbered, &mut coarse, writer)?;
     }
-    let records = source.records().unwrap_or(0);
-    for start in (0..records).step_by(CROSS_BATCH) {
-        let range = start..(start + CROSS_BATCH).min(records);
-        source.number_cross_chunk_range(
-            ordinal,
-            range,
-            &mut number,
-            Endpoints::All,
-            &mut numbered,
-        )?;
-        keep(&mut numbered, &mut coarse, writer)?;
-    }
+    // the cross-chunk records, a stored batch at a time, numbered CROSS_BATCH at a time
+    level.visit_cross_chunk_links(0, &mut |batch| {
+        for start in (0..batch.len()).step_by(CROSS_BATCH) {
+            let range = start..(start + CROSS_BATCH).min(batch.len());
+            source.number_records(
+                batch,
+                ordinal,
+                range,
+                &mut number,
+                Endpoints::All,
+                &mut numbered,
+            )?;
+            keep(&mut numbered, &mut coarse, writer)?;
+        }
+        ordinal += batch.len();
+        Ok(())
+    })?;
     // the rest, or no links at all (the writer then knows there are none)
     coarse.flush(mesh, writer)
 }

@@ -159,6 +159,64 @@ impl Level {
 
     /// [`Level::v09_cross_chunk`] with the cells its records came from, in the same order.
     pub(crate) fn v09_family(&self, delta: i32) -> Result<Option<(CrossChunk, Vec<SegmentCells>)>> {
+        let mut filed: Vec<SegmentCells> = Vec::new();
+        let family = self.v09_family_cells(delta, &mut |_, segment, cell| {
+            match cell {
+                None => filed.push(SegmentCells {
+                    segment: segment.to_owned(),
+                    cells: Vec::new(),
+                }),
+                Some((src, records)) => {
+                    if let Some(last) = filed.last_mut() {
+                        last.cells.push((src.clone(), records));
+                    }
+                }
+            }
+            Ok(())
+        })?;
+        Ok(family.map(|(links, attributes)| {
+            let cross = CrossChunk {
+                delta,
+                links,
+                attributes,
+            };
+            (cross, filed)
+        }))
+    }
+
+    /// The records of [`Level::v09_cross_chunk`] handed to `visit` a cell at a time, in
+    /// their order ([`Level::visit_cross_chunk_links`]); the number of records.
+    pub(crate) fn v09_visit_cross_chunk(
+        &self,
+        delta: i32,
+        visit: &mut dyn FnMut(&CrossChunkLinks) -> Result<()>,
+    ) -> Result<Option<u64>> {
+        let mut records = 0u64;
+        let family = self.v09_family_cells(delta, &mut |links, _, cell| {
+            if cell.is_some() && !links.is_empty() {
+                records += links.len() as u64;
+                visit(links)?;
+                links.clear();
+            }
+            Ok(())
+        })?;
+        Ok(family.map(|_| records))
+    }
+
+    /// Reads the family `links/<delta>` (see [`Level::v09_cross_chunk`]) segment by segment
+    /// and cell by cell into one record buffer: `on_cell(buffer, segment, None)` when a
+    /// segment starts, `on_cell(buffer, segment, Some((source chunk, records)))` after a
+    /// cell's records were appended (the callee may take them out). Returns the buffer left
+    /// and the family's attributes (`None` without the family).
+    fn v09_family_cells(
+        &self,
+        delta: i32,
+        on_cell: &mut dyn FnMut(
+            &mut CrossChunkLinks,
+            &str,
+            Option<(&ChunkKey, usize)>,
+        ) -> Result<()>,
+    ) -> Result<Option<(CrossChunkLinks, JsonObject)>> {
         let group = self.p(&[names::LINKS, &delta_name(delta)]);
         let key = join(&[&group, "zarr.json"]);
         let Some(attributes) = self.blobs.group_attributes(&group)? else {
@@ -194,7 +252,6 @@ impl Level {
         let mut segments = self.blobs.children(&group)?;
         segments.sort();
         let mut links = CrossChunkLinks::new(width, sid);
-        let mut filed = Vec::new();
         for seg in segments.iter().filter(|s| !skip_intra || **s != intra) {
             let path = join(&[&group, seg]);
             let akey = join(&[&path, "zarr.json"]);
@@ -233,7 +290,7 @@ impl Level {
             };
             let mut cells = grid.keys()?;
             cells.sort_by_cached_key(ChunkKey::to_string);
-            let mut counts = Vec::with_capacity(cells.len());
+            on_cell(&mut links, seg, None)?;
             for src in cells {
                 let Some(bytes) = grid.cell(&src)? else {
                     continue;
@@ -259,19 +316,11 @@ impl Level {
                 };
                 let before = links.len();
                 push_cell(&mut links, &bytes, &cell)?;
-                counts.push((src.clone(), links.len() - before));
+                let records = links.len() - before;
+                on_cell(&mut links, seg, Some((&src, records)))?;
             }
-            filed.push(SegmentCells {
-                segment: seg.clone(),
-                cells: counts,
-            });
         }
-        let cross = CrossChunk {
-            delta,
-            links,
-            attributes,
-        };
-        Ok(Some((cross, filed)))
+        Ok(Some((links, attributes)))
     }
 }
 
