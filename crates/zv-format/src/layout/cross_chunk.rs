@@ -131,6 +131,17 @@ impl CrossChunkLinks {
         Ok(())
     }
 
+    /// Makes room for `records` more records, exactly (a count too large for memory is an
+    /// error): for a caller that counts its records first.
+    pub fn reserve_exact(&mut self, records: usize) -> Result<(), LayoutError> {
+        let values = records
+            .checked_mul(self.record_len())
+            .ok_or_else(|| invalid(WHAT, format!("{records} records are too many to hold")))?;
+        self.values
+            .try_reserve_exact(values)
+            .map_err(|_| invalid(WHAT, format!("{records} records are too many to hold")))
+    }
+
     /// Removes every record (the shape stays).
     pub fn clear(&mut self) {
         self.values.clear();

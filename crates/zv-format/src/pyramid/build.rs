@@ -494,7 +494,13 @@ fn build_level(
         )?,
         Geometry::Skeleton => skeletons::coarsen_level(source, &keep, &grid.bin, &mut writer)?,
         Geometry::Graph | Geometry::Mesh => {
-            linked::coarsen_level(source, &keep, &grid.bin, &mut writer)?
+            // a coarse chunk at a time where the chunk keys nest (spatial keys), else whole
+            let nested = keys
+                .iter()
+                .all(|k| k.arity() == ndim)
+                .then(|| nest(keys, scale, ndim))
+                .transpose()?;
+            linked::coarsen_level(source, &keep, &grid.bin, nested, &mut writer)?
         }
         Geometry::Line | Geometry::Polyline | Geometry::Streamline => {
             polylines::coarsen_level(source, &keep, &grid.bin, &mut writer)?

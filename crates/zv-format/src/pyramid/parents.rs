@@ -102,14 +102,6 @@ impl ParentMap {
         &self.keys[i]
     }
 
-    /// Fine chunk `i`'s row count.
-    pub(crate) fn row_count(&self, i: usize) -> usize {
-        match &self.rows[i] {
-            Rows::Memory(r) => r.len(),
-            Rows::Spilled { len, .. } => *len,
-        }
-    }
-
     /// Fine chunk `i`'s parents (read back from the temporary file of a spilling map).
     pub(crate) fn rows(&self, i: usize) -> Result<Cow<'_, [u64]>> {
         match (&self.rows[i], &self.file) {
@@ -183,7 +175,7 @@ mod tests {
         // read back in any order, twice
         for i in [3, 0, 4, 1, 2, 3] {
             assert_eq!(spilled.key(i), &chunks[i].0);
-            assert_eq!(spilled.row_count(i), chunks[i].1.len());
+            assert_eq!(spilled.rows(i).unwrap().len(), chunks[i].1.len());
             assert_eq!(&*spilled.rows(i).unwrap(), &chunks[i].1[..]);
             assert_eq!(&*memory.rows(i).unwrap(), &chunks[i].1[..]);
         }

@@ -35,7 +35,9 @@
 
 use rustc_hash::FxHashSet;
 
-use super::points::{column_kinds, PointCoarsener};
+use std::collections::BTreeMap;
+
+use super::points::coarsen_groups;
 use crate::error::{Error, Result};
 use crate::metadata::ChunkKey;
 use crate::pyramid::links::{ParentMap, NO_PARENT};
@@ -147,102 +149,72 @@ impl CoarseLinks {
 }
 
 /// Writes the coarse graph or mesh of the objects `keep` keeps into `writer`, and returns
-/// each fine vertex's metavertex.
+/// each fine vertex's metavertex. The fine chunks are coarsened a coarse chunk at a time
+/// (`nested`: the fine chunk keys grouped by the coarse chunk they nest in, in coarse key
+/// order; `None` for a level whose chunk keys do not nest, coarsened as one group): the
+/// metavertices of one coarse chunk are held at a time.
 pub(crate) fn coarsen_level(
     source: &SourceLevel,
     keep: &[bool],
     bin_shape: &[f64],
+    nested: Option<BTreeMap<Vec<i64>, Vec<ChunkKey>>>,
     writer: &mut ZvWriter,
 ) -> Result<ParentMap> {
     let level = &source.level;
     check_no_link_attributes(level)?;
-    let ndim = bin_shape.len();
     let chunks = level.chunk_keys()?;
-    let objects = source.has_objects();
-    let names = source.columns();
-    let mut coarsener: Option<PointCoarsener> = None;
-    // the accumulator of every fine vertex (level-global order), usize::MAX for none
-    let mut slot: Vec<usize> = Vec::new();
-    let mut rows_of: Vec<(ChunkKey, usize)> = Vec::with_capacity(chunks.len());
-    for key in &chunks {
-        let Some(chunk) = source.chunk(key)? else {
-            continue;
-        };
-        let c = coarsener.get_or_insert_with(|| {
-            PointCoarsener::new(bin_shape.to_vec(), names.clone(), column_kinds(&chunk))
-        });
-        let rows = chunk.rows(ndim);
-        for r in 0..rows {
-            let object = if objects {
-                match chunk.objects[r] {
-                    Some(o) if keep.get(o as usize) == Some(&true) => Some(o),
-                    _ => {
-                        slot.push(usize::MAX);
-                        continue;
-                    }
-                }
-            } else {
-                None
-            };
-            slot.push(c.add(&chunk, r, object));
-        }
-        rows_of.push((key.clone(), rows));
-    }
-    // the parents go to a temporary file a fine chunk at a time
-    let mut parents = ParentMap::spilling()?;
-    let Some(c) = coarsener.filter(|c| !c.is_empty()) else {
-        for (k, rows) in rows_of {
-            parents.push(k, vec![NO_PARENT; rows])?;
-        }
-        return Ok(parents);
+    let groups: Vec<Vec<ChunkKey>> = match nested {
+        Some(n) => n.into_values().collect(),
+        None => vec![chunks.clone()],
     };
-    let m = c.finish(objects)?;
-    let metavertex =
-        |v: u64| -> Option<u64> { slot.get(v as usize).and_then(|&s| m.rank.get(s)).copied() };
-    let mut start = 0usize;
-    for (key, rows) in rows_of {
-        let p = (start..start + rows)
-            .map(|v| metavertex(v as u64).unwrap_or(NO_PARENT))
-            .collect();
-        parents.push(key, p)?;
-        start += rows;
-    }
-    let ids = objects.then_some(m.objects.as_slice());
-    let first = writer.add_vertices_flat(&m.positions, ids, &m.attributes)?;
-    drop(m.positions);
-    coarse_links(level, &parents, writer, |v| {
-        metavertex(v).map(|m| first + m)
+    // each fine vertex's metavertex, held by chunk (8 bytes a vertex) while the links are
+    // coarsened
+    let mut metavertices: CoordsMap<Vec<i64>, Vec<u64>> = CoordsMap::default();
+    let written = coarsen_groups(source, keep, bin_shape, groups, writer, &mut |key, rows| {
+        metavertices.insert(key.0, rows);
+        Ok(())
     })?;
+    // the chunks in key order (the level's link order, and the parents' order)
+    let present: Vec<(ChunkKey, u64)> = chunks
+        .into_iter()
+        .filter_map(|k| {
+            let rows = metavertices.get(k.coords())?.len() as u64;
+            Some((k, rows))
+        })
+        .collect();
+    if written > 0 {
+        coarse_links(level, &present, writer, |k, r| {
+            metavertices.get(k.coords())?.get(r as usize).copied()
+        })?;
+    }
+    // then the parents go to a temporary file a fine chunk at a time, in key order
+    let mut parents = ParentMap::spilling()?;
+    for (key, _) in present {
+        let rows = metavertices.remove(key.coords()).unwrap_or_default();
+        parents.push(key, rows)?;
+    }
     Ok(parents)
 }
 
 /// Writes the coarse links of `level`'s links into `writer`, read a chunk at a time (then
-/// the cross-chunk records, [`CROSS_BATCH`] at a time), in the fine level's link order: each
-/// fine vertex numbered level-wide (the chunks of `parents` back to back, in key order), its
-/// metavertex given by `metavertex`, each link offered to [`CoarseLinks`]. A cross-chunk
-/// record that ends at a placeholder endpoint is not a whole link and is left out.
+/// the cross-chunk records, a stored chunk or cell at a time and [`CROSS_BATCH`] at a time
+/// within it), in the fine level's link order (`chunks`: the level's chunks with their row
+/// counts, in key order): each fine vertex `(chunk, row)`'s metavertex given by
+/// `metavertex` ([`NO_PARENT`] for none), each link offered to [`CoarseLinks`]. A
+/// cross-chunk record that ends at a placeholder endpoint is not a whole link and is left
+/// out.
 fn coarse_links(
     level: &Level,
-    parents: &ParentMap,
+    chunks: &[(ChunkKey, u64)],
     writer: &mut ZvWriter,
-    metavertex: impl Fn(u64) -> Option<u64>,
+    metavertex: impl Fn(&ChunkKey, u64) -> Option<u64>,
 ) -> Result<()> {
     let width = level.link_width()?;
     let mesh = *level.geometry() == crate::Geometry::Mesh;
     // the conventions alone: the cross-chunk records are read a batch at a time below
     let source = level.link_conventions()?;
-    // each chunk's first level-wide number and rows
-    let mut place: CoordsMap<&[i64], (u64, u64)> = CoordsMap::default();
-    let mut next = 0u64;
-    for i in 0..parents.len() {
-        let rows = parents.row_count(i) as u64;
-        place.insert(parents.key(i).coords(), (next, rows));
-        next += rows;
-    }
-    let mut number = |k: &ChunkKey, r: u64| -> Option<u64> {
-        let &(start, rows) = place.get(k.coords())?;
-        (r < rows).then_some(start + r)
-    };
+    // an endpoint is "numbered" by its metavertex; a row outside its chunk is an error
+    let mut number = |k: &ChunkKey, r: u64| -> Option<u64> { metavertex(k, r) };
     let mut coarse = CoarseLinks::new(width);
     let mut numbered = Vec::new();
     let mut corners = Vec::with_capacity(width);
@@ -255,7 +227,7 @@ fn coarse_links(
                 continue;
             }
             corners.clear();
-            corners.extend(l.ends.iter().map_while(|&v| metavertex(v)));
+            corners.extend(l.ends.iter().copied().take_while(|&m| m != NO_PARENT));
             if corners.len() == width {
                 coarse.offer(&corners);
             }
@@ -266,9 +238,8 @@ fn coarse_links(
         Ok(())
     };
     let mut ordinal = 0;
-    for i in 0..parents.len() {
-        let key = parents.key(i);
-        let Some(links) = level.links(key, width, parents.row_count(i) as u64)? else {
+    for (key, rows) in chunks {
+        let Some(links) = level.links(key, width, *rows)? else {
             continue;
         };
         source.number_chunk(

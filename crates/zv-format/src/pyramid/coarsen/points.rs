@@ -222,13 +222,37 @@ pub(crate) fn coarsen_level(
     nested: BTreeMap<Vec<i64>, Vec<ChunkKey>>,
     writer: &mut ZvWriter,
 ) -> Result<ParentMap> {
+    // the parents go to a temporary file a fine chunk at a time
+    let mut parents = ParentMap::spilling()?;
+    coarsen_groups(
+        source,
+        keep,
+        bin_shape,
+        nested.into_values(),
+        writer,
+        &mut |key, rows| parents.push(key, rows),
+    )?;
+    Ok(parents)
+}
+
+/// Coarsens the fine chunks of `groups` a group at a time (a group: the fine chunks of one
+/// coarse chunk, so that only its metavertices are held): each group's metavertices, in
+/// (object, bin) order, go to `writer`, then `on_chunk(key, parents)` gets each of its fine
+/// chunks' rows' metavertices (as the writer numbers them; [`NO_PARENT`] for a row of an
+/// object `keep` drops). Returns the number of metavertices written.
+pub(crate) fn coarsen_groups(
+    source: &SourceLevel,
+    keep: &[bool],
+    bin_shape: &[f64],
+    groups: impl IntoIterator<Item = Vec<ChunkKey>>,
+    writer: &mut ZvWriter,
+    on_chunk: &mut dyn FnMut(ChunkKey, Vec<u64>) -> Result<()>,
+) -> Result<u64> {
     let ndim = bin_shape.len();
     let objects = source.has_objects();
     let names = source.columns();
-    // the parents go to a temporary file a fine chunk at a time
-    let mut parents = ParentMap::spilling()?;
     let mut written = 0u64;
-    for fine_keys in nested.into_values() {
+    for fine_keys in groups {
         let mut coarsener: Option<PointCoarsener> = None;
         let mut slots: Vec<(ChunkKey, Vec<usize>)> = Vec::new();
         for key in &fine_keys {
@@ -258,23 +282,23 @@ pub(crate) fn coarsen_level(
         }
         let Some(c) = coarsener.filter(|c| !c.is_empty()) else {
             for (k, rows) in slots {
-                parents.push(k, vec![NO_PARENT; rows.len()])?;
+                on_chunk(k, vec![NO_PARENT; rows.len()])?;
             }
             continue;
         };
         let m = c.finish(objects)?;
+        let ids = objects.then_some(m.objects.as_slice());
+        let first = writer.add_vertices_flat(&m.positions, ids, &m.attributes)?;
+        written += m.rank.len() as u64;
         for (key, rows) in slots {
             let p = rows
                 .iter()
-                .map(|&s| m.rank.get(s).map_or(NO_PARENT, |r| written + r))
+                .map(|&s| m.rank.get(s).map_or(NO_PARENT, |r| first + r))
                 .collect();
-            parents.push(key, p)?;
+            on_chunk(key, p)?;
         }
-        let ids = objects.then_some(m.objects.as_slice());
-        writer.add_vertices_flat(&m.positions, ids, &m.attributes)?;
-        written += m.rank.len() as u64;
     }
-    Ok(parents)
+    Ok(written)
 }
 
 /// The kinds of the vertex attribute columns of a chunk.
