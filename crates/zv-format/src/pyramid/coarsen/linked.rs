@@ -3,8 +3,10 @@
 //!
 //! - one metavertex per occupied coarse bin per kept object (per bin when the level has no
 //!   objects), as for points ([`super::points`]): mean position (inside the bin), mean numeric
-//!   vertex attributes, mode of categorical ones, the object id; metavertices are numbered in
-//!   (object, bin) order over the whole level;
+//!   vertex attributes, mode of categorical ones, the object id; metavertices are numbered
+//!   coarse chunk after coarse chunk (key order), in (object, bin) order within each (the
+//!   rows of every coarse chunk are thus in (object, bin) order, as they were when the whole
+//!   level was numbered at once);
 //! - every fine link (graph edge, mesh face) becomes the link of its corners' metavertices, in
 //!   the fine level's link order (chunk by chunk in key order, then the cross-chunk records),
 //!   except:
@@ -21,17 +23,18 @@
 //! Link attributes (graph edge and face attributes) are refused before anything is written
 //! ([`check_no_link_attributes`]): merged links would need a rule per attribute.
 //!
-//! The fine level is read a chunk at a time, twice: its vertices (their metavertices and each
-//! fine vertex's parent), then its links, numbered over the whole level as [`crate::export`]
-//! numbers them (the chunks back to back in key order, then the cross-chunk records, numbered
-//! [`CROSS_BATCH`] at a time). No fine link is held beyond its chunk or batch; what grows with
-//! the level is each fine vertex's accumulator slot (the parents the cross-level links need go
-//! to a temporary file, [`ParentMap::spilling`]), the metavertex accumulators, the level's
-//! cross-chunk records (`8 × width × (key arity + 1)` bytes a record, decoded a stored chunk
-//! at a time), and the
-//! coarse links: [`CoarseLinks`] keeps the set of each kept link's metavertices (16 bytes an
-//! edge, 32 a face, in a hash set) and hands the links to the writer a batch at a time, which
-//! holds them (16 bytes an edge) until it finishes.
+//! The fine level is read a chunk at a time, twice: its vertices a coarse chunk at a time
+//! (the fine chunks nesting in it: [`super::points::coarsen_groups`], so that one coarse
+//! chunk's metavertex accumulators are held at a time; a level whose chunk keys do not nest
+//! is coarsened as one group), then its links, in the level's link order (the chunks in key
+//! order, then the cross-chunk records, read a stored chunk — a 0.9 cell — at a time through
+//! [`Level::visit_cross_chunk_links`] and numbered [`CROSS_BATCH`] at a time). No fine link
+//! is held beyond its chunk or batch; what grows with the level is each fine vertex's
+//! metavertex (8 bytes, by chunk; written to the parents' temporary file,
+//! [`ParentMap::spilling`], once the links are done), and the coarse links: [`CoarseLinks`]
+//! keeps the set of each kept link's metavertices (16 bytes an edge, 32 a face, in a hash
+//! set) and hands the links to the writer a batch at a time, which holds them (16 bytes an
+//! edge, and the records of those that cross its chunks) until it finishes.
 
 use rustc_hash::FxHashSet;
 
