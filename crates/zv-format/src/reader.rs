@@ -84,7 +84,7 @@ pub use box_query::BoxHits;
 pub use chunk_arrays::Chunk;
 pub use columns::PointColumns;
 pub use consistency::Deltas;
-pub use cross_chunk::CrossChunk;
+pub use cross_chunk::{CrossChunk, RecordVisitor};
 pub use dense_attributes::DenseAttribute;
 pub use lod::VertexRef;
 pub use object_index::ObjectIndex;

@@ -22,6 +22,9 @@ pub struct CrossChunk {
     pub attributes: JsonObject,
 }
 
+/// What [`Level::visit_cross_chunk_links`] hands each batch of records to.
+pub type RecordVisitor<'a> = dyn FnMut(&CrossChunkLinks) -> Result<()> + 'a;
+
 impl Level {
     /// The cross-chunk link deltas present, ascending. In a ZV 0.9 store, the cross-level
     /// deltas of `links/` (its delta-0 records are read with the links).
@@ -52,7 +55,7 @@ impl Level {
     pub fn visit_cross_chunk_links(
         &self,
         delta: i32,
-        visit: &mut dyn FnMut(&CrossChunkLinks) -> Result<()>,
+        visit: &mut RecordVisitor<'_>,
     ) -> Result<Option<u64>> {
         if self.blobs.layout() == Layout::ChunkGrid {
             return self.v09_visit_cross_chunk(delta, visit);
@@ -66,7 +69,7 @@ impl Level {
     fn v07_records(
         &self,
         delta: i32,
-        mut visit: Option<&mut dyn FnMut(&CrossChunkLinks) -> Result<()>>,
+        mut visit: Option<&mut RecordVisitor<'_>>,
     ) -> Result<Option<(CrossChunk, u64)>> {
         let group = self.p(&[names::CROSS_CHUNK_LINKS, &delta_name(delta)]);
         let key = join(&[&group, "zarr.json"]);

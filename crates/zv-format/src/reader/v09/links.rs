@@ -189,7 +189,7 @@ impl Level {
     pub(crate) fn v09_visit_cross_chunk(
         &self,
         delta: i32,
-        visit: &mut dyn FnMut(&CrossChunkLinks) -> Result<()>,
+        visit: &mut crate::reader::RecordVisitor<'_>,
     ) -> Result<Option<u64>> {
         let mut records = 0u64;
         let family = self.v09_family_cells(delta, &mut |links, _, cell| {
@@ -211,11 +211,7 @@ impl Level {
     fn v09_family_cells(
         &self,
         delta: i32,
-        on_cell: &mut dyn FnMut(
-            &mut CrossChunkLinks,
-            &str,
-            Option<(&ChunkKey, usize)>,
-        ) -> Result<()>,
+        on_cell: &mut CellSink<'_>,
     ) -> Result<Option<(CrossChunkLinks, JsonObject)>> {
         let group = self.p(&[names::LINKS, &delta_name(delta)]);
         let key = join(&[&group, "zarr.json"]);
@@ -323,6 +319,11 @@ impl Level {
         Ok(Some((links, attributes)))
     }
 }
+
+/// What [`Level::v09_family_cells`] calls as it reads: the record buffer, the segment, and
+/// `None` when the segment starts or `Some((source chunk, records appended))` after a cell.
+type CellSink<'a> =
+    dyn FnMut(&mut CrossChunkLinks, &str, Option<(&ChunkKey, usize)>) -> Result<()> + 'a;
 
 /// One cell of a segment: its source chunk, the chunk the offsets start from (the source, or
 /// its anchor at the other level), the segment's offsets, whether rows carry `perm_idx`,
