@@ -522,7 +522,7 @@ impl ZvWriter {
             groups: counts.groups,
         };
         self.write_vertex_documents(&columns, &fragment_columns)?;
-        self.write_level_links(routed, &link_columns, intra_links)?;
+        self.write_level_links(routed, &link_columns, intra_links, Some(&chunks))?;
         self.write_level_and_root(chunks.rows(), !columns.is_empty())?;
         let places = if self.tracks_places() {
             self.places(chunks)

@@ -48,12 +48,20 @@ pub(super) struct RoutedLinks {
     pub(super) cross: CrossChunkLinks,
     /// The link of each cross-chunk record.
     pub(super) cross_links: Vec<usize>,
+    /// Whether the records of `cross_links` are made as they are written, not held in
+    /// `cross` (a ZV 0.7 level's linked geometry: 64 bytes an edge record, streamed into
+    /// `cross_chunk_links/0/data` a batch at a time).
+    deferred: bool,
 }
 
 impl RoutedLinks {
     /// The number of cross-chunk records.
     pub(super) fn cross_chunk_len(&self) -> usize {
-        self.cross.len()
+        if self.deferred {
+            self.cross_links.len()
+        } else {
+            self.cross.len()
+        }
     }
 }
 
@@ -210,6 +218,7 @@ impl ZvWriter {
             intra: vec![Vec::new(); keys.len()],
             cross: CrossChunkLinks::new(width, self.grid.ndim),
             cross_links: Vec::new(),
+            deferred: self.opts.format_version == FormatVersion::V0_7,
         };
         if self.opts.geometry.is_sequential() {
             return self.sequential_links();
@@ -227,10 +236,12 @@ impl ZvWriter {
                 link.iter().any(|&g| Some(chunks.place(g).0) != first)
             })
             .count();
-        routed
-            .cross
-            .reserve_exact(crossing)
-            .map_err(cross_chunk_error(&self.level))?;
+        if !routed.deferred {
+            routed
+                .cross
+                .reserve_exact(crossing)
+                .map_err(cross_chunk_error(&self.level))?;
+        }
         routed.cross_links.reserve_exact(crossing);
         let mut ends = Vec::with_capacity(width);
         for li in 0..self.links.count() {
@@ -250,16 +261,36 @@ impl ZvWriter {
             if same {
                 routed.intra[ci].push((chunks.fragment_of(ci, ends[0].1), li));
             } else {
-                let eps: Vec<(&[i64], u64)> =
-                    ends.iter().map(|e| (keys[e.0].0.as_slice(), e.1)).collect();
-                routed
-                    .cross
-                    .push(&eps)
-                    .map_err(cross_chunk_error(&self.level))?;
+                if !routed.deferred {
+                    self.push_record(&mut routed.cross, chunks, li)?;
+                }
                 routed.cross_links.push(li);
             }
         }
         Ok(routed)
+    }
+
+    /// Appends the cross-chunk record of link `li` (each endpoint's chunk and row) to
+    /// `records`.
+    fn push_record(
+        &self,
+        records: &mut CrossChunkLinks,
+        chunks: &ChunkBlobs,
+        li: usize,
+    ) -> Result<()> {
+        let keys = self.spill.keys();
+        let eps: Vec<(&[i64], u64)> = self
+            .links
+            .link(li)
+            .iter()
+            .map(|&g| {
+                let (c, r) = chunks.place(g);
+                (keys[c].0.as_slice(), r)
+            })
+            .collect();
+        records
+            .push(&eps)
+            .map_err(cross_chunk_error(&self.level))
     }
 
     /// The cross-chunk records of polylines (none for other geometries), routed.
@@ -269,6 +300,7 @@ impl ZvWriter {
             intra: vec![Vec::new(); keys.len()],
             cross: CrossChunkLinks::new(self.links.width(), self.grid.ndim),
             cross_links: Vec::new(),
+            deferred: false,
         };
         if !self.opts.geometry.is_sequential() {
             return Ok(routed);
@@ -356,28 +388,31 @@ impl ZvWriter {
     /// Writes the cross-chunk links and their attributes (linked and polyline geometries).
     /// Writes the level's link documents and cross-chunk records in the layout written
     /// (`intra_links`: the intra-chunk links already written with the chunks).
+    /// `chunks` (the vertices' places) makes the records of a deferred routing.
     pub(super) fn write_level_links(
         &self,
         routed: RoutedLinks,
         columns: &[FinishedColumn],
         intra_links: u64,
+        chunks: Option<&ChunkBlobs>,
     ) -> Result<()> {
         if self.opts.format_version == FormatVersion::V0_9 {
             return self.write_links_v09(routed, intra_links, columns);
         }
         self.write_link_documents(columns, intra_links)?;
-        self.write_cross_chunk_links(routed, columns)
+        self.write_cross_chunk_links(routed, columns, chunks)
     }
 
     fn write_cross_chunk_links(
         &self,
         routed: RoutedLinks,
         columns: &[FinishedColumn],
+        chunks: Option<&ChunkBlobs>,
     ) -> Result<()> {
         if !(self.linked() || self.opts.geometry.is_sequential()) {
             return Ok(());
         }
-        let num_links = routed.cross.len();
+        let num_links = routed.cross_chunk_len();
         let group = join(&[&self.level, names::CROSS_CHUNK_LINKS]);
         empty_group(&self.blobs, &group)?;
         let delta = join(&[&group, SAME_LEVEL]);
@@ -387,15 +422,33 @@ impl ZvWriter {
         // streamed in chunks of at most `record_chunk_bytes`, encoded a piece at a time: the
         // records are not held twice (a blob that fits one chunk is laid out as
         // `write_bytes` lays it out)
-        let values = routed.cross.values();
+        let record = routed.cross.link_width() * (routed.cross.sid_ndim() + 1);
         let mut stream = self.blobs.stream_bytes(
             &join(&[&delta, names::DATA]),
-            values.len() as u64 * 8,
+            (num_links * record) as u64 * 8,
             self.opts.record_chunk_bytes.max(8),
             &self.codecs(8),
         )?;
-        for piece in values.chunks(1 << 16) {
-            stream.write(&encode_i64s(piece))?;
+        if routed.deferred {
+            // made from the links and the vertices' places a batch at a time
+            let chunks = chunks.ok_or_else(|| {
+                Error::InvalidInput(format!(
+                    "{}: cross-chunk records without the vertices' places",
+                    self.level
+                ))
+            })?;
+            let mut batch = CrossChunkLinks::new(self.links.width(), self.grid.ndim);
+            for lis in routed.cross_links.chunks(1 << 14) {
+                batch.clear();
+                for &li in lis {
+                    self.push_record(&mut batch, chunks, li)?;
+                }
+                stream.write(&batch.encode())?;
+            }
+        } else {
+            for piece in routed.cross.values().chunks(1 << 16) {
+                stream.write(&encode_i64s(piece))?;
+            }
         }
         stream.finish()?;
         drop(routed.cross);

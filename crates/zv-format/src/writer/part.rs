@@ -309,7 +309,7 @@ impl ZvWriter {
         self.write_vertex_documents(&columns, &self.fragment_columns()?)?;
         let routed = self.sequential_links()?;
         let cross_chunk_links = routed.cross_chunk_len() as u64;
-        self.write_level_links(routed, &self.links.finish_columns()?, 0)?;
+        self.write_level_links(routed, &self.links.finish_columns()?, 0, None)?;
         self.write_level_and_root(rows, !columns.is_empty())?;
         Ok(WriteSummary {
             vertices: rows,
