@@ -65,13 +65,7 @@ impl ZstdCodec {
     /// Compresses `input` into one frame (with its content size, and a checksum if
     /// configured).
     pub fn compress(&self, input: &[u8]) -> Result<Vec<u8>, CodecError> {
-        let fail = |e| crate::io_failure(NAME, e);
-        let mut c = zstd::bulk::Compressor::new(self.level).map_err(fail)?;
-        if self.checksum {
-            c.set_parameter(zstd::zstd_safe::CParameter::ChecksumFlag(true))
-                .map_err(fail)?;
-        }
-        c.compress(input).map_err(fail)
+        bulk_compress(self.level, self.checksum, input).map_err(|e| crate::io_failure(NAME, e))
     }
 
     /// Decompresses one or more frames; with `expected`, the output must be exactly that many
@@ -116,6 +110,42 @@ thread_local! {
     /// initialises its tables, a cost comparable to decoding a small chunk.
     static DECOMPRESSOR: RefCell<Option<zstd::bulk::Decompressor<'static>>> =
         const { RefCell::new(None) };
+}
+
+/// A compression context of `level`, with a checksum when `checksum`.
+fn compressor(level: i32, checksum: bool) -> std::io::Result<zstd::bulk::Compressor<'static>> {
+    let mut c = zstd::bulk::Compressor::new(level)?;
+    if checksum {
+        c.set_parameter(zstd::zstd_safe::CParameter::ChecksumFlag(true))?;
+    }
+    Ok(c)
+}
+
+thread_local! {
+    /// This thread's compression context and its (level, checksum), kept between chunks:
+    /// creating one allocates its tables and asks the CPU for its features (`cpuid`, which
+    /// traps to the hypervisor on a virtual machine: 8% of a pyramid test's time). A frame
+    /// compressed with a reused context is the frame a new one makes (each call starts a new
+    /// session with the same parameters; no dictionary).
+    static COMPRESSOR: RefCell<Option<(i32, bool, zstd::bulk::Compressor<'static>)>> =
+        const { RefCell::new(None) };
+}
+
+/// One frame of `input`, compressed with this thread's context (made anew when the level or
+/// the checksum differ; dropped after an error).
+fn bulk_compress(level: i32, checksum: bool, input: &[u8]) -> std::io::Result<Vec<u8>> {
+    COMPRESSOR.with(|cell| {
+        let Ok(mut slot) = cell.try_borrow_mut() else {
+            return compressor(level, checksum)?.compress(input);
+        };
+        let mut context = match slot.take() {
+            Some((l, c, context)) if (l, c) == (level, checksum) => context,
+            _ => compressor(level, checksum)?,
+        };
+        let out = context.compress(input)?;
+        *slot = Some((level, checksum, context));
+        Ok(out)
+    })
 }
 
 /// One frame of `n` decoded bytes, decoded with this thread's context (dropped after an
@@ -181,6 +211,24 @@ mod tests {
             ZstdCodec::decompress(&enc2, Some(other.len())).unwrap(),
             other
         );
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config { cases: 64, failure_persistence: None, ..Default::default() })]
+        /// Frames made with this thread's reused context, whatever the levels and checksums
+        /// asked before, are the frames a new context makes, and decode to their input.
+        #[test]
+        fn a_reused_context_makes_the_frames_of_a_new_one(
+            calls in proptest::collection::vec((-3i32..8, proptest::bool::ANY, proptest::collection::vec(0u8..4, 0..3000)), 1..8),
+        ) {
+            for (level, checksum, data) in calls {
+                let c = ZstdCodec::new(&ZstdConfig { level, checksum }).unwrap();
+                let reused = c.compress(&data).unwrap();
+                let fresh = compressor(level, checksum).unwrap().compress(&data).unwrap();
+                proptest::prop_assert_eq!(&reused, &fresh);
+                proptest::prop_assert_eq!(ZstdCodec::decompress(&reused, Some(data.len())).unwrap(), data);
+            }
+        }
     }
 
     #[test]

@@ -288,9 +288,7 @@ impl ZvWriter {
                 (keys[c].0.as_slice(), r)
             })
             .collect();
-        records
-            .push(&eps)
-            .map_err(cross_chunk_error(&self.level))
+        records.push(&eps).map_err(cross_chunk_error(&self.level))
     }
 
     /// The cross-chunk records of polylines (none for other geometries), routed.
