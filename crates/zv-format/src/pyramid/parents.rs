@@ -1,7 +1,7 @@
 //! The parent table of a pyramid step ([`ParentMap`]): the metavertex (its number at the
 //! coarse level) of every row of every fine chunk, which the cross-level links are written
-//! from. Point clouds build it a fine chunk at a time, and their rows go to an anonymous
-//! temporary file as they come ([`ParentMap::spilling`]): 8 bytes a fine vertex would
+//! from. Point clouds, graphs and meshes build it a fine chunk at a time, and their rows go to
+//! an anonymous temporary file as they come ([`ParentMap::spilling`]): 8 bytes a fine vertex would
 //! otherwise stay in memory for the whole step. The geometries coarsened object by object
 //! set parents in any order and keep theirs in memory ([`ParentMap::from_rows`]).
 

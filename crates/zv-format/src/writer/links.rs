@@ -227,22 +227,23 @@ impl ZvWriter {
             return Ok(routed);
         }
         let skeleton = self.opts.geometry == Geometry::Skeleton;
-        // the links across chunks are counted first, so that their records are held in
-        // exactly their size (grown by doubling, they could take twice that)
-        let crossing = (0..self.links.count())
-            .filter(|&li| {
-                let link = self.links.link(li);
-                let first = link.first().map(|&g| chunks.place(g).0);
-                link.iter().any(|&g| Some(chunks.place(g).0) != first)
-            })
-            .count();
         if !routed.deferred {
+            // the links across chunks are counted first, so that their records are held in
+            // exactly their size (grown by doubling, they could take twice that); deferred
+            // records are not held, and need no counting pass
+            let crossing = (0..self.links.count())
+                .filter(|&li| {
+                    let link = self.links.link(li);
+                    let first = link.first().map(|&g| chunks.place(g).0);
+                    link.iter().any(|&g| Some(chunks.place(g).0) != first)
+                })
+                .count();
             routed
                 .cross
                 .reserve_exact(crossing)
                 .map_err(cross_chunk_error(&self.level))?;
+            routed.cross_links.reserve_exact(crossing);
         }
-        routed.cross_links.reserve_exact(crossing);
         let mut ends = Vec::with_capacity(width);
         for li in 0..self.links.count() {
             ends.clear();
