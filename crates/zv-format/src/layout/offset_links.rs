@@ -25,11 +25,6 @@
 //! # Ok::<(), zv_format::layout::LayoutError>(())
 //! ```
 
-use std::collections::BTreeMap;
-
-use super::cross_chunk::CrossChunkLinks;
-use super::{invalid, LayoutError};
-
 const WHAT: &str = "link placement";
 
 /// The segment of a width-1 family (no offsets).
@@ -159,79 +154,9 @@ pub fn has_perm(intra: bool, delta: i32, directed: bool, store: &str) -> bool {
     !intra && delta == 0 && (store == "duplicate" || !directed)
 }
 
-/// One cell of a family's cross-chunk records.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Cell {
-    /// The cell's flat int64 rows `[perm_idx?, v_0, …]`.
-    pub rows: Vec<i64>,
-    /// The record each row is, by its index in the records partitioned (the rows of the
-    /// cell's link attributes follow them).
-    pub records: Vec<usize>,
-}
+mod filing;
 
-/// The cells of a family's cross-chunk records: `(segment, source chunk)` → the cell.
-pub type Cells = BTreeMap<(String, Vec<i64>), Cell>;
-
-/// The cells of the cross-chunk records `links` of a delta-0 family with `canonical`
-/// storage: `(segment, source chunk)` → the cell's flat int64 rows `[perm_idx?, v_0, …]`
-/// (`perm_idx` when the family is undirected) and their records, in the order given. Every record
-/// must span at least two chunks; a record within one chunk, an offset that overflows or a
-/// width without Lehmer codes is an error.
-pub fn partition(links: &CrossChunkLinks, directed: bool) -> Result<Cells, LayoutError> {
-    let width = links.link_width();
-    let with_perm = has_perm(false, 0, directed, "canonical");
-    let mut cells = Cells::new();
-    let mut ends: Vec<(&[i64], u64)> = Vec::with_capacity(width);
-    for r in 0..links.len() {
-        ends.clear();
-        for k in 0..width {
-            ends.push(
-                links
-                    .endpoint(r, k)
-                    .ok_or_else(|| invalid(WHAT, format!("record {r} is incomplete")))?,
-            );
-        }
-        if ends.iter().all(|e| e.0 == ends[0].0) {
-            return Err(invalid(
-                WHAT,
-                format!("record {r} lies within one chunk (an intra-chunk link)"),
-            ));
-        }
-        let mut sigma: Vec<usize> = (0..width).collect();
-        if !directed {
-            sigma.sort_by(|&a, &b| ends[a].cmp(&ends[b]));
-        }
-        let source = ends[sigma[0]].0;
-        let offsets = sigma[1..]
-            .iter()
-            .map(|&j| {
-                ends[j]
-                    .0
-                    .iter()
-                    .zip(source)
-                    .map(|(c, s)| c.checked_sub(*s))
-                    .collect::<Option<Vec<i64>>>()
-                    .ok_or_else(|| invalid(WHAT, format!("record {r}: a chunk offset overflows")))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let cell = cells
-            .entry((format_segment(&offsets), source.to_vec()))
-            .or_default();
-        cell.records.push(r);
-        if with_perm {
-            cell.rows.push(lehmer_encode(&sigma).ok_or_else(|| {
-                invalid(WHAT, format!("link_width {width} has no permutation code"))
-            })?);
-        }
-        for &j in &sigma {
-            cell.rows.push(
-                i64::try_from(ends[j].1)
-                    .map_err(|_| invalid(WHAT, format!("record {r}: a row exceeds int64")))?,
-            );
-        }
-    }
-    Ok(cells)
-}
+pub use filing::{ends_of, partition, Cell, CellPlan, Cells, Ends, EndsFn, PlannedCell};
 
 #[cfg(test)]
 mod tests {
@@ -273,31 +198,6 @@ mod tests {
         assert!(lehmer_encode(&[]).is_none());
     }
 
-    #[test]
-    fn records_are_filed_canonically_or_as_written() {
-        let mut links = CrossChunkLinks::new(3, 2);
-        links
-            .push(&[(&[0, 1], 5), (&[-1, 0], 2), (&[0, 1], 3)])
-            .unwrap();
-        let undirected = partition(&links, false).unwrap();
-        // sorted: (-1.0, 2), (0.1, 3), (0.1, 5) = input positions 1, 2, 0
-        assert_eq!(
-            undirected[&("+1.+1_+1.+1".to_owned(), vec![-1, 0])].rows,
-            vec![lehmer_encode(&[1, 2, 0]).unwrap(), 2, 3, 5]
-        );
-        let directed = partition(&links, true).unwrap();
-        assert_eq!(
-            directed[&("-1.-1_0.0".to_owned(), vec![0, 1])].rows,
-            vec![5, 2, 3]
-        );
-        let mut intra = CrossChunkLinks::new(2, 2);
-        intra.push(&[(&[0, 1], 5), (&[0, 1], 2)]).unwrap();
-        assert!(partition(&intra, false).is_err());
-        let mut far = CrossChunkLinks::new(2, 1);
-        far.push(&[(&[i64::MIN], 0), (&[i64::MAX], 0)]).unwrap();
-        assert!(partition(&far, true).is_err());
-    }
-
     proptest! {
         #[test]
         fn lehmer_codes_round_trip(perm in Just((0..6usize).collect::<Vec<_>>()).prop_shuffle(), w in 1usize..=6) {
@@ -314,41 +214,5 @@ mod tests {
             prop_assert_eq!(parse_segment(&name, 3, offs.len() + 1).unwrap(), offs);
         }
 
-        /// Every placed record decodes back to its endpoints in the order written.
-        #[test]
-        fn placement_round_trips(
-            recs in prop::collection::vec(prop::collection::vec(((-2i64..2, -2i64..2), 0u64..9), 3), 1..20),
-            directed in any::<bool>(),
-        ) {
-            let mut links = CrossChunkLinks::new(3, 2);
-            let mut written = Vec::new();
-            for r in &recs {
-                let chunks: Vec<[i64; 2]> = r.iter().map(|((a, b), _)| [*a, *b]).collect();
-                if chunks.iter().all(|c| *c == chunks[0]) {
-                    continue;
-                }
-                let ends: Vec<(&[i64], u64)> = chunks.iter().zip(r).map(|(c, (_, v))| (&c[..], *v)).collect();
-                links.push(&ends).unwrap();
-                written.push(r.iter().map(|((a, b), v)| (vec![*a, *b], *v as i64)).collect::<Vec<_>>());
-            }
-            let mut back = vec![Vec::new(); written.len()];
-            for ((seg, src), cell) in partition(&links, directed).unwrap() {
-                let offs = parse_segment(&seg, 2, 3).unwrap();
-                let ncols = 3 + usize::from(!directed);
-                prop_assert_eq!(cell.records.len() * ncols, cell.rows.len());
-                for (row, &record) in cell.rows.chunks_exact(ncols).zip(&cell.records) {
-                    let (perm, vis) = if directed { (0, row) } else { (row[0], &row[1..]) };
-                    let order = lehmer_decode(perm, 3).unwrap();
-                    let mut rec = vec![(Vec::new(), 0); 3];
-                    for (i, &v) in vis.iter().enumerate() {
-                        let c = if i == 0 { src.clone() } else { src.iter().zip(&offs[i - 1]).map(|(s, o)| s + o).collect() };
-                        rec[order[i]] = (c, v);
-                    }
-                    // each row is the record it says it is
-                    back[record] = rec;
-                }
-            }
-            prop_assert_eq!(back, written);
-        }
     }
 }

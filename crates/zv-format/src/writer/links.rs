@@ -19,7 +19,7 @@ use crate::geometry::Geometry;
 use crate::layout::cross_chunk::CrossChunkLinks;
 use crate::layout::fragment_index::FragmentIndex;
 use crate::layout::links::LinkRows;
-use crate::layout::offset_links::intra_segment;
+use crate::layout::offset_links::{intra_segment, Ends, EndsFn};
 use crate::layout::{encode_i64s, LayoutError};
 use crate::metadata::arrays::CrossChunkLinksArray;
 use crate::names;
@@ -44,13 +44,14 @@ pub(super) struct Connectivity {
 pub(super) struct RoutedLinks {
     /// Per chunk: (vertex fragment of the first endpoint, link index).
     intra: Vec<Vec<(u32, usize)>>,
-    /// The cross-chunk records.
+    /// The cross-chunk records, when they are held (polylines'; empty when `deferred`).
     pub(super) cross: CrossChunkLinks,
-    /// The link of each cross-chunk record.
+    /// The link of each cross-chunk record (linked geometries).
     pub(super) cross_links: Vec<usize>,
     /// Whether the records of `cross_links` are made as they are written, not held in
-    /// `cross` (a ZV 0.7 level's linked geometry: 64 bytes an edge record, streamed into
-    /// `cross_chunk_links/0/data` a batch at a time).
+    /// `cross` (linked geometries: 64 bytes an edge record over three axes; a ZV 0.7 level
+    /// streams them into `cross_chunk_links/0/data` a batch at a time, a ZV 0.9 level files
+    /// them into cells without holding them, [`ZvWriter::made_ends`]).
     deferred: bool,
 }
 
@@ -218,7 +219,7 @@ impl ZvWriter {
             intra: vec![Vec::new(); keys.len()],
             cross: CrossChunkLinks::new(width, self.grid.ndim),
             cross_links: Vec::new(),
-            deferred: self.opts.format_version == FormatVersion::V0_7,
+            deferred: true,
         };
         if self.opts.geometry.is_sequential() {
             return self.sequential_links();
@@ -227,23 +228,6 @@ impl ZvWriter {
             return Ok(routed);
         }
         let skeleton = self.opts.geometry == Geometry::Skeleton;
-        if !routed.deferred {
-            // the links across chunks are counted first, so that their records are held in
-            // exactly their size (grown by doubling, they could take twice that); deferred
-            // records are not held, and need no counting pass
-            let crossing = (0..self.links.count())
-                .filter(|&li| {
-                    let link = self.links.link(li);
-                    let first = link.first().map(|&g| chunks.place(g).0);
-                    link.iter().any(|&g| Some(chunks.place(g).0) != first)
-                })
-                .count();
-            routed
-                .cross
-                .reserve_exact(crossing)
-                .map_err(cross_chunk_error(&self.level))?;
-            routed.cross_links.reserve_exact(crossing);
-        }
         let mut ends = Vec::with_capacity(width);
         for li in 0..self.links.count() {
             ends.clear();
@@ -262,34 +246,39 @@ impl ZvWriter {
             if same {
                 routed.intra[ci].push((chunks.fragment_of(ci, ends[0].1), li));
             } else {
-                if !routed.deferred {
-                    self.push_record(&mut routed.cross, chunks, li)?;
-                }
                 routed.cross_links.push(li);
             }
         }
         Ok(routed)
     }
 
-    /// Appends the cross-chunk record of link `li` (each endpoint's chunk and row) to
-    /// `records`.
-    fn push_record(
-        &self,
-        records: &mut CrossChunkLinks,
-        chunks: &ChunkBlobs,
-        li: usize,
-    ) -> Result<()> {
+    /// The endpoints `(chunk coordinates, row)` of cross-chunk record `r` of a deferred
+    /// routing, made from its link (`routed.cross_links[r]`) and the vertices' places
+    /// (`chunks`); `None` when `routed` holds its records. A deferred routing without the
+    /// places is an error (only the part writer passes none, and it routes polylines, whose
+    /// records are held).
+    pub(super) fn made_ends<'a>(
+        &'a self,
+        routed: &'a RoutedLinks,
+        chunks: Option<&'a ChunkBlobs>,
+    ) -> Result<Option<impl EndsFn<'a> + 'a>> {
+        if !routed.deferred {
+            return Ok(None);
+        }
+        let chunks = chunks.ok_or_else(|| {
+            Error::InvalidInput(format!(
+                "{}: cross-chunk records without the vertices' places",
+                self.level
+            ))
+        })?;
         let keys = self.spill.keys();
-        let eps: Vec<(&[i64], u64)> = self
-            .links
-            .link(li)
-            .iter()
-            .map(|&g| {
-                let (c, r) = chunks.place(g);
-                (keys[c].0.as_slice(), r)
-            })
-            .collect();
-        records.push(&eps).map_err(cross_chunk_error(&self.level))
+        Ok(Some(move |r: usize, out: &mut Ends<'a>| {
+            for &g in self.links.link(routed.cross_links[r]) {
+                let (c, row) = chunks.place(g);
+                out.push((keys[c].0.as_slice(), row));
+            }
+            Ok(())
+        }))
     }
 
     /// The cross-chunk records of polylines (none for other geometries), routed.
@@ -396,7 +385,7 @@ impl ZvWriter {
         chunks: Option<&ChunkBlobs>,
     ) -> Result<()> {
         if self.opts.format_version == FormatVersion::V0_9 {
-            return self.write_links_v09(routed, intra_links, columns);
+            return self.write_links_v09(routed, intra_links, columns, chunks);
         }
         self.write_link_documents(columns, intra_links)?;
         self.write_cross_chunk_links(routed, columns, chunks)
@@ -428,19 +417,16 @@ impl ZvWriter {
             self.opts.record_chunk_bytes.max(8),
             &self.codecs(8),
         )?;
-        if routed.deferred {
+        if let Some(made) = self.made_ends(&routed, chunks)? {
             // made from the links and the vertices' places a batch at a time
-            let chunks = chunks.ok_or_else(|| {
-                Error::InvalidInput(format!(
-                    "{}: cross-chunk records without the vertices' places",
-                    self.level
-                ))
-            })?;
             let mut batch = CrossChunkLinks::new(self.links.width(), self.grid.ndim);
-            for lis in routed.cross_links.chunks(1 << 14) {
+            let mut ends = Ends::new();
+            for start in (0..num_links).step_by(1 << 14) {
                 batch.clear();
-                for &li in lis {
-                    self.push_record(&mut batch, chunks, li)?;
+                for r in start..num_links.min(start + (1 << 14)) {
+                    ends.clear();
+                    made(r, &mut ends).map_err(cross_chunk_error(&self.level))?;
+                    batch.push(&ends).map_err(cross_chunk_error(&self.level))?;
                 }
                 stream.write(&batch.encode())?;
             }

@@ -6,8 +6,10 @@
 //! the link attributes mirror them (`link_attributes/<name>/0/<offsets>`, each cell the rows
 //! of its records in order), and the documents are written.
 
+use rayon::prelude::*;
 use serde_json::json;
 
+use super::super::chunk_blobs::ChunkBlobs;
 use super::super::columns::FinishedColumn;
 use super::super::documents::empty_group;
 use super::super::links::RoutedLinks;
@@ -15,7 +17,9 @@ use super::super::{ZvWriter, SAME_LEVEL};
 use crate::blob::join;
 use crate::error::{Error, Result};
 use crate::layout::links::RaggedLinks;
-use crate::layout::offset_links::{has_perm, parse_segment, partition, Cells};
+use crate::layout::offset_links::{
+    ends_of, has_perm, parse_segment, CellPlan, EndsFn, PlannedCell,
+};
 use crate::metadata::arrays::FragmentIndexKind;
 use crate::metadata::{ChunkKey, JsonObject};
 use crate::names;
@@ -47,48 +51,59 @@ impl ZvWriter {
     /// `links/0` family: linked geometries always have it (with the all-zero segment and
     /// `link_fragments`, even without rows), polylines only when a polyline crosses chunks.
     /// `intra_links` is the number of intra-chunk rows written.
+    ///
+    /// The records are not held: each is filed ([`CellPlan`], 16 bytes a record) from its
+    /// link and the vertices' places (`chunks`; polylines' records are held by `routed`),
+    /// and each cell's rows are made as the cell is written, cells in parallel.
     pub(in super::super) fn write_links_v09(
         &self,
         routed: RoutedLinks,
         intra_links: u64,
         columns: &[FinishedColumn],
+        chunks: Option<&ChunkBlobs>,
     ) -> Result<()> {
         let linked = self.linked();
         let family = join(&[&self.level, names::LINKS, SAME_LEVEL]);
         let family_key = join(&[&family, "zarr.json"]);
-        let cross_links = routed.cross.len() as u64;
-        let cells = partition(&routed.cross, DIRECTED).map_err(|source| Error::Blob {
+        let cross_links = routed.cross_chunk_len() as u64;
+        let family_error = |source| Error::Blob {
             key: family_key.clone(),
             source,
-        })?;
-        if !linked && cells.is_empty() {
+        };
+        let made = self.made_ends(&routed, chunks)?;
+        let ends = either(made, ends_of(&routed.cross));
+        let plan = CellPlan::new(cross_links as usize, DIRECTED, &ends).map_err(family_error)?;
+        if !linked && plan.is_empty() {
             return Ok(());
         }
-        self.write_link_attributes_v09(&routed, &cells, intra_links, columns)?;
-        drop(routed);
+        self.write_link_attributes_v09(&routed, &plan, intra_links, columns)?;
         let width = self.links.width();
         let sid = self.grid.ndim;
         let codecs = self.opts.codecs.codecs(8, true);
         let ncols = width + usize::from(has_perm(false, 0, DIRECTED, STORE));
-        let mut segments: Vec<String> = Vec::new();
-        for ((seg, source), cell) in cells {
-            let key = ChunkKey(source).to_string();
+        let cells: Vec<PlannedCell<'_>> = plan.cells().collect();
+        cells.par_iter().try_for_each(|cell| -> Result<()> {
+            let path = join(&[
+                &family,
+                cell.segment,
+                &ChunkKey(cell.source.to_vec()).to_string(),
+            ]);
+            let blob_error = |source| Error::Blob {
+                key: path.clone(),
+                source,
+            };
+            let rows = plan.rows(cell.records, &ends).map_err(blob_error)?;
             let blob = RaggedLinks {
                 link_width: ncols,
-                groups: vec![cell.rows],
+                groups: vec![rows],
             }
             .encode()
-            .map_err(|source| Error::Blob {
-                key: join(&[&family, &seg, &key]),
-                source,
-            })?;
-            self.blobs
-                .write_bytes(&join(&[&family, &seg, &key]), &blob, &codecs)?;
-            if segments.last() != Some(&seg) {
-                segments.push(seg);
-            }
-        }
-        for seg in &segments {
+            .map_err(blob_error)?;
+            self.blobs.write_bytes(&path, &blob, &codecs)
+        })?;
+        let mut segments: Vec<&str> = cells.iter().map(|c| c.segment).collect();
+        segments.dedup();
+        for seg in segments {
             let path = join(&[&family, seg]);
             let offsets = parse_segment(seg, sid, width)
                 .map_err(|why| Error::metadata(join(&[&path, "zarr.json"]), why))?;
@@ -125,6 +140,17 @@ impl ZvWriter {
     }
 }
 
+/// The endpoints of a record: made (`made`, a deferred routing) or held (`held`).
+fn either<'a>(
+    made: Option<impl EndsFn<'a> + 'a>,
+    held: impl EndsFn<'a> + 'a,
+) -> impl EndsFn<'a> + 'a {
+    move |r, out| match &made {
+        Some(made) => made(r, out),
+        None => held(r, out),
+    }
+}
+
 /// The attributes of the segment array with `offsets` of link attribute `c`
 /// (0.9.2's per-array metadata; `channel_names` when rows have several values, as zv's vertex
 /// attributes carry them).
@@ -153,7 +179,7 @@ impl ZvWriter {
     fn write_link_attributes_v09(
         &self,
         routed: &RoutedLinks,
-        cells: &Cells,
+        plan: &CellPlan<'_>,
         intra_links: u64,
         columns: &[FinishedColumn],
     ) -> Result<()> {
@@ -164,24 +190,23 @@ impl ZvWriter {
         let width = self.links.width();
         let group = join(&[&self.level, names::LINK_ATTRIBUTES]);
         empty_group(&self.blobs, &group)?;
-        let total = intra_links + routed.cross.len() as u64;
+        let total = intra_links + routed.cross_chunk_len() as u64;
+        let cells: Vec<PlannedCell<'_>> = plan.cells().collect();
+        let mut segments: Vec<&str> = cells.iter().map(|c| c.segment).collect();
+        segments.dedup();
         for c in columns {
             let family = join(&[&group, &c.name, SAME_LEVEL]);
             let codecs = self.codecs(c.data_type.size().unwrap_or(1));
-            let mut segments: Vec<&str> = Vec::new();
-            for ((seg, source), cell) in cells {
+            cells.par_iter().try_for_each(|cell| {
                 let rows = c.encode(
                     cell.records
                         .iter()
                         .map(|&r| self.links.cell(c, routed.cross_links[r])),
                 );
-                let key = ChunkKey(source.clone()).to_string();
-                self.write_rows(&join(&[&family, seg, &key]), &rows)?;
-                if segments.last() != Some(&seg.as_str()) {
-                    segments.push(seg);
-                }
-            }
-            for seg in segments {
+                let key = ChunkKey(cell.source.to_vec()).to_string();
+                self.write_rows(&join(&[&family, cell.segment, &key]), &rows)
+            })?;
+            for &seg in &segments {
                 let path = join(&[&family, seg]);
                 let offsets = parse_segment(seg, sid, width)
                     .map_err(|why| Error::metadata(join(&[&path, "zarr.json"]), why))?;
