@@ -1,9 +1,10 @@
 //! Objects ([`Object`]): an object's vertices, vertex attributes, links and object attribute
 //! values, read through its manifest; and the groups of objects.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use rustc_hash::FxHashMap;
 use serde_json::Value;
 
 use rayon::prelude::*;
@@ -277,7 +278,7 @@ impl Level {
         let Some(source) = source else {
             return Ok(None);
         };
-        let mut local: HashMap<(u32, u64), u64> = HashMap::new();
+        let mut local: FxHashMap<(u32, u64), u64> = FxHashMap::default();
         for (i, (&c, &r)) in obj
             .rows
             .chunk_indices()

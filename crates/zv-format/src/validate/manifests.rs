@@ -2,7 +2,7 @@
 //! chunk with vertices and fragments it has, and no fragment is shared between objects
 //! unless the level or store allows it.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use super::chunks::LevelChunks;
 use super::finding::*;
@@ -29,7 +29,8 @@ pub(crate) fn check(
     };
     let fragments_of = |c: &[i64]| chunks.get(c).map(|s| s.fragments);
     let mut bad = Vec::new();
-    let mut owners: HashMap<(&[i64], u64), u64> = HashMap::new();
+    // a fast hasher: one insert per fragment reference of the level
+    let mut owners: FxHashMap<(&[i64], u64), u64> = FxHashMap::default();
     let mut shared = Vec::new();
     for (id, m) in index.manifests.iter().enumerate() {
         if let Err(e) = m.check_fragments(fragments_of) {

@@ -2,7 +2,9 @@
 //! first batch with rows, each row's record bytes as batches arrive (categorical values as
 //! provisional codes), and the final encoding once every category is known.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap;
 
 use zv_core::data_type::DataType;
 
@@ -35,7 +37,7 @@ struct Column {
     channel_names: Option<Vec<String>>,
     /// Categorical: the categories in arrival order (the provisional code is the index).
     categories: Vec<String>,
-    lookup: HashMap<String, u32>,
+    lookup: FxHashMap<String, u32>,
     /// Categorical: whether a missing value was seen.
     has_missing: bool,
 }
@@ -116,7 +118,7 @@ impl Column {
             kind,
             channel_names: a.channel_names.clone(),
             categories: Vec::new(),
-            lookup: HashMap::new(),
+            lookup: FxHashMap::default(),
             has_missing: false,
         })
     }
@@ -330,7 +332,7 @@ impl Columns {
                     },
                     channel_names: c.channel_names.clone(),
                     categories: Vec::new(),
-                    lookup: HashMap::new(),
+                    lookup: FxHashMap::default(),
                     has_missing: false,
                 })
             })

@@ -2,7 +2,9 @@
 //! [parent module](super)): [`CellPlan`] without holding the records, [`partition`] with
 //! every cell's rows.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap;
 
 use super::super::cross_chunk::CrossChunkLinks;
 use super::super::{invalid, LayoutError};
@@ -143,9 +145,9 @@ impl<'a> CellPlan<'a> {
         directed: bool,
         mut ends: impl FnMut(usize, &mut Ends<'a>) -> Result<(), LayoutError>,
     ) -> Result<Self, LayoutError> {
-        let mut segment_ids: HashMap<Vec<i64>, u32> = HashMap::new();
+        let mut segment_ids: FxHashMap<Vec<i64>, u32> = FxHashMap::default();
         let mut offsets_of: Vec<Vec<i64>> = Vec::new();
-        let mut source_ids: HashMap<&'a [i64], u32> = HashMap::new();
+        let mut source_ids: FxHashMap<&'a [i64], u32> = FxHashMap::default();
         let mut sources: Vec<&'a [i64]> = Vec::new();
         let mut entries: Vec<(u32, u32, usize)> = Vec::new();
         entries
