@@ -2,7 +2,7 @@
 //! number it was added with. A pyramid step keeps one per coarse vertex while it writes its
 //! cross-level links, so each is 8 bytes (a chunk index and a row), the chunk keys held once.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use crate::error::{Error, Result};
 use crate::metadata::ChunkKey;
@@ -12,7 +12,7 @@ use crate::metadata::ChunkKey;
 pub(crate) struct Places {
     keys: Vec<ChunkKey>,
     /// The index in `keys` of each key pushed by [`Places::push`].
-    index: HashMap<ChunkKey, u32>,
+    index: FxHashMap<ChunkKey, u32>,
     /// `chunk index << 32 | row` of every vertex.
     at: Vec<u64>,
 }
@@ -23,7 +23,7 @@ impl Places {
     pub(crate) fn from_parts(keys: Vec<ChunkKey>, at: Vec<u64>) -> Self {
         Self {
             keys,
-            index: HashMap::new(),
+            index: FxHashMap::default(),
             at,
         }
     }
