@@ -67,6 +67,10 @@ pub use stream::BlobStream;
 pub(crate) use stream::RECORD_CHUNK_BYTES;
 
 /// The chunk-grid arrays opened so far (`None`: no grid array at that path).
+/// What takes a blob's pieces ([`Blobs::read_bytes_pieces`]): the bytes of a stored chunk,
+/// the blob's size and the chunk's store key.
+pub(crate) type PieceVisitor<'a> = dyn FnMut(&[u8], u64, &str) -> Result<()> + 'a;
+
 type GridCache = Mutex<HashMap<NodePath, Option<Arc<GridArray>>>>;
 
 /// Blob access for one store, with a cache of `__shard_*` indices and of ZV 0.9 grid arrays.
@@ -307,13 +311,14 @@ impl Blobs {
     }
 
     /// Reads the byte blob at `path` a stored chunk at a time, handing `each` the bytes of
-    /// each chunk in order and the blob's size; `false` if absent. A blob of several chunks is
-    /// never held whole; any other (one chunk, a ZV 0.9 grid cell, a shard entry) is read
-    /// whole and handed over at once.
+    /// each chunk in order, the blob's size and the store key of the chunk (to name in
+    /// errors about its bytes); `false` if absent. A blob of several chunks is never held
+    /// whole; any other (one chunk, a ZV 0.9 grid cell, a shard entry) is read whole and
+    /// handed over at once, named by its first chunk (or the key that holds its cell).
     pub(crate) fn read_bytes_pieces(
         &self,
         path: &str,
-        each: &mut dyn FnMut(&[u8], u64) -> Result<()>,
+        each: &mut PieceVisitor<'_>,
     ) -> Result<bool> {
         let node = node_path(path)?;
         if self.layout != Layout::ChunkGrid {
@@ -324,7 +329,7 @@ impl Blobs {
         }
         match self.read_bytes(path)? {
             Some(bytes) => {
-                each(&bytes, bytes.len() as u64)?;
+                each(&bytes, bytes.len() as u64, &self.missing_key(path))?;
                 Ok(true)
             }
             None => Ok(false),

@@ -217,3 +217,25 @@ fn records_are_visited_a_stored_chunk_or_cell_at_a_time() {
         None
     );
 }
+
+#[test]
+fn a_bad_record_is_named_by_its_stored_chunk() {
+    // records of 64 bytes (two endpoints of three coordinates and a row) in chunks of 256:
+    // chunk 5 holds records 20..24; the row of record 20's first endpoint made negative
+    let store = write(2, "none", 256);
+    assert!(record_chunks(&store) > 6);
+    let key = StoreKey::new(format!("{DATA}/c/5")).unwrap();
+    let mut bytes = get(&store, &key);
+    bytes[24..32].copy_from_slice(&(-1i64).to_le_bytes());
+    store.set(&key, bytes.into()).unwrap();
+    let level = ZvStore::open(store.clone()).unwrap().level(0).unwrap();
+    let whole = level.cross_chunk_links(0).unwrap_err().to_string();
+    let visit = level
+        .visit_cross_chunk_links(0, &mut |_| Ok(()))
+        .unwrap_err()
+        .to_string();
+    for err in [whole, visit] {
+        assert!(err.contains(&format!("{DATA}/c/5")), "{err}");
+        assert!(err.contains("record 20"), "{err}");
+    }
+}

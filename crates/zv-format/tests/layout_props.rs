@@ -279,7 +279,31 @@ proptest! {
             }
             let e = failed.expect("a negative row is an error");
             prop_assert!(e.contains(&format!("record {}", n - 1)), "{}", e);
+            // checked as pushed (the records held): the error comes with the piece that
+            // completes the bad record (any record), not before, naming it
+            let bad = cuts.first().map_or(n - 1, |&c| c % n);
+            let mut neg = bytes.clone();
+            let at_row = bad * record + sid * 8;
+            neg[at_row..at_row + 8].copy_from_slice(&(-1i64).to_le_bytes());
+            let mut c = RecordDecoder::new(width, sid).unwrap();
+            let mut failed_at = None;
+            for w in at.windows(2) {
+                c.push(&neg[w[0]..w[1]]);
+                if let Err(e) = c.check_pushed() {
+                    prop_assert!(e.to_string().contains(&format!("record {bad}")), "{}", e);
+                    failed_at = Some(w[1]);
+                    break;
+                }
+            }
+            prop_assert_eq!(failed_at, at.iter().copied().find(|&x| x >= (bad + 1) * record));
         }
+        // checked as pushed, good records: no error, and the same records
+        let mut ok = RecordDecoder::new(width, sid).unwrap();
+        for w in at.windows(2) {
+            ok.push(&bytes[w[0]..w[1]]);
+            prop_assert!(ok.check_pushed().is_ok());
+        }
+        prop_assert_eq!(ok.finish(count).unwrap(), l.clone());
         // a byte short, a byte over, a record more than stored
         let mut short = RecordDecoder::new(width, sid).unwrap();
         short.push(&bytes[..bytes.len().saturating_sub(1)]);

@@ -115,10 +115,7 @@ pub(super) fn read_whole(array: &Array) -> Result<BlobData> {
 /// and the blob's size in bytes: no more than one chunk is held. An array of one chunk, with
 /// a chunk not stored (whose gap holds the fill value) or of variable-length elements is read
 /// whole ([`read_whole`]) and handed over at once.
-pub(super) fn read_pieces(
-    array: &Array,
-    each: &mut dyn FnMut(&[u8], u64) -> Result<()>,
-) -> Result<()> {
+pub(super) fn read_pieces(array: &Array, each: &mut super::PieceVisitor<'_>) -> Result<()> {
     let err = |e| zarr_error(e, &array.path().metadata_key());
     let n = array.shape().first().copied().unwrap_or(0);
     let nchunks = array.grid().grid_shape().first().copied().unwrap_or(0);
@@ -131,7 +128,14 @@ pub(super) fn read_pieces(
         && stored.iter().enumerate().all(|(i, c)| c[..] == [i as u64]);
     let (Some(es), true) = (es, every && nchunks > 1) else {
         let whole = read_whole(array)?.into_bytes(&array.path().metadata_key())?;
-        return each(&whole, whole.len() as u64);
+        // named by its first chunk (a blob of one chunk is that chunk)
+        let key = array
+            .chunk_key(&vec![0; array.grid().grid_shape().len()])
+            .map_or_else(
+                |_| array.path().metadata_key().as_str().to_owned(),
+                |k| k.as_str().to_owned(),
+            );
+        return each(&whole, whole.len() as u64, &key);
     };
     let total = n.saturating_mul(es as u64);
     let cs = array.grid().chunk_shape().first().copied().unwrap_or(1);
@@ -162,7 +166,7 @@ pub(super) fn read_pieces(
                 piece.to_mut().chunks_exact_mut(w).for_each(<[u8]>::reverse);
             }
         }
-        each(&piece, total)?;
+        each(&piece, total, key.as_str())?;
     }
     Ok(())
 }

@@ -344,13 +344,18 @@ fn nonempty_chunks_is_read_apart_from_the_attributes_it_was_written_with() {
     }
 }
 
-/// The pieces `read_bytes_pieces` hands over for `path`, with the size it announces.
-fn pieces(blobs: &Blobs, path: &str) -> Option<(Vec<Vec<u8>>, Vec<u64>)> {
-    let mut out = (Vec::new(), Vec::new());
+/// Pieces, announced sizes and keys.
+type Pieces = (Vec<Vec<u8>>, Vec<u64>, Vec<String>);
+
+/// The pieces `read_bytes_pieces` hands over for `path`, with the size it announces and
+/// their keys.
+fn pieces(blobs: &Blobs, path: &str) -> Option<Pieces> {
+    let mut out = (Vec::new(), Vec::new(), Vec::new());
     let found = blobs
-        .read_bytes_pieces(path, &mut |piece, total| {
+        .read_bytes_pieces(path, &mut |piece, total, key| {
             out.0.push(piece.to_vec());
             out.1.push(total);
+            out.2.push(key.to_owned());
             Ok(())
         })
         .unwrap();
@@ -366,15 +371,22 @@ fn a_blob_of_several_chunks_is_handed_over_a_chunk_at_a_time() {
         s.write(part).unwrap();
     }
     s.finish().unwrap();
-    let (parts, totals) = pieces(&blobs, "a/records").unwrap();
-    // 16 chunks of 63 bytes (1000 / 16, rounded up), the last trimmed to the shape
+    let (parts, totals, keys) = pieces(&blobs, "a/records").unwrap();
+    // 16 chunks of 63 bytes (1000 / 16, rounded up), the last trimmed to the shape, each
+    // named by its key
     assert_eq!(parts.len(), 16);
+    let expected: Vec<String> = (0..16).map(|i| format!("a/records/c/{i}")).collect();
+    assert_eq!(keys, expected);
     assert!(parts.iter().all(|p| p.len() <= 64));
     assert_eq!(parts.concat(), data);
     assert!(totals.iter().all(|&t| t == 1000));
     // one chunk: handed over whole; absent: `false`
     blobs.write_bytes("a/one", &data, &raw()).unwrap();
-    assert_eq!(pieces(&blobs, "a/one").unwrap().0, vec![data.clone()]);
+    let one = pieces(&blobs, "a/one").unwrap();
+    assert_eq!(
+        (one.0, one.2),
+        (vec![data.clone()], vec!["a/one/c/0".to_owned()])
+    );
     assert_eq!(pieces(&blobs, "a/none"), None);
     // a chunk missing: read whole, with the fill value in its gap (as `read_bytes` reads it)
     store
@@ -391,7 +403,7 @@ fn a_blob_of_several_chunks_is_handed_over_a_chunk_at_a_time() {
         )
         .unwrap();
     let err = blobs
-        .read_bytes_pieces("a/records", &mut |_, _| Ok(()))
+        .read_bytes_pieces("a/records", &mut |_, _, _| Ok(()))
         .unwrap_err()
         .to_string();
     assert!(err.contains("a/records/c/5"), "{err}");

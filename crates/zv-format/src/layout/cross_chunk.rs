@@ -147,27 +147,6 @@ impl CrossChunkLinks {
         self.values.clear();
     }
 
-    /// An error unless every row is non-negative; records are numbered from `first` in it.
-    fn check_rows(&self, first: u64) -> Result<(), LayoutError> {
-        let (w, sid) = (self.link_width, self.sid_ndim);
-        for r in 0..self.len() {
-            for k in 0..w {
-                let base = r * self.record_len() + k * (sid + 1) + sid;
-                if self.values[base] < 0 {
-                    return Err(invalid(
-                        WHAT,
-                        format!(
-                            "record {} endpoint {k}: negative row {}",
-                            first + r as u64,
-                            self.values[base]
-                        ),
-                    ));
-                }
-            }
-        }
-        Ok(())
-    }
-
     /// The encoding.
     pub fn encode(&self) -> Vec<u8> {
         encode_i64s(&self.values)
@@ -207,6 +186,8 @@ impl CrossChunkLinks {
 #[derive(Debug)]
 pub struct RecordDecoder {
     out: CrossChunkLinks,
+    /// The values of `out` whose rows are checked ([`RecordDecoder::check_pushed`]).
+    checked: usize,
     /// The bytes of a value cut by the end of the last piece.
     carry: Vec<u8>,
     /// The bytes pushed so far.
@@ -223,6 +204,7 @@ impl RecordDecoder {
         }
         Ok(Self {
             out: CrossChunkLinks::new(link_width, sid_ndim),
+            checked: 0,
             carry: Vec::new(),
             bytes: 0,
             taken: 0,
@@ -295,6 +277,7 @@ impl RecordDecoder {
     /// for the next. With this, a blob is decoded a piece at a time without holding its
     /// records: [`RecordDecoder::finish`] then gives the records after the last take.
     pub fn take_whole(&mut self) -> Result<CrossChunkLinks, LayoutError> {
+        self.check_pushed()?;
         let record = self.out.record_len().max(1);
         let whole = self.out.values.len() / record * record;
         let rest = self.out.values.split_off(whole);
@@ -304,19 +287,55 @@ impl RecordDecoder {
             sid_ndim: self.out.sid_ndim,
             values,
         };
-        batch.check_rows(self.taken)?;
+        self.checked = 0;
         self.taken += batch.len() as u64;
         Ok(batch)
+    }
+
+    /// Checks the rows of the whole records pushed since the last check, as
+    /// [`RecordDecoder::finish`] checks them (records numbered from the blob's first): a
+    /// reader that pushes a stored chunk at a time finds a bad row in the chunk that holds it.
+    pub fn check_pushed(&mut self) -> Result<(), LayoutError> {
+        let record = self.out.record_len().max(1);
+        let whole = self.out.values.len() / record * record;
+        if whole > self.checked {
+            let first = self.taken + (self.checked / record) as u64;
+            let (w, sid) = (self.out.link_width, self.out.sid_ndim);
+            check_rows(&self.out.values[self.checked..whole], w, sid, first)?;
+            self.checked = whole;
+        }
+        Ok(())
     }
 
     /// The records (those after the last [`RecordDecoder::take_whole`]): the bytes pushed
     /// must be exactly `num_links` records (whole records when `None`), and rows must not be
     /// negative.
-    pub fn finish(self, num_links: Option<u64>) -> Result<CrossChunkLinks, LayoutError> {
+    pub fn finish(mut self, num_links: Option<u64>) -> Result<CrossChunkLinks, LayoutError> {
         self.records(num_links, self.bytes)?;
-        self.out.check_rows(self.taken)?;
+        self.check_pushed()?;
         Ok(self.out)
     }
+}
+
+/// Checks that no row of the records `values` (of `w` endpoints of `sid` coordinates and a
+/// row each, the first numbered `first`) is negative.
+fn check_rows(values: &[i64], w: usize, sid: usize, first: u64) -> Result<(), LayoutError> {
+    let record = (w * (sid + 1)).max(1);
+    for (r, rec) in values.chunks_exact(record).enumerate() {
+        for k in 0..w {
+            let row = rec[k * (sid + 1) + sid];
+            if row < 0 {
+                return Err(invalid(
+                    WHAT,
+                    format!(
+                        "record {} endpoint {k}: negative row {row}",
+                        first + r as u64
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -84,15 +84,18 @@ impl Level {
         let sid = model.sid_ndim.unwrap_or(self.key_arity);
         let data_path = join(&[&group, names::DATA]);
         // decoded a stored chunk at a time: a large level's records are held once, as
-        // values, not also as the bytes of their blob (or, visited, not held at all)
-        let chunk_key = join(&[&data_path, "c/0"]);
-        let bad = |e| blob_err(chunk_key.clone())(e);
-        let mut decoder = RecordDecoder::new(width, sid).map_err(bad)?;
+        // values, not also as the bytes of their blob (or, visited, not held at all); an
+        // error names the stored chunk whose bytes ended the records at fault
+        let mut chunk_key = join(&[&data_path, "zarr.json"]);
+        let mut decoder =
+            RecordDecoder::new(width, sid).map_err(|e| blob_err(chunk_key.clone())(e))?;
         let mut first = true;
         let mut visited = 0u64;
         let found = self
             .blobs
-            .read_bytes_pieces(&data_path, &mut |piece, total| {
+            .read_bytes_pieces(&data_path, &mut |piece, total, key| {
+                key.clone_into(&mut chunk_key);
+                let bad = |e| blob_err(key.to_owned())(e);
                 if std::mem::take(&mut first) {
                     match visit {
                         Some(_) => decoder.check(model.num_links, total).map_err(bad)?,
@@ -100,18 +103,21 @@ impl Level {
                     }
                 }
                 decoder.push(piece);
-                if let Some(visit) = visit.as_mut() {
-                    let batch = decoder.take_whole().map_err(bad)?;
-                    if !batch.is_empty() {
-                        visited += batch.len() as u64;
-                        visit(&batch)?;
-                    }
+                let Some(visit) = visit.as_mut() else {
+                    return decoder.check_pushed().map_err(bad);
+                };
+                let batch = decoder.take_whole().map_err(bad)?;
+                if !batch.is_empty() {
+                    visited += batch.len() as u64;
+                    visit(&batch)?;
                 }
                 Ok(())
             })?;
         // num_links is optional: without it, the data holds as many records as fit
         let links = match (found, model.num_links) {
-            (true, n) => decoder.finish(n).map_err(bad)?,
+            (true, n) => decoder
+                .finish(n)
+                .map_err(|e| blob_err(chunk_key.clone())(e))?,
             (false, None | Some(0)) => CrossChunkLinks::new(width, sid),
             (false, Some(n)) => {
                 return Err(Error::Missing {
