@@ -1,4 +1,4 @@
-//! The `blosc` codec (bytes→bytes), through c-blosc 1.x (`blosc-src`).
+//! The `blosc` codec (bytes→bytes), through c-blosc 1.x (`blosc-src`); zstd frames decoded in Rust.
 //!
 //! Zarr v3 codec `blosc` (zarr-specs `codecs/blosc`). Registered name: `blosc`. Configuration:
 //!
@@ -12,7 +12,9 @@
 //!
 //! Decoding checks the 16-byte frame header in safe code before any call into C: format
 //! version, flags, sizes (`cbytes` must equal the stored length, `nbytes` the expected decoded
-//! size), the block-start table and the compressor; only then is the output allocated.
+//! size), the block-start table and the compressor; only then is the output allocated. Frames
+//! whose compressor is zstd are then decoded in Rust (module `zstd_frames`, with the zstd
+//! feature), the others by c-blosc.
 //!
 //! ```
 //! let meta: zv_core::metadata::ExtensionMetadata = serde_json::from_value(serde_json::json!(
@@ -33,6 +35,8 @@ use zv_core::metadata::{ExtensionMetadata, JsonObject};
 
 mod ffi;
 mod header;
+#[cfg(feature = "zstd")]
+mod zstd_frames;
 
 pub use header::{BloscHeader, HEADER_SIZE};
 
@@ -222,6 +226,10 @@ impl BloscCodec {
             .map_err(|r| CodecError::corrupt(NAME, r))?;
         if header.nbytes == 0 {
             return Ok(Vec::new());
+        }
+        #[cfg(feature = "zstd")]
+        if let Some(decoded) = zstd_frames::decode(input, &header) {
+            return decoded.map_err(|r| CodecError::corrupt(NAME, r));
         }
         ffi::decompress(input, &header).map_err(|r| CodecError::corrupt(NAME, r))
     }

@@ -176,6 +176,32 @@ fn bulk_compress(level: i32, checksum: bool, input: &[u8]) -> std::io::Result<Ve
     })
 }
 
+/// The frames of `input` decoded into `out`, which they must fill exactly (fewer or more
+/// bytes are an error), with this thread's context (dropped after an error). For c-blosc
+/// frames whose streams are zstd frames (`blosc::zstd_frames`).
+#[cfg(feature = "blosc")]
+pub(crate) fn decompress_exactly_into(input: &[u8], out: &mut [u8]) -> std::io::Result<()> {
+    let n = DECOMPRESSOR.with(|cell| {
+        let Ok(mut slot) = cell.try_borrow_mut() else {
+            return zstd::bulk::Decompressor::new()?.decompress_to_buffer(input, &mut *out);
+        };
+        let mut context = match slot.take() {
+            Some(c) => c,
+            None => zstd::bulk::Decompressor::new()?,
+        };
+        let n = context.decompress_to_buffer(input, &mut *out)?;
+        *slot = Some(context);
+        Ok(n)
+    })?;
+    if n != out.len() {
+        return Err(std::io::Error::other(format!(
+            "a stream decodes to {n} bytes, its block holds {}",
+            out.len()
+        )));
+    }
+    Ok(())
+}
+
 /// One frame of `n` decoded bytes, decoded with this thread's context (dropped after an
 /// error, so that a failed frame leaves no state behind).
 fn bulk_decompress(input: &[u8], n: usize) -> std::io::Result<Vec<u8>> {
