@@ -181,18 +181,7 @@ fn bulk_compress(level: i32, checksum: bool, input: &[u8]) -> std::io::Result<Ve
 /// frames whose streams are zstd frames (`blosc::zstd_frames`).
 #[cfg(feature = "blosc")]
 pub(crate) fn decompress_exactly_into(input: &[u8], out: &mut [u8]) -> std::io::Result<()> {
-    let n = DECOMPRESSOR.with(|cell| {
-        let Ok(mut slot) = cell.try_borrow_mut() else {
-            return zstd::bulk::Decompressor::new()?.decompress_to_buffer(input, &mut *out);
-        };
-        let mut context = match slot.take() {
-            Some(c) => c,
-            None => zstd::bulk::Decompressor::new()?,
-        };
-        let n = context.decompress_to_buffer(input, &mut *out)?;
-        *slot = Some(context);
-        Ok(n)
-    })?;
+    let n = with_decompressor(|d| d.decompress_to_buffer(input, &mut *out))?;
     if n != out.len() {
         return Err(std::io::Error::other(format!(
             "a stream decodes to {n} bytes, its block holds {}",
@@ -202,18 +191,26 @@ pub(crate) fn decompress_exactly_into(input: &[u8], out: &mut [u8]) -> std::io::
     Ok(())
 }
 
-/// One frame of `n` decoded bytes, decoded with this thread's context (dropped after an
-/// error, so that a failed frame leaves no state behind).
+/// One frame of `n` decoded bytes, decoded with this thread's context.
 fn bulk_decompress(input: &[u8], n: usize) -> std::io::Result<Vec<u8>> {
+    with_decompressor(|d| d.decompress(input, n))
+}
+
+/// `f` run with this thread's bulk decompression context (a new one when the thread's is in
+/// use); the context is dropped after an error, so that a failed frame leaves no state
+/// behind.
+fn with_decompressor<T>(
+    f: impl FnOnce(&mut zstd::bulk::Decompressor<'static>) -> std::io::Result<T>,
+) -> std::io::Result<T> {
     DECOMPRESSOR.with(|cell| {
         let Ok(mut slot) = cell.try_borrow_mut() else {
-            return zstd::bulk::decompress(input, n);
+            return f(&mut zstd::bulk::Decompressor::new()?);
         };
         let mut context = match slot.take() {
             Some(c) => c,
             None => zstd::bulk::Decompressor::new()?,
         };
-        let out = context.decompress(input, n)?;
+        let out = f(&mut context)?;
         *slot = Some(context);
         Ok(out)
     })

@@ -19,8 +19,14 @@ pub const HEADER_SIZE: usize = 16;
 const VERSION_FORMAT: u8 = 2;
 /// c-blosc's largest block size.
 const MAX_BLOCKSIZE: usize = (i32::MAX as usize - 255 * 4) / 3;
+/// Flag: the blocks are byte-shuffled.
+pub(super) const FLAG_SHUFFLE: u8 = 0x01;
 const FLAG_MEMCPYED: u8 = 0x02;
+/// Flag: the blocks are bit-shuffled.
+pub(super) const FLAG_BITSHUFFLE: u8 = 0x04;
 const FLAG_RESERVED: u8 = 0x08;
+/// Flag: blocks are not split into one stream per byte of the type.
+pub(super) const FLAG_DONT_SPLIT: u8 = 0x10;
 
 /// A parsed frame header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,7 +47,8 @@ pub struct BloscHeader {
     pub cbytes: usize,
 }
 
-fn u32_at(input: &[u8], at: usize) -> Option<u32> {
+/// The little-endian `u32` at `at`.
+pub(super) fn u32_at(input: &[u8], at: usize) -> Option<u32> {
     let b = input.get(at..at + 4)?;
     Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
 }

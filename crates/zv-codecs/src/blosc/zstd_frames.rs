@@ -13,15 +13,14 @@
 //! `bshuf_untrans_bit_elem_scal`: bytes transposed by bit row, then the bits of each eight
 //! elements), where c-blosc would use its SIMD variant.
 
-use super::header::{BloscHeader, HEADER_SIZE};
+use super::header::{
+    u32_at, BloscHeader, FLAG_BITSHUFFLE, FLAG_DONT_SPLIT, FLAG_SHUFFLE, HEADER_SIZE,
+};
 
 /// The compressor code of zstd.
 const ZSTD_CODE: u8 = 4;
 /// The zstd stream format version c-blosc writes.
 const ZSTD_VERSION_FORMAT: u8 = 1;
-const FLAG_SHUFFLE: u8 = 0x01;
-const FLAG_BITSHUFFLE: u8 = 0x04;
-const FLAG_DONT_SPLIT: u8 = 0x10;
 /// c-blosc splits a block into `typesize` streams only up to this typesize...
 const MAX_SPLITS: usize = 16;
 /// ...and when each stream has at least this many bytes.
@@ -88,12 +87,6 @@ pub(super) fn decode(input: &[u8], header: &BloscHeader) -> Option<Result<Vec<u8
         }
     }
     Some(Ok(out))
-}
-
-/// The little-endian `u32` at `at`.
-fn u32_at(input: &[u8], at: usize) -> Option<u32> {
-    let b = input.get(at..at + 4)?;
-    Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
 }
 
 /// Decodes the streams of one block, starting at `start`, into `dest` (`neblock` bytes a

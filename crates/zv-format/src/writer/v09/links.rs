@@ -76,12 +76,15 @@ impl ZvWriter {
         if !linked && plan.is_empty() {
             return Ok(());
         }
-        self.write_link_attributes_v09(&routed, &plan, intra_links, columns)?;
+        // the cells, and their segments (each once, cells being in segment order)
+        let cells: Vec<PlannedCell<'_>> = plan.cells().collect();
+        let mut segments: Vec<&str> = cells.iter().map(|c| c.segment).collect();
+        segments.dedup();
+        self.write_link_attributes_v09(&routed, &cells, &segments, intra_links, columns)?;
         let width = self.links.width();
         let sid = self.grid.ndim;
         let codecs = self.opts.codecs.codecs(8, true);
         let ncols = width + usize::from(has_perm(false, 0, DIRECTED, STORE));
-        let cells: Vec<PlannedCell<'_>> = plan.cells().collect();
         cells.par_iter().try_for_each(|cell| -> Result<()> {
             let path = join(&[
                 &family,
@@ -101,9 +104,7 @@ impl ZvWriter {
             .map_err(blob_error)?;
             self.blobs.write_bytes(&path, &blob, &codecs)
         })?;
-        let mut segments: Vec<&str> = cells.iter().map(|c| c.segment).collect();
-        segments.dedup();
-        for seg in segments {
+        for &seg in &segments {
             let path = join(&[&family, seg]);
             let offsets = parse_segment(seg, sid, width)
                 .map_err(|why| Error::metadata(join(&[&path, "zarr.json"]), why))?;
@@ -175,11 +176,13 @@ impl ZvWriter {
     /// Writes the link attributes as 0.9.2 lays them out: per attribute the family group
     /// `link_attributes/<name>/0` mirroring `links/0` — the all-zero segment's cells already
     /// written with the intra-chunk links (an array only when there are intra-chunk links),
-    /// and each cross-chunk cell of `cells` the rows of its records, in its records' order.
+    /// and each cross-chunk cell of `cells` (their segments: `segments`) the rows of its
+    /// records, in its records' order.
     fn write_link_attributes_v09(
         &self,
         routed: &RoutedLinks,
-        plan: &CellPlan<'_>,
+        cells: &[PlannedCell<'_>],
+        segments: &[&str],
         intra_links: u64,
         columns: &[FinishedColumn],
     ) -> Result<()> {
@@ -191,9 +194,6 @@ impl ZvWriter {
         let group = join(&[&self.level, names::LINK_ATTRIBUTES]);
         empty_group(&self.blobs, &group)?;
         let total = intra_links + routed.cross_chunk_len() as u64;
-        let cells: Vec<PlannedCell<'_>> = plan.cells().collect();
-        let mut segments: Vec<&str> = cells.iter().map(|c| c.segment).collect();
-        segments.dedup();
         for c in columns {
             let family = join(&[&group, &c.name, SAME_LEVEL]);
             let codecs = self.codecs(c.data_type.size().unwrap_or(1));
@@ -206,7 +206,7 @@ impl ZvWriter {
                 let key = ChunkKey(cell.source.to_vec()).to_string();
                 self.write_rows(&join(&[&family, cell.segment, &key]), &rows)
             })?;
-            for &seg in &segments {
+            for &seg in segments {
                 let path = join(&[&family, seg]);
                 let offsets = parse_segment(seg, sid, width)
                     .map_err(|why| Error::metadata(join(&[&path, "zarr.json"]), why))?;
