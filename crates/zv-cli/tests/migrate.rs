@@ -24,7 +24,7 @@ use common::zv09::{
     zv09_cross_level, zv09_dump, zv_dump,
 };
 use serde_json::Value;
-use zv_testkit::env::{fixtures_dir, reference_python, shared_dir, zv09_python};
+use zv_testkit::env::{fixtures_dir, reference_python, shared_dir, workspace_root, zv09_python};
 
 /// The fixtures the migration to 0.9 carries.
 const MIGRATED: &[&str] = &[
@@ -448,25 +448,29 @@ fn zarr_vectors_0_9_2_stores_migrated_to_0_7_are_read_by_the_reference_with_thei
     assert_eq!(stores.len(), READ.len() * 2);
     let paths: Vec<PathBuf> = stores.iter().map(|(_, p)| p.clone()).collect();
     zv09_dump(&paths, dir.path(), true);
+    // every store migrated, then read by one reference process (tests/interop/reference_dumps.py)
+    let mut dumps = Command::new(reference_python());
+    dumps
+        .arg(workspace_root().join("tests/interop/reference_dumps.py"))
+        .arg(shared_dir().join("tools"));
+    for (name, store) in &stores {
+        let v7 = dir.path().join(format!("{name}.07.zarr"));
+        migrate_ok(store, &v7, "0.7");
+        dumps
+            .arg(&v7)
+            .arg(dir.path().join(format!("{name}.reference.json")));
+    }
+    let out = dumps.output().unwrap();
+    assert!(
+        out.status.success(),
+        "reference_dumps.py: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let mut failures = Vec::new();
     for (name, store) in &stores {
         let stem = store.file_stem().unwrap().to_str().unwrap();
         let expected = dir.path().join(format!("{stem}.expected.json"));
-        let v7 = dir.path().join(format!("{name}.07.zarr"));
-        migrate_ok(store, &v7, "0.7");
         let reference = dir.path().join(format!("{name}.reference.json"));
-        let out = Command::new(reference_python())
-            .arg(shared_dir().join("tools/dump_store.py"))
-            .arg(&v7)
-            .arg("-o")
-            .arg(&reference)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "dump_store.py {name}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
         keep_stored_ids(&expected, &reference);
         bare_cross_chunk_values(&expected);
         let geometry = name.rsplit_once('-').unwrap().0;
