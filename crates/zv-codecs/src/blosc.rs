@@ -1,4 +1,5 @@
-//! The `blosc` codec (bytes→bytes), through c-blosc 1.x (`blosc-src`); zstd frames decoded in Rust.
+//! The `blosc` codec (bytes→bytes), through c-blosc 1.x (`blosc-src`); zstd frames made and
+//! decoded in Rust.
 //!
 //! Zarr v3 codec `blosc` (zarr-specs `codecs/blosc`). Registered name: `blosc`. Configuration:
 //!
@@ -14,7 +15,8 @@
 //! version, flags, sizes (`cbytes` must equal the stored length, `nbytes` the expected decoded
 //! size), the block-start table and the compressor; only then is the output allocated. Frames
 //! whose compressor is zstd are then decoded in Rust (module `zstd_frames`, with the zstd
-//! feature), the others by c-blosc.
+//! feature), the others by c-blosc. With the zstd feature, frames whose compressor is zstd are
+//! made in Rust too, byte for byte as c-blosc makes them (module `zstd_encode`).
 //!
 //! ```
 //! let meta: zv_core::metadata::ExtensionMetadata = serde_json::from_value(serde_json::json!(
@@ -35,6 +37,8 @@ use zv_core::metadata::{ExtensionMetadata, JsonObject};
 
 mod ffi;
 mod header;
+#[cfg(feature = "zstd")]
+mod zstd_encode;
 #[cfg(feature = "zstd")]
 mod zstd_frames;
 
@@ -193,6 +197,18 @@ impl BloscCodec {
                 codec: NAME.into(),
                 what: format!("inputs of {} bytes (max {MAX_BUFFER_SIZE})", input.len()),
             });
+        }
+        #[cfg(feature = "zstd")]
+        if self.cname == BloscCompressor::Zstd {
+            if let Some(frame) = zstd_encode::encode(
+                input,
+                i32::from(self.clevel),
+                self.shuffle.code(),
+                usize::from(self.typesize),
+                self.blocksize as usize,
+            ) {
+                return Ok(frame);
+            }
         }
         ffi::compress(
             input,

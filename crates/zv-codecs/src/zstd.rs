@@ -176,6 +176,44 @@ fn bulk_compress(level: i32, checksum: bool, input: &[u8]) -> std::io::Result<Ve
     })
 }
 
+thread_local! {
+    /// This thread's context for [`compress_at_level_into`] (c-blosc's zstd streams), kept
+    /// between streams: `ZSTD_compress` makes one for every stream.
+    #[cfg(feature = "blosc")]
+    static LEVEL_COMPRESSOR: RefCell<Option<zstd::zstd_safe::CCtx<'static>>> =
+        const { RefCell::new(None) };
+}
+
+/// `input` compressed into `out` as `ZSTD_compress` compresses it at `level` (one frame, the
+/// level's parameters and nothing else), with this thread's context: the frame's size, or an
+/// error when the frame does not fit in `out` (the context is dropped after an error).
+#[cfg(feature = "blosc")]
+pub(crate) fn compress_at_level_into(
+    input: &[u8],
+    level: i32,
+    out: &mut [u8],
+) -> std::io::Result<usize> {
+    let failed = |code: usize| {
+        std::io::Error::other(format!("zstd: {}", zstd::zstd_safe::get_error_name(code)))
+    };
+    LEVEL_COMPRESSOR.with(|cell| {
+        let fresh = || {
+            zstd::zstd_safe::CCtx::try_create()
+                .ok_or_else(|| std::io::Error::other("zstd: no compression context"))
+        };
+        let Ok(mut slot) = cell.try_borrow_mut() else {
+            return fresh()?.compress(out, input, level).map_err(failed);
+        };
+        let mut context = match slot.take() {
+            Some(c) => c,
+            None => fresh()?,
+        };
+        let n = context.compress(out, input, level).map_err(failed)?;
+        *slot = Some(context);
+        Ok(n)
+    })
+}
+
 /// The frames of `input` decoded into `out`, which they must fill exactly (fewer or more
 /// bytes are an error), with this thread's context (dropped after an error). For c-blosc
 /// frames whose streams are zstd frames (`blosc::zstd_frames`).

@@ -16,16 +16,20 @@
 /// The size of the frame header.
 pub const HEADER_SIZE: usize = 16;
 /// The blosc format version written by c-blosc 1.x.
-const VERSION_FORMAT: u8 = 2;
-/// c-blosc's largest block size.
-const MAX_BLOCKSIZE: usize = (i32::MAX as usize - 255 * 4) / 3;
+pub(super) const VERSION_FORMAT: u8 = 2;
+/// c-blosc's largest block size (`BLOSC_MAX_BLOCKSIZE`).
+pub(super) const MAX_BLOCKSIZE: usize = (i32::MAX as usize - 255 * 4) / 3;
 /// Flag: the blocks are byte-shuffled.
+#[cfg_attr(not(feature = "zstd"), allow(dead_code))]
 pub(super) const FLAG_SHUFFLE: u8 = 0x01;
-const FLAG_MEMCPYED: u8 = 0x02;
+/// Flag: the frame is the input stored as it is.
+pub(super) const FLAG_MEMCPYED: u8 = 0x02;
 /// Flag: the blocks are bit-shuffled.
+#[cfg_attr(not(feature = "zstd"), allow(dead_code))]
 pub(super) const FLAG_BITSHUFFLE: u8 = 0x04;
 const FLAG_RESERVED: u8 = 0x08;
 /// Flag: blocks are not split into one stream per byte of the type.
+#[cfg_attr(not(feature = "zstd"), allow(dead_code))]
 pub(super) const FLAG_DONT_SPLIT: u8 = 0x10;
 
 /// A parsed frame header.

@@ -18,13 +18,14 @@ use super::header::{
 };
 
 /// The compressor code of zstd.
-const ZSTD_CODE: u8 = 4;
+pub(super) const ZSTD_CODE: u8 = 4;
 /// The zstd stream format version c-blosc writes.
-const ZSTD_VERSION_FORMAT: u8 = 1;
+pub(super) const ZSTD_VERSION_FORMAT: u8 = 1;
 /// c-blosc splits a block into `typesize` streams only up to this typesize...
 const MAX_SPLITS: usize = 16;
-/// ...and when each stream has at least this many bytes.
-const MIN_BUFFERSIZE: usize = 128;
+/// ...and when each stream has at least this many bytes (c-blosc's `MIN_BUFFERSIZE`, also
+/// the smallest input it compresses).
+pub(super) const MIN_BUFFERSIZE: usize = 128;
 
 /// The decoded bytes of `input` (its header parsed and its frame validated, `nbytes` > 0),
 /// or `None` when this module does not take the frame (c-blosc then decodes it).
@@ -130,6 +131,57 @@ fn unshuffle(typesize: usize, src: &[u8], dest: &mut [u8]) {
                     *byte = src[b * n + i];
                 }
             }
+        }
+    }
+    dest[whole..].copy_from_slice(&src[whole..]);
+}
+
+/// c-blosc's byte shuffle of one block (`blosc_internal_shuffle`), which [`unshuffle`] undoes:
+/// byte `b` of every element, for each `b` in turn, then the trailing bytes that make no
+/// whole element as they are.
+pub(super) fn shuffle(typesize: usize, src: &[u8], dest: &mut [u8]) {
+    let n = src.len() / typesize;
+    let whole = n * typesize;
+    for (b, stream) in dest[..whole].chunks_exact_mut(n.max(1)).enumerate() {
+        for (i, byte) in stream.iter_mut().enumerate() {
+            *byte = src[i * typesize + b];
+        }
+    }
+    dest[whole..].copy_from_slice(&src[whole..]);
+}
+
+/// c-blosc's bit shuffle of one block (`blosc_internal_bitshuffle`, bitshuffle's scalar
+/// `bshuf_trans_bit_elem_scal`), which [`bitunshuffle`] undoes: a block whose element count
+/// is a multiple of 8 has its bytes transposed by element, the bits of each eight bytes
+/// transposed into bit rows, and the rows of each eight grouped by element byte; trailing
+/// bytes that make no whole element stay as they are. Any other block is stored as it is.
+/// `tmp` is room for the block.
+pub(super) fn bitshuffle(typesize: usize, src: &[u8], dest: &mut [u8], tmp: &mut [u8]) {
+    let size = src.len() / typesize;
+    if size % 8 != 0 {
+        dest.copy_from_slice(src);
+        return;
+    }
+    let whole = size * typesize;
+    // the bytes transposed by element (`bshuf_trans_byte_elem_scal`), into `dest`
+    shuffle(typesize, &src[..whole], &mut dest[..whole]);
+    // the bits of each eight bytes into eight bit rows (`bshuf_trans_bit_byte_scal`)
+    let rows = whole / 8;
+    for ii in 0..rows {
+        let mut x = u64::from_le_bytes(dest[ii * 8..ii * 8 + 8].try_into().unwrap_or([0; 8]));
+        x = transpose_bits_8x8(x);
+        for kk in 0..8 {
+            tmp[kk * rows + ii] = x as u8;
+            x >>= 8;
+        }
+    }
+    // the rows of each eight regrouped by element byte (`bshuf_trans_bitrow_eight`)
+    let r = size / 8;
+    for ii in 0..8 {
+        for jj in 0..typesize {
+            let to = (jj * 8 + ii) * r;
+            let from = (ii * typesize + jj) * r;
+            dest[to..to + r].copy_from_slice(&tmp[from..from + r]);
         }
     }
     dest[whole..].copy_from_slice(&src[whole..]);
