@@ -11,8 +11,8 @@ runs `--jobs` of them at once.
     scripts/run-tests.py --jobs 3 binaries.json [--command 'cargo test --workspace --doc']
 
 Each test binary of the JSON messages (compiler artifacts of the test profile with an
-executable) is run as cargo runs it: from its package's directory, with no arguments. Its output
-(stdout and stderr together) is printed whole when it finishes, under the line `Running …` that
+executable, benches excepted) is run as cargo runs it: from its package's directory, with no
+arguments. Its output (stdout and stderr together) is printed whole when it finishes, under the line `Running …` that
 cargo prints, so the output of binaries run at once is not interleaved; the `test result:` lines
 are cargo's own. `--command` adds a shell command run as one more job (the doc tests). Every job
 is run even after a failure (as `cargo test --no-fail-fast`); the exit status is 1 when any
@@ -64,6 +64,10 @@ def test_binaries(messages_path: str) -> list[Job]:
                 continue
             seen.add(executable)
             target = message["target"]
+            # benches are built (`--all-targets`, so that clippy lints them) but, as in
+            # `cargo test`, not run
+            if "bench" in target.get("kind", []):
+                continue
             package_dir = os.path.dirname(message["manifest_path"])
             source = os.path.relpath(target["src_path"], package_dir)
             label = f"{source} ({os.path.relpath(executable)})"
