@@ -79,6 +79,9 @@ pub struct Blobs {
     store: Arc<dyn Store>,
     layout: Layout,
     shards: Mutex<HashMap<NodePath, Arc<shard::ShardIndex>>>,
+    /// Held while a group's `__shard_*` index is built, so that the threads that miss in one
+    /// group at once list it once.
+    shard_making: Mutex<()>,
     grids: GridCache,
     /// Writing a ZV 0.9 level: the chunk grid its per-chunk blobs go into as cells.
     sink: OnceLock<grid_write::GridSink>,
@@ -151,6 +154,7 @@ impl Blobs {
             store,
             layout,
             shards: Mutex::new(HashMap::new()),
+            shard_making: Mutex::new(()),
             grids: Mutex::new(HashMap::new()),
             staging: OnceLock::new(),
             sink: OnceLock::new(),

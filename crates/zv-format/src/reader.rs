@@ -369,17 +369,17 @@ impl Level {
     /// Whether the level has a `vertex_fragments` array (checked once, with its group
     /// document: an `encoding` other than `fragment_index_v1` is an error).
     pub(crate) fn has_fragment_array(&self) -> Result<bool> {
-        cache::once(&self.cache.has_fragment_array, || {
-            self.fragment_array(names::VERTEX_FRAGMENTS)
-        })
+        self.cache
+            .has_fragment_array
+            .get_or_make(|| self.fragment_array(names::VERTEX_FRAGMENTS))
     }
 
     /// Whether the level has a `link_fragments` array (checked once, as
     /// [`Level::has_fragment_array`]).
     pub(crate) fn has_link_fragment_array(&self) -> Result<bool> {
-        cache::once(&self.cache.has_link_fragment_array, || {
-            self.fragment_array(names::LINK_FRAGMENTS)
-        })
+        self.cache
+            .has_link_fragment_array
+            .get_or_make(|| self.fragment_array(names::LINK_FRAGMENTS))
     }
 
     /// Whether the fragment index array `array` exists; its group document, if any, must
@@ -395,9 +395,9 @@ impl Level {
 
     /// Whether the level has an `object_index` array (checked once).
     pub(crate) fn has_object_index(&self) -> Result<bool> {
-        cache::once(&self.cache.has_object_index, || {
-            self.blobs.exists(&self.p(&[names::OBJECT_INDEX]))
-        })
+        self.cache
+            .has_object_index
+            .get_or_make(|| self.blobs.exists(&self.p(&[names::OBJECT_INDEX])))
     }
 
     /// The deltas of the folders of `array` (`links`, `cross_chunk_links`), ascending.

@@ -377,12 +377,15 @@ fn check_concurrent_writes(name: &str, make: &dyn Fn() -> Arc<dyn Store>) {
     assert!(shared.iter().all(|&b| b == shared[0]), "{name}: torn value");
 }
 
-/// A store wrapper that records every key read (`get`, ranged `get`, `size`), for tests that
-/// check which blobs an operation touches.
+/// A store wrapper that records every key read (`get`, ranged `get`, `size`) and every
+/// prefix listed, for tests that check which blobs an operation touches; optionally as an
+/// object store would answer: each request after a delay, with many wanted in flight.
 #[derive(Debug)]
 pub struct CountingStore {
     inner: Arc<dyn Store>,
     reads: std::sync::Mutex<Vec<String>>,
+    listings: std::sync::Mutex<Vec<String>>,
+    latency: Option<(std::time::Duration, usize)>,
 }
 
 impl CountingStore {
@@ -391,12 +394,42 @@ impl CountingStore {
         Self {
             inner,
             reads: std::sync::Mutex::new(Vec::new()),
+            listings: std::sync::Mutex::new(Vec::new()),
+            latency: None,
+        }
+    }
+
+    /// Wraps `inner`, answering each request after `delay` and asking for `concurrency`
+    /// requests in flight (as an object store does), so that the requests of parallel work
+    /// overlap as they do on one.
+    pub fn with_latency(
+        inner: Arc<dyn Store>,
+        delay: std::time::Duration,
+        concurrency: usize,
+    ) -> Self {
+        Self {
+            latency: Some((delay, concurrency)),
+            ..Self::new(inner)
         }
     }
 
     fn note(&self, key: &StoreKey) {
         if let Ok(mut r) = self.reads.lock() {
             r.push(key.to_string());
+        }
+        self.wait();
+    }
+
+    fn note_listing(&self, prefix: &StorePrefix) {
+        if let Ok(mut l) = self.listings.lock() {
+            l.push(prefix.to_string());
+        }
+        self.wait();
+    }
+
+    fn wait(&self) {
+        if let Some((delay, _)) = self.latency {
+            std::thread::sleep(delay);
         }
     }
 
@@ -405,10 +438,18 @@ impl CountingStore {
         self.reads.lock().map(|r| r.clone()).unwrap_or_default()
     }
 
-    /// Forgets the recorded reads.
+    /// The prefixes listed since the last [`CountingStore::reset`], in order.
+    pub fn listings(&self) -> Vec<String> {
+        self.listings.lock().map(|l| l.clone()).unwrap_or_default()
+    }
+
+    /// Forgets the recorded reads and listings.
     pub fn reset(&self) {
         if let Ok(mut r) = self.reads.lock() {
             r.clear();
+        }
+        if let Ok(mut l) = self.listings.lock() {
+            l.clear();
         }
     }
 }
@@ -443,7 +484,8 @@ impl zv_core::store::ReadableStore for CountingStore {
     }
 
     fn concurrency(&self) -> usize {
-        self.inner.concurrency()
+        self.latency
+            .map_or_else(|| self.inner.concurrency(), |(_, n)| n)
     }
 
     fn coalesce_gap(&self) -> u64 {
@@ -467,10 +509,12 @@ impl zv_core::store::WritableStore for CountingStore {
 
 impl zv_core::store::ListableStore for CountingStore {
     fn list_prefix(&self, prefix: &StorePrefix) -> zv_core::store::StoreResult<Vec<StoreKey>> {
+        self.note_listing(prefix);
         self.inner.list_prefix(prefix)
     }
 
     fn list_dir(&self, prefix: &StorePrefix) -> zv_core::store::StoreResult<StoreKeysPrefixes> {
+        self.note_listing(prefix);
         self.inner.list_dir(prefix)
     }
 }

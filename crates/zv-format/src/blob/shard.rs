@@ -2,12 +2,13 @@
 //! per-chunk blobs of one array group packed into 1-D `uint8` arrays named `__shard_%06d`,
 //! each with a `shard_index` attribute `{"<blob name>": [offset, nbytes], …}`.
 //!
-//! A group's packs are listed and their documents read once, on the first miss in that group;
-//! the index keeps each pack's array handle, so reading a packed blob is one chunk read of
-//! its pack (plus the slice). zv never writes packs.
+//! A group's packs are listed and their documents read once, on the first miss in that group
+//! (threads that miss at once wait for the one listing); the index keeps each pack's array
+//! handle, so reading a packed blob is one chunk read of its pack (plus the slice). zv never
+//! writes packs.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError};
 
 use serde_json::Value;
 use zv_core::array::Array;
@@ -44,10 +45,22 @@ impl Blobs {
     /// The `__shard_*` index of the array group `group`, built on first use (an empty index
     /// for a group without packs).
     pub(super) fn shard_index(&self, group: &NodePath) -> Result<Arc<ShardIndex>> {
-        if let Ok(cache) = self.shards.lock() {
-            if let Some(idx) = cache.get(group) {
-                return Ok(idx.clone());
-            }
+        let cached = || {
+            let cache = self.shards.lock().ok()?;
+            cache.get(group).cloned()
+        };
+        if let Some(idx) = cached() {
+            return Ok(idx);
+        }
+        // one thread lists the group (store reads only, no parallel work) while the threads
+        // that missed with it wait: a level's chunks are read in parallel, and the chunks
+        // without a blob of some array each miss in its group
+        let _making = self
+            .shard_making
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(idx) = cached() {
+            return Ok(idx);
         }
         let mut index = ShardIndex::default();
         for prefix in self.store.list_dir(&group.prefix())?.prefixes {

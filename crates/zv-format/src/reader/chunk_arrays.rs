@@ -208,7 +208,7 @@ impl Level {
 
     /// The `link_width` of `links/0` (2 without the group), read once per level.
     pub fn link_width(&self) -> Result<usize> {
-        super::cache::once(&self.cache.link_width, || Ok(self.links_info(0)?.0))
+        (self.cache.link_width).get_or_make(|| Ok(self.links_info(0)?.0))
     }
 
     /// The intra-chunk link rows of chunk `key` (delta 0), checked against the chunk's rows.

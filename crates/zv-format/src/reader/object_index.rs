@@ -112,17 +112,26 @@ impl Level {
     /// `object_index` group).
     pub(crate) fn index_model(&self) -> Result<Option<(String, ObjectIndexArray)>> {
         let group = self.p(&[names::OBJECT_INDEX]);
-        let Some(attributes) = self.blobs.group_attributes(&group)? else {
+        let Some(attributes) = self.object_index_attributes()? else {
             return Ok(None);
         };
         let model = ObjectIndexArray::from_attributes(&attributes, &join(&[&group, "zarr.json"]))?;
         Ok(Some((group, model)))
     }
 
+    /// The `object_index` group's attributes (`None`: no such group), read once per level:
+    /// the object count, the raw and the decoded index all start from them.
+    fn object_index_attributes(&self) -> Result<Option<Arc<JsonObject>>> {
+        (self.cache.object_index_attributes).get_or_make(|| {
+            let group = self.p(&[names::OBJECT_INDEX]);
+            Ok(self.blobs.group_attributes(&group)?.map(Arc::new))
+        })
+    }
+
     fn read_object_index(&self) -> Result<Option<ObjectIndex>> {
         let group = self.p(&[names::OBJECT_INDEX]);
         let key = join(&[&group, "zarr.json"]);
-        let Some(attributes) = self.blobs.group_attributes(&group)? else {
+        let Some(attributes) = self.object_index_attributes()? else {
             if self.root.object_index_convention == "identity" {
                 return self.identity_index().map(Some);
             }
@@ -152,7 +161,7 @@ impl Level {
             layout,
             manifests,
             ids,
-            attributes,
+            attributes: (*attributes).clone(),
         }))
     }
 
