@@ -10,7 +10,7 @@
 #
 #   --build-only  build the targets and stop (scripts/test.sh builds them in the background,
 #                 at the lowest priority, while the workspace's tests run)
-#   --smoke       5 s per target (CI; scripts/test.sh runs it two targets at a time)
+#   --smoke       3 s per target (CI; scripts/test.sh runs it two targets at a time)
 #   --time S      stop a target after S seconds (default 3600)
 #   --runs N      stop a target after N executions (default 10000000; 0 = no limit)
 #   --jobs N      run N targets at once (default 1)
@@ -38,7 +38,7 @@ build_only=0
 targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --smoke) time_limit=5; runs=0 ;;
+    --smoke) time_limit=3; runs=0 ;;
     --build-only) build_only=1 ;;
     --time) time_limit="$2"; shift ;;
     --runs) runs="$2"; shift ;;
