@@ -1,19 +1,27 @@
-//! Parallel reads request each document once: reading every object of a level reads its
+//! Reads on an object store keep requests few and together. Parallel reads request each
+//! document once: reading every object of a level reads its
 //! chunks in parallel, and the documents each chunk's first read needs (the level's
 //! `vertex_fragments`, `link_fragments` and attribute group documents, the `__shard_*`
 //! listing of a group whose chunks lack a blob) are read by one thread while the others
 //! wait, not by every thread at once. Checked on every reference fixture through a store
 //! that answers as an object store does (each request after a delay, many in flight), where
-//! the threads' first reads overlap.
+//! the threads' first reads overlap. And an unsharded ZV 0.9 grid's cells are read ahead all
+//! at once on such a store (a box query's arrays together), and not on a local one.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use zv_core::data_type::DataType;
 use zv_core::store::Store;
 use zv_format::blob::Blobs;
+use zv_format::document::{Attribute, AttributeValues};
+use zv_format::layout::attributes::AttributeRows;
+use zv_format::metadata::Layout;
 use zv_format::reader::ZvStore;
+use zv_format::writer::{WriterOptions, ZvWriter};
+use zv_format::Geometry;
 use zv_store_fs::FilesystemStore;
 use zv_testkit::env::fixtures_dir;
 use zv_testkit::fixtures::fixture_stores;
@@ -97,4 +105,87 @@ fn blobs_missing_at_once_list_their_group_once() {
     assert_eq!(found, 0);
     assert_eq!(counting.listings(), vec!["0/links/0/".to_owned()]);
     assert_eq!(counting.reads().len(), 12, "{:?}", counting.reads());
+}
+
+/// A ZV 0.9 point cloud with a float attribute `w`, one stored object per cell (unsharded),
+/// in memory.
+fn unsharded_points() -> Arc<dyn Store> {
+    let store: Arc<dyn Store> = Arc::new(zv_store_mem::MemoryStore::new());
+    let mut opts = WriterOptions::new(Geometry::PointCloud, vec![100.0; 3]);
+    opts.bounds = Some([vec![0.0; 3], vec![400.0; 3]]);
+    let n = 2000;
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let coords: Vec<f64> = (0..n * 3)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64 * 399.0
+        })
+        .collect();
+    let w: Vec<f64> = (0..n).map(|i| i as f64).collect();
+    let rows = AttributeRows::from_f64s(DataType::Float32, 1, &w).unwrap();
+    let mut attrs = BTreeMap::new();
+    attrs.insert(
+        "w".to_owned(),
+        Attribute {
+            values: AttributeValues::Numeric {
+                rows,
+                present: None,
+            },
+            channel_names: None,
+        },
+    );
+    let mut writer = ZvWriter::create(store.clone(), opts).unwrap();
+    writer.add_vertices_flat(&coords, None, &attrs).unwrap();
+    writer.finish().unwrap();
+    store
+}
+
+#[test]
+fn unsharded_cells_are_read_ahead_at_once_on_a_store_that_wants_requests_in_flight() {
+    zv_format::link_plugins();
+    let store = unsharded_points();
+    let (lo, hi) = ([50.0, 50.0, 50.0], [250.0, 250.0, 250.0]);
+    let mut seen: Vec<(Vec<Option<Vec<u8>>>, usize)> = Vec::new();
+    // an object store's many requests in flight, then a local store's one
+    for concurrency in [16, 1] {
+        let counting = Arc::new(if concurrency > 1 {
+            CountingStore::with_latency(store.clone(), Duration::ZERO, concurrency)
+        } else {
+            CountingStore::new(store.clone())
+        });
+        let zv = ZvStore::open(counting.clone()).unwrap();
+        let level = zv.level(0).unwrap();
+        let keys = level.chunk_keys().unwrap();
+        assert!(keys.len() >= 27, "{} chunks", keys.len());
+        let blobs = Blobs::with_layout(counting.clone(), Layout::ChunkGrid);
+        let grid = blobs.grid("0/vertex_attributes/w").unwrap().unwrap();
+        counting.reset();
+        grid.prefetch(&keys).unwrap();
+        let ahead = counting.reads();
+        counting.reset();
+        let cells: Vec<Option<Vec<u8>>> = keys.iter().map(|k| grid.cell(k).unwrap()).collect();
+        let later = counting.reads();
+        if concurrency > 1 {
+            // every cell read ahead, once; none read again when asked
+            assert_eq!(ahead.len(), keys.len(), "{ahead:?}");
+            assert_eq!(repeated(&ahead), BTreeMap::new());
+            assert!(later.is_empty(), "{later:?}");
+        } else {
+            assert!(ahead.is_empty(), "{ahead:?}");
+            assert_eq!(later.len(), keys.len(), "{later:?}");
+        }
+        assert!(cells.iter().all(Option::is_some));
+        // a box query through a fresh open gives the same hits either way
+        let zv = ZvStore::open(counting.clone()).unwrap();
+        let hits = zv
+            .level(0)
+            .unwrap()
+            .query_box_with(&lo, &hi, &["w"])
+            .unwrap();
+        seen.push((cells, hits.len()));
+    }
+    assert!(seen[0].1 > 0);
+    assert_eq!(seen[0], seen[1]);
 }

@@ -189,7 +189,7 @@ impl GridArray {
     }
 
     /// The stored chunk holding chunk `key`'s cell and the cell's element index in it.
-    fn locate(&self, key: &ChunkKey) -> Option<(Vec<u64>, usize)> {
+    pub(super) fn locate(&self, key: &ChunkKey) -> Option<(Vec<u64>, usize)> {
         let index = self.index_of(key)?;
         let inner = self.array.grid().chunk_shape();
         let mut chunk = Vec::with_capacity(index.len());
@@ -205,10 +205,9 @@ impl GridArray {
     /// The bytes of chunk `key`'s cell; `None` when the key is outside the grid or the cell
     /// is empty.
     pub fn cell(&self, key: &ChunkKey) -> Result<Option<Vec<u8>>> {
-        if self.shared {
-            if let Some(bytes) = self.index_of(key).and_then(|i| self.decoded.cell(&i)) {
-                return Ok((!bytes.is_empty()).then_some(bytes));
-            }
+        // a cell read ahead ([`GridArray::prefetch`])
+        if let Some(bytes) = self.index_of(key).and_then(|i| self.decoded.cell(&i)) {
+            return Ok((!bytes.is_empty()).then_some(bytes));
         }
         let Some((chunk, element)) = self.locate(key) else {
             return Ok(None);
@@ -306,7 +305,7 @@ impl GridArray {
     }
 
     /// Reads and decodes stored chunk `chunk`; `None` if it is not stored.
-    fn fetch_chunk(&self, chunk: &[u64]) -> Result<Option<Decoded>> {
+    pub(super) fn fetch_chunk(&self, chunk: &[u64]) -> Result<Option<Decoded>> {
         let meta_key = self.array.path().metadata_key();
         let Some(bytes) = self
             .array

@@ -8,6 +8,13 @@
 //! chunks, by byte ranges) when that box is under half the shard, else the whole shard; the
 //! shards are read in parallel. The cells are then served from the cache by
 //! [`GridArray::cell`].
+//!
+//! An unsharded array's cells are each a stored chunk, a request of its own. On a store that
+//! wants many requests in flight (an object store), they are read ahead too, every wanted cell
+//! at once: a box query then reads the cells of all its arrays (vertices, attributes, fragment
+//! index) together, in one round trip, where the chunks' readers would read each chunk's
+//! vertices and then its attributes, two round trips one after the other. On other stores the
+//! cells are read where they are used, as before (no copy through the cache).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -22,10 +29,14 @@ use crate::metadata::ChunkKey;
 
 impl GridArray {
     /// Reads ahead the cells of chunks `keys` (keys outside the grid are ignored): by byte
-    /// ranges for shards of which they span under half, else whole shards. Does nothing for
-    /// an unsharded array, where every cell is a read of its own anyway.
+    /// ranges for shards of which they span under half, else whole shards. An unsharded
+    /// array's cells are read ahead, all at once, only on a store that wants more than one
+    /// request in flight (module doc).
     pub fn prefetch(&self, keys: &[ChunkKey]) -> Result<()> {
         if !self.shared {
+            if self.array.store().concurrency() > 1 {
+                self.prefetch_unsharded(keys)?;
+            }
             return Ok(());
         }
         let inner = self.array.grid().chunk_shape().to_vec();
@@ -66,6 +77,36 @@ impl GridArray {
             }
             Ok(())
         })
+    }
+
+    /// Reads the cells of chunks `keys` of an unsharded array at once and keeps them (while
+    /// they fit the cache's bound; past it, the rest are read when asked). An absent cell is
+    /// kept empty, as [`GridArray::cell`] reads it; a stored chunk without the cell asked is
+    /// left to [`GridArray::cell`] to report.
+    fn prefetch_unsharded(&self, keys: &[ChunkKey]) -> Result<()> {
+        let wanted: Vec<(Vec<u64>, Vec<u64>, usize)> = keys
+            .iter()
+            .filter_map(|key| {
+                let index = self.index_of(key)?;
+                let (chunk, element) = self.locate(key)?;
+                self.decoded
+                    .cell(&index)
+                    .is_none()
+                    .then_some((index, chunk, element))
+            })
+            .collect();
+        let cells = wanted
+            .into_par_iter()
+            .map(|(index, chunk, element)| {
+                Ok(match self.fetch_chunk(&chunk)? {
+                    None => Some((index, Vec::new())),
+                    Some(elements) => elements.get(element).map(|b| (index, b.clone())),
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        self.decoded
+            .keep_cells(cells.into_iter().flatten().collect());
+        Ok(())
     }
 
     /// The cells of the box at grid index `lo` with `extent`, by grid index.
