@@ -59,6 +59,7 @@ use zv_core::store::Store;
 use crate::error::{Error, Result};
 use crate::metadata::{ChunkKey, JsonObject, Layout};
 use crate::names::SHARD_PREFIX;
+use crate::serial::SerialMap;
 
 pub use grid::GridArray;
 pub use grid_write::{bounding_grid, vlen_codecs};
@@ -78,10 +79,8 @@ type GridCache = Mutex<HashMap<NodePath, Option<Arc<GridArray>>>>;
 pub struct Blobs {
     store: Arc<dyn Store>,
     layout: Layout,
-    shards: Mutex<HashMap<NodePath, Arc<shard::ShardIndex>>>,
-    /// Held while a group's `__shard_*` index is built, so that the threads that miss in one
-    /// group at once list it once.
-    shard_making: Mutex<()>,
+    /// Each group's `__shard_*` index, listed once however many threads miss in it at once.
+    shards: SerialMap<NodePath, Arc<shard::ShardIndex>>,
     grids: GridCache,
     /// Writing a ZV 0.9 level: the chunk grid its per-chunk blobs go into as cells.
     sink: OnceLock<grid_write::GridSink>,
@@ -153,8 +152,7 @@ impl Blobs {
         Self {
             store,
             layout,
-            shards: Mutex::new(HashMap::new()),
-            shard_making: Mutex::new(()),
+            shards: SerialMap::default(),
             grids: Mutex::new(HashMap::new()),
             staging: OnceLock::new(),
             sink: OnceLock::new(),

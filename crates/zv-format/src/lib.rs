@@ -79,6 +79,7 @@ pub mod parts;
 pub mod progress;
 pub mod pyramid;
 pub mod reader;
+mod serial;
 mod short_copy;
 pub mod validate;
 pub mod writer;

@@ -8,7 +8,7 @@
 //! writes packs.
 
 use std::collections::HashMap;
-use std::sync::{Arc, PoisonError};
+use std::sync::Arc;
 
 use serde_json::Value;
 use zv_core::array::Array;
@@ -45,23 +45,14 @@ impl Blobs {
     /// The `__shard_*` index of the array group `group`, built on first use (an empty index
     /// for a group without packs).
     pub(super) fn shard_index(&self, group: &NodePath) -> Result<Arc<ShardIndex>> {
-        let cached = || {
-            let cache = self.shards.lock().ok()?;
-            cache.get(group).cloned()
-        };
-        if let Some(idx) = cached() {
-            return Ok(idx);
-        }
-        // one thread lists the group (store reads only, no parallel work) while the threads
-        // that missed with it wait: a level's chunks are read in parallel, and the chunks
-        // without a blob of some array each miss in its group
-        let _making = self
-            .shard_making
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if let Some(idx) = cached() {
-            return Ok(idx);
-        }
+        // one thread lists the group while the threads that missed with it wait: a level's
+        // chunks are read in parallel, and the chunks without a blob of some array each miss
+        self.shards
+            .get_or_make(group, || self.read_shard_index(group).map(Arc::new))
+    }
+
+    /// Lists the `__shard_*` packs of `group` and reads their documents.
+    fn read_shard_index(&self, group: &NodePath) -> Result<ShardIndex> {
         let mut index = ShardIndex::default();
         for prefix in self.store.list_dir(&group.prefix())?.prefixes {
             if !last_name(&prefix).is_some_and(|n| n.starts_with(SHARD_PREFIX)) {
@@ -95,10 +86,6 @@ impl Blobs {
                 let pack = array.clone();
                 index.entries.insert(name, Packed { pack, offset, len });
             }
-        }
-        let index = Arc::new(index);
-        if let Ok(mut cache) = self.shards.lock() {
-            cache.insert(group.clone(), index.clone());
         }
         Ok(index)
     }

@@ -3,21 +3,20 @@
 //! link width), decoded on first use and shared by every clone of the `Level`. A `Level` is
 //! therefore a snapshot of them: open the level again to see a store that changed.
 //!
-//! The values made from documents alone ([`Serial`]) are made by the first thread that asks
-//! while the others wait for it: the chunks of a level are read in parallel, and each chunk's
-//! first read asks for them, so without the wait every thread would request the same
-//! document (on an object store, 16 requests of one `zarr.json` for a 16-chunk level). The
-//! level-wide arrays ([`once`]) are read with parallel work inside, where a pool thread that
-//! waited for a lock could deadlock the pool, so they are not made under one.
+//! The values made from documents alone are [`Serial`]: made by the first thread that asks
+//! while the others wait (module `serial`). The level-wide arrays ([`once`]) are read with
+//! parallel work inside, where a pool thread that waited for a lock could deadlock the pool,
+//! so they are not made under one.
 
-use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
 
 use super::links::LinkSource;
 use super::{AttributeInfo, DenseAttribute, Level, ObjectIndex};
 use crate::error::Result;
 use crate::layout::groups::Groups;
 use crate::metadata::JsonObject;
+use crate::serial::{Serial, SerialMap};
 
 /// The values a level decodes once.
 #[derive(Debug, Default)]
@@ -35,9 +34,7 @@ pub(crate) struct LevelCache {
     /// Every vertex attribute's storage, in name order.
     pub vertex_attributes: Serial<Arc<Vec<AttributeInfo>>>,
     /// Attribute storage by array group path.
-    pub attribute_infos: Mutex<HashMap<String, AttributeInfo>>,
-    /// Held while an attribute's storage is read (as a [`Serial`] value is made).
-    pub attribute_info_making: Mutex<()>,
+    pub attribute_infos: SerialMap<String, AttributeInfo>,
     /// Whether the level has a `vertex_fragments` array.
     pub has_fragment_array: Serial<bool>,
     /// The `object_index` group's attributes (`None`: the level has no such group).
@@ -46,30 +43,6 @@ pub(crate) struct LevelCache {
     pub has_object_index: Serial<bool>,
     /// Whether the level has a `link_fragments` array (its group document checked).
     pub has_link_fragment_array: Serial<bool>,
-}
-
-/// A value made once, from documents only (no parallel work inside `make`), by the first
-/// thread that asks; threads that ask meanwhile wait for it instead of making it too. An error
-/// is returned, not kept: a later call tries again.
-#[derive(Debug, Default)]
-pub(crate) struct Serial<T> {
-    value: OnceLock<T>,
-    making: Mutex<()>,
-}
-
-impl<T: Clone> Serial<T> {
-    /// The value, made by `make` if no thread made it yet.
-    pub(crate) fn get_or_make(&self, make: impl FnOnce() -> Result<T>) -> Result<T> {
-        if let Some(v) = self.value.get() {
-            return Ok(v.clone());
-        }
-        let _making = self.making.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(v) = self.value.get() {
-            return Ok(v.clone());
-        }
-        let v = make()?;
-        Ok(self.value.get_or_init(|| v).clone())
-    }
 }
 
 /// The value of `cell`, made by `make` on first use (an error is returned, not kept: a later
@@ -97,23 +70,7 @@ impl Level {
 
     /// How the attribute whose array group is `group` is stored, read once per group.
     pub(crate) fn attribute_info(&self, group: &str, name: &str) -> Result<AttributeInfo> {
-        let cached = |c: &Mutex<HashMap<String, AttributeInfo>>| {
-            c.lock().ok().and_then(|m| m.get(group).cloned())
-        };
-        if let Some(info) = cached(&self.cache.attribute_infos) {
-            return Ok(info);
-        }
-        // as a `Serial` value: one thread reads the document, the others wait
-        let _making =
-            (self.cache.attribute_info_making.lock()).unwrap_or_else(PoisonError::into_inner);
-        if let Some(info) = cached(&self.cache.attribute_infos) {
-            return Ok(info);
-        }
-        let info = self.read_attribute_info(group, name)?;
-        if let Ok(mut m) = self.cache.attribute_infos.lock() {
-            m.insert(group.to_owned(), info.clone());
-        }
-        Ok(info)
+        (self.cache.attribute_infos).get_or_make(group, || self.read_attribute_info(group, name))
     }
 
     /// Every vertex attribute's storage, in name order, read once.
