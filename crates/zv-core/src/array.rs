@@ -82,15 +82,17 @@ pub fn read_node_metadata(store: &dyn Store, path: &NodePath) -> Result<Option<N
     let key = path.metadata_key();
     match store.get_capped(&key, MAX_METADATA_BYTES)? {
         None => Ok(None),
-        Some(bytes) => {
-            NodeMetadata::from_json(&bytes)
-                .map(Some)
-                .map_err(|source| Error::Metadata {
-                    key: key.to_string(),
-                    source,
-                })
-        }
+        Some(bytes) => parse_node_metadata(&key, &bytes).map(Some),
     }
+}
+
+/// The node metadata in `bytes`, the document read from `key` (a document read ahead of its
+/// use is parsed here as [`read_node_metadata`] parses what it reads).
+pub fn parse_node_metadata(key: &StoreKey, bytes: &[u8]) -> Result<NodeMetadata> {
+    NodeMetadata::from_json(bytes).map_err(|source| Error::Metadata {
+        key: key.to_string(),
+        source,
+    })
 }
 
 /// [`read_node_metadata`], leaving the user attributes named in `keys` unparsed
@@ -103,13 +105,20 @@ pub fn read_node_metadata_deferring(
     let key = path.metadata_key();
     match store.get_capped(&key, MAX_METADATA_BYTES)? {
         None => Ok(None),
-        Some(bytes) => NodeMetadata::from_json_deferring(&bytes, keys)
-            .map(Some)
-            .map_err(|source| Error::Metadata {
-                key: key.to_string(),
-                source,
-            }),
+        Some(bytes) => parse_node_metadata_deferring(&key, &bytes, keys).map(Some),
     }
+}
+
+/// [`parse_node_metadata`], leaving the user attributes named in `keys` unparsed.
+pub fn parse_node_metadata_deferring(
+    key: &StoreKey,
+    bytes: &[u8],
+    keys: &[&str],
+) -> Result<(NodeMetadata, DeferredAttributes)> {
+    NodeMetadata::from_json_deferring(bytes, keys).map_err(|source| Error::Metadata {
+        key: key.to_string(),
+        source,
+    })
 }
 
 impl Array {

@@ -31,6 +31,7 @@
 //! packs are named `__shard_*`, a name Zarr reserves); store keys come from the node paths.
 //! Errors name the real store key: the node's `zarr.json`, or the chunk that failed.
 
+mod early;
 pub mod grid;
 mod grid_cache;
 mod grid_open;
@@ -48,7 +49,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use zv_core::array::{read_node_metadata, Array};
+use zv_core::array::{parse_node_metadata, read_node_metadata, Array};
 use zv_core::codec::ArrayBytes;
 use zv_core::data_type::DataType;
 use zv_core::key::{StoreKey, StorePrefix};
@@ -61,6 +62,7 @@ use crate::metadata::{ChunkKey, JsonObject, Layout};
 use crate::names::SHARD_PREFIX;
 use crate::serial::SerialMap;
 
+pub(crate) use early::read_ahead;
 pub use grid::GridArray;
 pub use grid_write::{bounding_grid, vlen_codecs};
 pub use read::{BlobData, MAX_FILL_BYTES};
@@ -86,6 +88,8 @@ pub struct Blobs {
     sink: OnceLock<grid_write::GridSink>,
     /// A part of a distributed ZV 0.9 write: the prefix its cells are staged under.
     staging: OnceLock<String>,
+    /// Documents read ahead of their first read (module `early`).
+    early: early::EarlyDocuments,
 }
 
 /// Joins path parts with `/`, skipping empty parts.
@@ -156,6 +160,7 @@ impl Blobs {
             grids: Mutex::new(HashMap::new()),
             staging: OnceLock::new(),
             sink: OnceLock::new(),
+            early: Default::default(),
         }
     }
 
@@ -175,8 +180,14 @@ impl Blobs {
     }
 
     fn node_at(&self, path: &NodePath) -> Result<Option<NodeMetadata>> {
-        read_node_metadata(self.store.as_ref(), path)
-            .map_err(|e| zarr_error(e, &path.metadata_key()))
+        let key = path.metadata_key();
+        let found = match self.take_early(path) {
+            Some(early) => early
+                .map(|bytes| parse_node_metadata(&key, &bytes))
+                .transpose(),
+            None => read_node_metadata(self.store.as_ref(), path),
+        };
+        found.map_err(|e| zarr_error(e, &key))
     }
 
     /// The attributes of the group at `path`; `None` if it has no `zarr.json`. An array there

@@ -111,17 +111,30 @@ impl ZvStore {
     pub fn open(store: Arc<dyn Store>) -> Result<Self> {
         crate::link_plugins();
         let probe = Blobs::new(store.clone());
-        let (root_attributes, children) = crate::io_pool::join_requests(
-            store.as_ref(),
-            || probe.group_attributes(""),
-            || probe.children(""),
-        );
+        // on an object store, level 0's documents are read with the root's (module
+        // `blob::early`): opening level 0 then waits on no request. The four requests go
+        // out together from the store's pool (the caller's may have fewer threads).
+        let ((root_attributes, children), early) =
+            crate::io_pool::with_store(store.as_ref(), || {
+                crate::io_pool::join_requests(
+                    store.as_ref(),
+                    || {
+                        crate::io_pool::join_requests(
+                            store.as_ref(),
+                            || probe.group_attributes(""),
+                            || probe.children(""),
+                        )
+                    },
+                    || crate::blob::read_ahead(store.as_ref()),
+                )
+            });
         let root_attributes = root_attributes?.ok_or_else(|| Error::Missing {
             key: "zarr.json".into(),
             what: "root group (not a Zarr v3 hierarchy)".into(),
         })?;
         let root = RootMetadata::from_attributes(&root_attributes, "zarr.json")?;
         let blobs = Blobs::with_layout(store, root.layout());
+        blobs.keep_early(early);
         let children = match children {
             Err(Error::Store(zv_core::store::StoreError::Unsupported { .. })) => {
                 root.datasets.iter().map(|d| d.path.clone()).collect()

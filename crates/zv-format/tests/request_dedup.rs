@@ -189,3 +189,74 @@ fn unsharded_cells_are_read_ahead_at_once_on_a_store_that_wants_requests_in_flig
     assert!(seen[0].1 > 0);
     assert_eq!(seen[0], seen[1]);
 }
+
+/// The documents `reads` requested, sorted.
+fn documents(reads: &[String]) -> Vec<String> {
+    let mut docs: Vec<String> = reads
+        .iter()
+        .filter(|k| k.ends_with("zarr.json"))
+        .cloned()
+        .collect();
+    docs.sort();
+    docs
+}
+
+#[test]
+fn level_zero_documents_come_with_the_root_on_a_store_that_wants_requests_in_flight() {
+    zv_format::link_plugins();
+    let mut stores: Vec<(String, Arc<dyn Store>)> = fixture_stores()
+        .iter()
+        .map(|name| {
+            let fs: Arc<dyn Store> =
+                Arc::new(FilesystemStore::new(fixtures_dir().join(name)).unwrap());
+            (name.clone(), fs)
+        })
+        .collect();
+    stores.push(("ZV 0.9 points".into(), unsharded_points()));
+    let level_zero = vec!["0/vertices/zarr.json".to_owned(), "0/zarr.json".to_owned()];
+    for (name, inner) in stores {
+        let mut seen = Vec::new();
+        // an object store's many requests in flight, then a local store's one
+        for concurrency in [16, 1] {
+            let counting = Arc::new(if concurrency > 1 {
+                CountingStore::with_latency(inner.clone(), Duration::ZERO, concurrency)
+            } else {
+                CountingStore::new(inner.clone())
+            });
+            let zv = ZvStore::open(counting.clone()).unwrap();
+            let at_open = documents(&counting.reads());
+            counting.reset();
+            let level = zv.level(0).unwrap();
+            let at_level = documents(&counting.reads());
+            if concurrency > 1 {
+                // read with the root, served to the level: opening it requests nothing
+                let want = [level_zero.clone(), vec!["zarr.json".to_owned()]].concat();
+                assert_eq!(at_open, want, "{name}");
+                assert!(at_level.is_empty(), "{name}: {at_level:?}");
+            } else {
+                assert_eq!(at_open, ["zarr.json"], "{name}");
+                assert_eq!(at_level, level_zero, "{name}");
+            }
+            // served once: opening the level again requests its document again (a ZV 0.9
+            // store keeps its opened vertices grid, so that document is not read again)
+            counting.reset();
+            let again = zv.level(0).unwrap();
+            let docs = documents(&counting.reads());
+            assert!(docs.contains(&"0/zarr.json".to_owned()), "{name}: {docs:?}");
+            assert!(
+                docs.iter().all(|d| level_zero.contains(d)),
+                "{name}: {docs:?}"
+            );
+            assert_eq!(again.attributes(), level.attributes(), "{name}");
+            let points = level.points(&[]).unwrap();
+            seen.push((
+                level.attributes().clone(),
+                level.vertex_type(),
+                points.positions.len(),
+                points.positions.as_flat().to_vec(),
+            ));
+        }
+        assert!(seen[0].2 > 0, "{name}");
+        assert_eq!(seen[0], seen[1], "{name}: the same level either way");
+    }
+}

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use serde_json::value::RawValue;
-use zv_core::array::read_node_metadata_deferring;
+use zv_core::array::{parse_node_metadata_deferring, read_node_metadata_deferring};
 use zv_core::metadata::NodeMetadata;
 use zv_core::node::NodePath;
 
@@ -63,9 +63,16 @@ impl Blobs {
         &self,
         path: &NodePath,
     ) -> Result<Option<(NodeMetadata, Option<Box<RawValue>>)>> {
-        let found =
-            read_node_metadata_deferring(self.store.as_ref(), path, &[grid::NONEMPTY_CHUNKS])
-                .map_err(|e| zarr_error(e, &path.metadata_key()))?;
+        let key = path.metadata_key();
+        let found = match self.take_early(path) {
+            Some(early) => early
+                .map(|bytes| parse_node_metadata_deferring(&key, &bytes, &[grid::NONEMPTY_CHUNKS]))
+                .transpose(),
+            None => {
+                read_node_metadata_deferring(self.store.as_ref(), path, &[grid::NONEMPTY_CHUNKS])
+            }
+        }
+        .map_err(|e| zarr_error(e, &key))?;
         let Some((mut meta, deferred)) = found else {
             return Ok(None);
         };
