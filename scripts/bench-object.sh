@@ -8,8 +8,12 @@
 #
 #   scripts/bench-object.sh [--delay-ms 20] [--points 1000000] [--reps 3] [--no-peers]
 #                           [--concurrency N] [--json FILE] [--zv-option KEY=VALUE]...
-#                           [--shard-shape S,S,S]
+#                           [--shard-shape S,S,S] [--server moto|s3s]
 #
+# --server s3s runs s3s-fs (a Rust S3 server over a directory, from crates.io; installed into
+# .tools/s3s on first use) instead of moto: moto answers about 300 requests a second, so on
+# it the server, not the delay, bounds both programs; s3s-fs answers faster than the delay,
+# as a bucket does for a client's requests in flight.
 # --concurrency sets the floors' requests in flight; --zv-option passes zv a storage option
 # (e.g. concurrency=1: zv's requests in flight limited to its CPU threads, as before zv
 # sized its loops by the store). --shard-shape packs every chunk-grid array of both writers'
@@ -21,6 +25,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 delay=20 points=1000000 reps=3 peers="--peers zv09" concurrency="" json="" shard="" zv_options=()
+server=moto
 while [ $# -gt 0 ]; do
   case "$1" in
     --delay-ms) delay=$2; shift 2 ;;
@@ -31,6 +36,7 @@ while [ $# -gt 0 ]; do
     --json) json="--json $2"; shift 2 ;;
     --zv-option) zv_options+=(--storage-option "$2"); shift 2 ;;
     --shard-shape) shard="--shard-shape $2"; shift 2 ;;
+    --server) server=$2; shift 2 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -61,18 +67,40 @@ wait_port() {
   echo "error: nothing listens on port $1" >&2; exit 1
 }
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; }
+s3s_root=""
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  if [ -n "$s3s_root" ]; then rm -rf "$s3s_root"; fi
+}
 trap cleanup EXIT INT TERM
 
 s3_port=$(free_port)
-"$s3_python" -m moto.server -H 127.0.0.1 -p "$s3_port" 2>/dev/null &
-pids+=($!)
+case "$server" in
+  moto)
+    "$s3_python" -m moto.server -H 127.0.0.1 -p "$s3_port" 2>/dev/null &
+    pids+=($!)
+    ;;
+  s3s)
+    if [ ! -x .tools/s3s/bin/s3s-fs ]; then
+      echo "==> installing s3s-fs 0.14.1 into .tools/s3s (crates.io)" >&2
+      cargo install --quiet --locked s3s-fs@0.14.1 --features binary --root .tools/s3s
+    fi
+    s3s_root=$(mktemp -d)
+    mkdir -p "$s3s_root/bench"
+    .tools/s3s/bin/s3s-fs --host 127.0.0.1 --port "$s3_port" --access-key zv-bench \
+      --secret-key zv-bench "$s3s_root" >/dev/null 2>&1 &
+    pids+=($!)
+    ;;
+  *) echo "unknown server $server (moto or s3s)" >&2; exit 2 ;;
+esac
 proxy_port=$(free_port)
 "$s3_python" tests/interop/fault_proxy.py "$proxy_port" "http://127.0.0.1:$s3_port" --delay-ms "$delay" 2>/dev/null &
 pids+=($!)
 wait_port "$s3_port"
 wait_port "$proxy_port"
-"$s3_python" tests/interop/s3_tool.py "http://127.0.0.1:$s3_port" mkbucket bench
+if [ "$server" = moto ]; then
+  "$s3_python" tests/interop/s3_tool.py "http://127.0.0.1:$s3_port" mkbucket bench
+fi
 
 # zv (object_store), obstore and boto3 read the same variables
 export AWS_ENDPOINT_URL="http://127.0.0.1:$proxy_port" AWS_ENDPOINT="http://127.0.0.1:$proxy_port"
