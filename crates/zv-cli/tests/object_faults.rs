@@ -64,7 +64,7 @@ fn a_connection_dropped_mid_put_leaves_no_store_that_opens() {
 }
 
 /// Through a proxy that delays every request, a write and a read of a store of 64 chunks
-/// keep many requests in flight (the store's `concurrency`, default 32), not one per core.
+/// keep many requests in flight (the store's `concurrency`, default 128), not one per core.
 #[test]
 fn reads_and_writes_keep_many_requests_in_flight() {
     use std::sync::Arc;
