@@ -83,7 +83,7 @@ case "$server" in
   s3s)
     if [ ! -x .tools/s3s/bin/s3s-fs ]; then
       echo "==> installing s3s-fs 0.14.1 into .tools/s3s (crates.io)" >&2
-      cargo install --quiet --locked s3s-fs@0.14.1 --features binary --root .tools/s3s
+      cargo install --quiet s3s-fs@0.14.1 --features binary --root .tools/s3s
     fi
     s3s_root=$(mktemp -d)
     mkdir -p "$s3s_root/bench"
