@@ -142,6 +142,16 @@ fn unsharded_points() -> Arc<dyn Store> {
     store
 }
 
+/// A counting store over `inner` that wants `concurrency` requests in flight (as an object
+/// store does when more than 1; else a local store).
+fn counting_store(inner: Arc<dyn Store>, concurrency: usize) -> Arc<CountingStore> {
+    Arc::new(if concurrency > 1 {
+        CountingStore::with_latency(inner, Duration::ZERO, concurrency)
+    } else {
+        CountingStore::new(inner)
+    })
+}
+
 #[test]
 fn unsharded_cells_are_read_ahead_at_once_on_a_store_that_wants_requests_in_flight() {
     zv_format::link_plugins();
@@ -150,11 +160,7 @@ fn unsharded_cells_are_read_ahead_at_once_on_a_store_that_wants_requests_in_flig
     let mut seen: Vec<(Vec<Option<Vec<u8>>>, usize)> = Vec::new();
     // an object store's many requests in flight, then a local store's one
     for concurrency in [16, 1] {
-        let counting = Arc::new(if concurrency > 1 {
-            CountingStore::with_latency(store.clone(), Duration::ZERO, concurrency)
-        } else {
-            CountingStore::new(store.clone())
-        });
+        let counting = counting_store(store.clone(), concurrency);
         let zv = ZvStore::open(counting.clone()).unwrap();
         let level = zv.level(0).unwrap();
         let keys = level.chunk_keys().unwrap();
@@ -218,11 +224,7 @@ fn level_zero_documents_come_with_the_root_on_a_store_that_wants_requests_in_fli
         let mut seen = Vec::new();
         // an object store's many requests in flight, then a local store's one
         for concurrency in [16, 1] {
-            let counting = Arc::new(if concurrency > 1 {
-                CountingStore::with_latency(inner.clone(), Duration::ZERO, concurrency)
-            } else {
-                CountingStore::new(inner.clone())
-            });
+            let counting = counting_store(inner.clone(), concurrency);
             let zv = ZvStore::open(counting.clone()).unwrap();
             let at_open = documents(&counting.reads());
             counting.reset();
