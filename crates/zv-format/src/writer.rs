@@ -73,6 +73,7 @@ mod places;
 mod polylines;
 mod skeleton;
 mod spill;
+mod together;
 mod v09;
 mod vertices;
 

@@ -7,7 +7,7 @@ use zv_core::data_type::DataType;
 
 use super::columns::FinishedColumn;
 use super::objects::DenseAttribute;
-use super::{FormatVersion, Target, ZvWriter, SAME_LEVEL};
+use super::{together, FormatVersion, Target, ZvWriter, SAME_LEVEL};
 use crate::blob::{join, Blobs};
 use crate::error::Result;
 use crate::geometry::Geometry;
@@ -102,18 +102,26 @@ impl ZvWriter {
         columns: &[FinishedColumn],
         fragment_columns: &[DenseAttribute<'_>],
     ) -> Result<()> {
-        self.blobs.write_chunk_array_document(
-            &join(&[&self.level, names::VERTICES]),
-            VerticesArray::new(self.grid.vertex_type).to_attributes(),
-            &self.codecs(self.grid.vsize),
-        )?;
-        self.write_fragment_index_document(
-            &join(&[&self.level, names::VERTEX_FRAGMENTS]),
-            FragmentIndexKind::Vertex,
-        )?;
+        // none depends on another: all at once on an object store (module `together`)
+        let mut writes: Vec<together::Write<'_>> = vec![
+            Box::new(|| {
+                self.blobs.write_chunk_array_document(
+                    &join(&[&self.level, names::VERTICES]),
+                    VerticesArray::new(self.grid.vertex_type).to_attributes(),
+                    &self.codecs(self.grid.vsize),
+                )
+            }),
+            Box::new(|| {
+                self.write_fragment_index_document(
+                    &join(&[&self.level, names::VERTEX_FRAGMENTS]),
+                    FragmentIndexKind::Vertex,
+                )
+            }),
+        ];
         let vertex_attributes = join(&[&self.level, names::VERTEX_ATTRIBUTES]);
         if !columns.is_empty() {
-            empty_group(&self.blobs, &vertex_attributes)?;
+            let group = vertex_attributes.clone();
+            writes.push(Box::new(move || empty_group(&self.blobs, &group)));
         }
         for c in columns {
             let mut doc = row_attribute(RowAttributeKind::Vertex, c, c.data_type);
@@ -130,29 +138,35 @@ impl ZvWriter {
                 };
                 attributes.insert("row_shape".into(), json!(row_shape));
             }
-            self.blobs.write_chunk_array_document(
-                &join(&[&vertex_attributes, &c.name]),
-                attributes,
-                &self.codecs(c.data_type.size().unwrap_or(1)),
-            )?;
+            let path = join(&[&vertex_attributes, &c.name]);
+            writes.push(Box::new(move || {
+                self.blobs.write_chunk_array_document(
+                    &path,
+                    attributes,
+                    &self.codecs(c.data_type.size().unwrap_or(1)),
+                )
+            }));
         }
-        if fragment_columns.is_empty() {
-            return Ok(());
+        if !fragment_columns.is_empty() {
+            let fragment_attributes = join(&[&self.level, names::FRAGMENT_ATTRIBUTES]);
+            let group = fragment_attributes.clone();
+            writes.push(Box::new(move || empty_group(&self.blobs, &group)));
+            for f in fragment_columns {
+                let mut doc =
+                    RowAttributeArray::new(RowAttributeKind::Fragment, f.name, f.rows.data_type());
+                doc.dictionary = f.dictionary.clone();
+                doc.channel_names = f.attribute.channel_names.clone();
+                let path = join(&[&fragment_attributes, f.name]);
+                writes.push(Box::new(move || {
+                    self.blobs.write_chunk_array_document(
+                        &path,
+                        doc.to_attributes(),
+                        &self.codecs(f.rows.data_type().size().unwrap_or(1)),
+                    )
+                }));
+            }
         }
-        let fragment_attributes = join(&[&self.level, names::FRAGMENT_ATTRIBUTES]);
-        empty_group(&self.blobs, &fragment_attributes)?;
-        for f in fragment_columns {
-            let mut doc =
-                RowAttributeArray::new(RowAttributeKind::Fragment, f.name, f.rows.data_type());
-            doc.dictionary = f.dictionary.clone();
-            doc.channel_names = f.attribute.channel_names.clone();
-            self.blobs.write_chunk_array_document(
-                &join(&[&fragment_attributes, f.name]),
-                doc.to_attributes(),
-                &self.codecs(f.rows.data_type().size().unwrap_or(1)),
-            )?;
-        }
-        Ok(())
+        together::all(self.blobs.store().as_ref(), writes)
     }
 
     /// The documents of `links/0`, `link_fragments` and the link attributes (linked

@@ -239,15 +239,25 @@ impl ZvWriter {
             return self.write_objects_v09(manifests, counts);
         }
         let index = join(&[&self.level, names::OBJECT_INDEX]);
-        self.blobs.write_bytes(
-            &join(&[&index, names::DATA]),
-            &manifests.data,
-            &self.codecs(8),
-        )?;
-        self.blobs.write_bytes(
-            &join(&[&index, names::OFFSETS]),
-            &manifests.offsets,
-            &self.codecs(8),
+        // the two blobs at once on an object store (module `together`)
+        super::together::all(
+            self.blobs.store().as_ref(),
+            vec![
+                Box::new(|| {
+                    self.blobs.write_bytes(
+                        &join(&[&index, names::DATA]),
+                        &manifests.data,
+                        &self.codecs(8),
+                    )
+                }),
+                Box::new(|| {
+                    self.blobs.write_bytes(
+                        &join(&[&index, names::OFFSETS]),
+                        &manifests.offsets,
+                        &self.codecs(8),
+                    )
+                }),
+            ],
         )?;
         self.blobs.write_group(
             &index,

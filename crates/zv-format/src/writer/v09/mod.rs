@@ -95,25 +95,35 @@ impl ZvWriter {
             })
             .collect();
         offsets.push(manifests.data.len());
-        self.blobs.write_array(
-            &join(&[&index, names::MANIFESTS]),
-            DataType::VariableLengthBytes,
-            ArrayBytes::Variable {
-                data: Cow::Borrowed(&manifests.data),
-                offsets: Cow::Owned(offsets),
-            },
-            FillValue::new(Vec::new()),
-            vlen_codecs(&self.codecs(8)),
-            JsonObject::new(),
-        )?;
         let ids: Vec<u8> = (0..n as i64).flat_map(i64::to_le_bytes).collect();
-        self.blobs.write_array(
-            &join(&[&index, names::OBJECT_IDS]),
-            DataType::Int64,
-            ArrayBytes::Fixed(Cow::Owned(ids)),
-            FillValue::new(0i64.to_le_bytes().to_vec()),
-            self.typed_codecs(8),
-            JsonObject::new(),
+        // the two arrays at once on an object store (module `together`)
+        super::together::all(
+            self.blobs.store().as_ref(),
+            vec![
+                Box::new(|| {
+                    self.blobs.write_array(
+                        &join(&[&index, names::MANIFESTS]),
+                        DataType::VariableLengthBytes,
+                        ArrayBytes::Variable {
+                            data: Cow::Borrowed(&manifests.data),
+                            offsets: Cow::Owned(offsets),
+                        },
+                        FillValue::new(Vec::new()),
+                        vlen_codecs(&self.codecs(8)),
+                        JsonObject::new(),
+                    )
+                }),
+                Box::new(|| {
+                    self.blobs.write_array(
+                        &join(&[&index, names::OBJECT_IDS]),
+                        DataType::Int64,
+                        ArrayBytes::Fixed(Cow::Owned(ids)),
+                        FillValue::new(0i64.to_le_bytes().to_vec()),
+                        self.typed_codecs(8),
+                        JsonObject::new(),
+                    )
+                }),
+            ],
         )?;
         let mut attributes = ObjectIndexArray::new(counts.objects, self.grid.ndim).to_attributes();
         attributes.insert("layout".into(), json!(VLEN_MANIFESTS_V2));
