@@ -200,8 +200,8 @@ pub struct StoreKeysPrefixes {
 /// 128 in flight ask for 6,400 a second at most; S3 serves 5,500 GETs a second per prefix and
 /// answers more with 503 SlowDown, which the object stores retry). Measured on an S3 server
 /// that answers faster than its 20 ms delay (README, "Stores in a bucket"): reading 2,005
-/// objects took 3.3 s with 32 in flight, 1.7 s with 64, 1.3 s with 128 (its floor) and no
-/// less with 256.
+/// objects took 3.3 s with 32 in flight, 1.7 s with 64, 1.3 s with 128 (the floor of 32 in
+/// flight; the test proxy bounded it there) and no less with 256.
 pub const DEFAULT_CONCURRENCY: usize = 128;
 
 /// Reading values.
