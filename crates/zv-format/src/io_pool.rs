@@ -4,12 +4,21 @@
 //! threads. A thread waiting on a response costs little; the CPU work of the loop is
 //! time-sliced over the cores as before. Stores whose requests cost CPU (memory, local
 //! files) answer 1 and run on the caller's pool, unchanged.
+//!
+//! Independent requests ([`join_requests`] for two reads, [`all_requests`] for any number of
+//! writes: the end of a commit writes the object index's arrays and the vertex, fragment-index
+//! and attribute documents, none depending on another, the root still written after them) go
+//! out at once on such stores and one after the other on the others, where a request costs
+//! less than handing it to another thread.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use rayon::prelude::*;
 use rayon::ThreadPool;
 use zv_core::store::Store;
+
+use crate::error::Result;
 
 /// The pools made so far, by size (a process uses one or two sizes; they live as long as it).
 static POOLS: OnceLock<Mutex<HashMap<usize, Arc<ThreadPool>>>> = OnceLock::new();
@@ -86,5 +95,72 @@ pub(crate) fn join_requests<A: Send, B: Send>(
         rayon::join(a, b)
     } else {
         (a(), b())
+    }
+}
+
+/// One write.
+pub(crate) type Write<'a> = Box<dyn FnOnce() -> Result<()> + Send + 'a>;
+
+/// Makes `writes` (each a request or two to `store`, none depending on another): at once when it wants more than one request in flight (each
+/// write is made; the first failure in the given order is returned), else one after the other
+/// (stopping at the first failure).
+pub(crate) fn all_requests(store: &dyn Store, writes: Vec<Write<'_>>) -> Result<()> {
+    if store.concurrency() <= 1 || writes.len() <= 1 {
+        return writes.into_iter().try_for_each(|w| w());
+    }
+    let done: Vec<Result<()>> = writes.into_par_iter().map(|w| w()).collect();
+    done.into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+    use std::time::Duration;
+
+    use zv_testkit::store::CountingStore;
+
+    use super::*;
+    use crate::error::Error;
+    use zv_core::store::Store;
+
+    #[test]
+    fn every_write_is_made_at_once_and_the_first_failure_in_order_is_returned() {
+        for concurrency in [16, 1] {
+            let inner: Arc<dyn Store> = Arc::new(zv_store_mem::MemoryStore::new());
+            let store = if concurrency > 1 {
+                CountingStore::with_latency(inner, Duration::ZERO, concurrency)
+            } else {
+                CountingStore::new(inner)
+            };
+            let made = Mutex::new(Vec::new());
+            let writes: Vec<Write<'_>> = (0..6)
+                .map(|i| {
+                    let made = &made;
+                    Box::new(move || {
+                        made.lock().unwrap_or_else(|p| p.into_inner()).push(i);
+                        if i == 2 || i == 4 {
+                            return Err(Error::InvalidInput(format!("write {i} failed")));
+                        }
+                        Ok(())
+                    }) as Write<'_>
+                })
+                .collect();
+            let err = all_requests(&store, writes).expect_err("two writes fail");
+            assert!(err.to_string().contains("write 2 failed"), "{err}");
+            let mut made = made.into_inner().unwrap_or_else(|p| p.into_inner());
+            made.sort_unstable();
+            if concurrency > 1 {
+                // at once: every write is made, whatever fails
+                assert_eq!(made, [0, 1, 2, 3, 4, 5]);
+            } else {
+                // one after the other: up to the first failure
+                assert_eq!(made, [0, 1, 2]);
+            }
+        }
+        // no writes, and all succeeding
+        let store = zv_store_mem::MemoryStore::new();
+        all_requests(&store, Vec::new()).expect("nothing to write");
+        let ok: Vec<Write<'_>> = vec![Box::new(|| Ok(())), Box::new(|| Ok(()))];
+        all_requests(&store, ok).expect("all succeed");
     }
 }

@@ -73,7 +73,6 @@ mod places;
 mod polylines;
 mod skeleton;
 mod spill;
-mod together;
 mod v09;
 mod vertices;
 

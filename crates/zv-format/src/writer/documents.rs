@@ -7,10 +7,11 @@ use zv_core::data_type::DataType;
 
 use super::columns::FinishedColumn;
 use super::objects::DenseAttribute;
-use super::{together, FormatVersion, Target, ZvWriter, SAME_LEVEL};
+use super::{FormatVersion, Target, ZvWriter, SAME_LEVEL};
 use crate::blob::{join, Blobs};
 use crate::error::Result;
 use crate::geometry::Geometry;
+use crate::io_pool;
 use crate::layout::attributes::AttributeRows;
 use crate::metadata::arrays::{
     DenseAttributeArray, DenseAttributeKind, FragmentIndexArray, FragmentIndexKind, LinksArray,
@@ -102,8 +103,8 @@ impl ZvWriter {
         columns: &[FinishedColumn],
         fragment_columns: &[DenseAttribute<'_>],
     ) -> Result<()> {
-        // none depends on another: all at once on an object store (module `together`)
-        let mut writes: Vec<together::Write<'_>> = vec![
+        // none depends on another: all at once on an object store (`io_pool::all_requests`)
+        let mut writes: Vec<io_pool::Write<'_>> = vec![
             Box::new(|| {
                 self.blobs.write_chunk_array_document(
                     &join(&[&self.level, names::VERTICES]),
@@ -166,7 +167,7 @@ impl ZvWriter {
                 }));
             }
         }
-        together::all(self.blobs.store().as_ref(), writes)
+        io_pool::all_requests(self.blobs.store().as_ref(), writes)
     }
 
     /// The documents of `links/0`, `link_fragments` and the link attributes (linked

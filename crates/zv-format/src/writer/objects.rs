@@ -239,8 +239,8 @@ impl ZvWriter {
             return self.write_objects_v09(manifests, counts);
         }
         let index = join(&[&self.level, names::OBJECT_INDEX]);
-        // the two blobs at once on an object store (module `together`)
-        super::together::all(
+        // the two blobs at once on an object store (`io_pool::all_requests`)
+        crate::io_pool::all_requests(
             self.blobs.store().as_ref(),
             vec![
                 Box::new(|| {

@@ -96,8 +96,8 @@ impl ZvWriter {
             .collect();
         offsets.push(manifests.data.len());
         let ids: Vec<u8> = (0..n as i64).flat_map(i64::to_le_bytes).collect();
-        // the two arrays at once on an object store (module `together`)
-        super::together::all(
+        // the two arrays at once on an object store (`io_pool::all_requests`)
+        crate::io_pool::all_requests(
             self.blobs.store().as_ref(),
             vec![
                 Box::new(|| {
