@@ -180,14 +180,13 @@ impl Blobs {
     }
 
     fn node_at(&self, path: &NodePath) -> Result<Option<NodeMetadata>> {
-        let key = path.metadata_key();
         let found = match self.take_early(path) {
             Some(early) => early
-                .map(|bytes| parse_node_metadata(&key, &bytes))
+                .map(|bytes| parse_node_metadata(&path.metadata_key(), &bytes))
                 .transpose(),
             None => read_node_metadata(self.store.as_ref(), path),
         };
-        found.map_err(|e| zarr_error(e, &key))
+        found.map_err(|e| zarr_error(e, &path.metadata_key()))
     }
 
     /// The attributes of the group at `path`; `None` if it has no `zarr.json`. An array there

@@ -15,7 +15,7 @@
 //! request a document might not need).
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 use bytes::Bytes;
 use rayon::prelude::*;
@@ -26,8 +26,9 @@ use zv_core::store::Store;
 
 use super::Blobs;
 
-/// The documents read ahead, by store key (`None`: the node has no document).
-pub(super) type EarlyDocuments = Mutex<HashMap<StoreKey, Option<Bytes>>>;
+/// The documents read ahead, by store key (`None`: the node has no document); unset on stores
+/// that read nothing ahead, so that their reads of documents take no lock.
+pub(super) type EarlyDocuments = OnceLock<Mutex<HashMap<StoreKey, Option<Bytes>>>>;
 
 /// The node paths of the documents read ahead when a store is opened: level 0's group and
 /// its vertices.
@@ -55,7 +56,8 @@ impl Blobs {
         if documents.is_empty() {
             return;
         }
-        if let Ok(mut early) = self.early.lock() {
+        let early = self.early.get_or_init(Mutex::default);
+        if let Ok(mut early) = early.lock() {
             early.extend(documents);
         }
     }
@@ -63,7 +65,7 @@ impl Blobs {
     /// The document of `path` if it was read ahead and not yet served (`Some(None)`: the
     /// node has none); removed, so a later read requests it.
     pub(super) fn take_early(&self, path: &NodePath) -> Option<Option<Bytes>> {
-        let mut early = self.early.lock().ok()?;
+        let mut early = self.early.get()?.lock().ok()?;
         if early.is_empty() {
             return None;
         }
