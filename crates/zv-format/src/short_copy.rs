@@ -43,6 +43,9 @@ pub(crate) fn copy(dst: &mut [u8], src: &[u8]) {
         }
     }
     match src.len() {
+        4 => fixed::<4>(dst, src),
+        8 => fixed::<8>(dst, src),
+        12 => fixed::<12>(dst, src),
         16 => fixed::<16>(dst, src),
         24 => fixed::<24>(dst, src),
         28 => fixed::<28>(dst, src),

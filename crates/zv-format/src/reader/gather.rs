@@ -7,11 +7,12 @@
 //! worker. A group first lists each object's fragment references (each manifest checked
 //! against the chunks as it is resolved, each block's chunk looked up once; module `plan`).
 //! It then sorts the references by chunk (a counting sort into one task list), counts each
-//! object's rows chunk by chunk, so that every object's columns are allocated once at their
-//! exact size, and walks the chunks in order copying each chunk's fragments to their places:
-//! a chunk's data is read while it is in cache (module `fill`). An object whose references
-//! come in chunk order (as writers lay point clouds out) grows by appending; any other has
-//! its rows laid out from the fragment lengths first.
+//! object's rows chunk by chunk (each fragment's rows checked against its chunk's), so that
+//! every object's columns are allocated once at their exact size, and walks the chunks in
+//! order copying each chunk's fragments to their places: a chunk's data is read while it is
+//! in cache (module `fill`). An object whose references come in chunk order (as writers lay
+//! point clouds out) is written one fragment after the other; any other has each
+//! reference's place laid out from the fragment lengths first.
 
 mod fill;
 mod plan;

@@ -230,6 +230,7 @@ impl Vertices {
     /// Writes rows `rows` as `f64` values to `out`, which must hold exactly as many values;
     /// `false` (nothing written) if the rows are not all rows of the blob or `out` has
     /// another length.
+    #[inline]
     pub fn write_rows(&self, rows: Range<u64>, out: &mut [f64]) -> bool {
         match self.rows_bytes(rows) {
             Some(b) if b.len() / self.value_width() == out.len() => {

@@ -21,42 +21,36 @@ struct Task {
     fragment: u32,
 }
 
-/// One object's columns, filled in place.
+/// One object's columns, laid out at their exact size and filled in place.
 struct Columns {
     chunk: Vec<u32>,
     row: Vec<u64>,
     values: Vec<f64>,
-    /// Per vertex attribute of the scan: the rows' little-endian bytes (none: the object has
-    /// no rows of it).
+    /// Per vertex attribute of the scan: the rows' little-endian bytes (empty: the object
+    /// has no rows of it).
     attrs: Vec<Vec<u8>>,
     /// The object-local first row of each reference, for an object whose references are
-    /// not in chunk order (laid out in full first; the others grow as the chunks are walked,
-    /// and this is empty).
+    /// not in chunk order (empty for the others, whose references are written one after
+    /// the other as the chunks are walked, from `next`).
     starts: Vec<u64>,
+    /// The next row to write of an object whose references are in chunk order.
+    next: usize,
 }
 
 impl Columns {
-    /// Room for `rows` rows of the object of `refs`: laid out (zeroed, to be written in
-    /// place) when `laid`, else reserved to be appended to.
-    fn new(refs: &ObjectRefs, rows: usize, laid: bool, ndim: usize) -> Self {
-        let laid = if laid { rows } else { 0 };
-        let column = |width: usize| {
-            let mut v = Vec::with_capacity(rows * width);
-            v.resize(laid * width, 0u8);
-            v
-        };
-        let mut values = Vec::with_capacity(rows * ndim);
-        values.resize(laid * ndim, 0.0);
-        let mut chunk = Vec::with_capacity(rows);
-        chunk.resize(laid, 0);
-        let mut row = Vec::with_capacity(rows);
-        row.resize(laid, 0);
+    /// `rows` zeroed rows of the object of `refs` (rows of chunks without an attribute
+    /// read as zero bytes).
+    fn new(refs: &ObjectRefs, rows: usize, ndim: usize) -> Self {
         Self {
-            chunk,
-            row,
-            values,
-            attrs: widths(refs).into_iter().map(column).collect(),
+            chunk: vec![0; rows],
+            row: vec![0; rows],
+            values: vec![0.0; rows * ndim],
+            attrs: widths(refs)
+                .into_iter()
+                .map(|w| vec![0; rows * w])
+                .collect(),
             starts: Vec::new(),
+            next: 0,
         }
     }
 }
@@ -75,6 +69,7 @@ impl Level {
     pub(super) fn fill(&self, scan: &LevelScan, refs: Vec<ObjectRefs>) -> Result<Vec<Gathered>> {
         let ndim = self.root.ndim();
         let key = || self.p(&[names::OBJECT_INDEX, "zarr.json"]);
+        let bad = |what: String| Error::inconsistent(key(), what);
         // the references sorted by chunk (object order, then manifest order, within a chunk)
         let mut heads = vec![0usize; scan.chunks.len() + 1];
         for r in &refs {
@@ -92,7 +87,7 @@ impl Level {
                 let (Ok(object), Ok(reference), Ok(fragment)) =
                     (u32::try_from(o), u32::try_from(k), u32::try_from(f))
                 else {
-                    return Err(Error::inconsistent(key(), "too many fragment references"));
+                    return Err(bad("too many fragment references".into()));
                 };
                 tasks[next[ci as usize]] = Task {
                     object,
@@ -103,27 +98,40 @@ impl Level {
             }
         }
         drop(next);
-        // room for each object's rows: objects in chunk order grow as the chunks are walked,
-        // from an estimate (the level's mean fragment length, a tenth over); the others have
-        // their rows laid out in manifest order first
-        let fragments: usize = scan.chunks.iter().map(|c| c.chunk.fragments.len()).sum();
-        let per_fragment = scan.total() as f64 / fragments.max(1) as f64;
-        let cap = scan.total() as usize;
-        let cols: Vec<Columns> = refs
+        // each object's rows, counted chunk by chunk (each fragment's rows checked against
+        // its chunk's, so that the columns hold no more than the references name)
+        let mut rows = vec![0usize; refs.len()];
+        for (ci, c) in scan.chunks.iter().enumerate() {
+            let have = c.rows();
+            for t in &tasks[heads[ci]..heads[ci + 1]] {
+                let f = t.fragment;
+                let n = match c.chunk.fragments.get(f as usize) {
+                    Some(FragmentRows::Range(r)) if r.end <= have => r.end - r.start,
+                    Some(FragmentRows::Explicit(list)) if list.iter().all(|&x| x < have) => {
+                        list.len() as u64
+                    }
+                    Some(r) => {
+                        return Err(bad(format!("rows {r:?} of chunk {}", c.key())));
+                    }
+                    None => return Err(bad(format!("fragment {f} of chunk {}", c.key()))),
+                };
+                rows[t.object as usize] += n as usize;
+            }
+        }
+        // the columns at their exact size; an object whose references are out of chunk
+        // order has each reference's place laid out first
+        let mut cols: Vec<Columns> = refs
             .iter()
-            .map(|r| {
-                if r.ordered || r.fragments.is_empty() {
-                    let estimate = (r.fragments.len() as f64 * per_fragment * 1.1) as usize + 8;
-                    return Columns::new(r, estimate.min(cap), false, ndim);
+            .zip(&rows)
+            .map(|(r, &n)| {
+                let mut col = Columns::new(r, n, ndim);
+                if !r.ordered {
+                    col.starts = spans(scan, r).map(|(a, _)| a).collect();
                 }
-                let starts: Vec<(u64, u64)> = spans(scan, r).collect();
-                let total = starts.last().map_or(0, |s| s.1) as usize;
-                let mut col = Columns::new(r, total, true, ndim);
-                col.starts = starts.into_iter().map(|(a, _)| a).collect();
                 col
             })
             .collect();
-        let mut cols = cols;
+        drop(rows);
         let mut sources: Vec<Option<(&[u8], usize)>> = Vec::new();
         for (ci, c) in scan.chunks.iter().enumerate() {
             let bucket = &tasks[heads[ci]..heads[ci + 1]];
@@ -149,8 +157,8 @@ impl Level {
     }
 
     /// Copies the fragment of task `t` of chunk `c` (index `ci` of `scan`, attribute rows
-    /// `sources`: bytes and row width) into `out`: appended when the object's references
-    /// are in chunk order, else written at its laid-out place.
+    /// `sources`: bytes and row width) to its place in `out`: the next rows when the
+    /// object's references are in chunk order, else the reference's laid-out place.
     #[allow(clippy::too_many_arguments)]
     fn copy_fragment(
         &self,
@@ -171,66 +179,15 @@ impl Level {
             .get(f as usize)
             .ok_or_else(|| bad(format!("fragment {f} of chunk {}", c.key())))?;
         let n = rows.len();
-        let outside = |a: usize, x: u64, have: usize| {
-            let name = &scan.infos[a].name;
-            let path = self.chunk_blob(&[names::VERTEX_ATTRIBUTES, name], c.key());
-            blob_err(path)(crate::layout::invalid(
-                "attribute rows",
-                format!("row {x} is outside the {have} rows"),
-            ))
+        let s = if out.starts.is_empty() {
+            out.next += n;
+            out.next - n
+        } else {
+            out.starts
+                .get(t.reference as usize)
+                .copied()
+                .unwrap_or(u64::MAX) as usize
         };
-        let vertices = &c.chunk.vertices;
-        if out.starts.is_empty() {
-            // references in chunk order: append
-            let s = out.chunk.len();
-            out.chunk.extend(std::iter::repeat_n(ci, n));
-            let ok = match &rows {
-                FragmentRows::Range(r) => {
-                    out.row.extend(r.clone());
-                    vertices.push_rows(r.clone(), &mut out.values)
-                }
-                FragmentRows::Explicit(list) => {
-                    out.row.extend_from_slice(list);
-                    list.iter()
-                        .all(|&x| vertices.push_rows(x..x + 1, &mut out.values))
-                }
-            };
-            if !ok {
-                return Err(bad(format!("rows {rows:?} of chunk {}", c.key())));
-            }
-            for (a, (src, dest)) in sources.iter().zip(&mut out.attrs).enumerate() {
-                let Some((bytes, w)) = *src else { continue };
-                if dest.capacity() == 0 {
-                    // the object has no rows of this attribute (its width is 0)
-                    continue;
-                }
-                // rows of chunks without the attribute before these read as zero bytes
-                dest.resize(s * w, 0);
-                let have = bytes.len() / w.max(1);
-                match &rows {
-                    FragmentRows::Range(r) => {
-                        let src = bytes
-                            .get(r.start as usize * w..r.end as usize * w)
-                            .ok_or_else(|| outside(a, r.end.saturating_sub(1), have))?;
-                        crate::short_copy::append(dest, src);
-                    }
-                    FragmentRows::Explicit(list) => {
-                        for &x in list.iter() {
-                            let at = x as usize * w;
-                            let src = bytes.get(at..at + w).ok_or_else(|| outside(a, x, have))?;
-                            crate::short_copy::append(dest, src);
-                        }
-                    }
-                }
-            }
-            return Ok(());
-        }
-        // references out of chunk order: write at the laid-out place
-        let s = out
-            .starts
-            .get(t.reference as usize)
-            .copied()
-            .unwrap_or(u64::MAX) as usize;
         let end = s.saturating_add(n);
         let (Some(chunk), Some(numbers), Some(values)) = (
             out.chunk.get_mut(s..end),
@@ -244,6 +201,7 @@ impl Level {
             )));
         };
         chunk.fill(ci);
+        let vertices = &c.chunk.vertices;
         match &rows {
             FragmentRows::Range(r) => {
                 if !vertices.write_rows(r.clone(), values) {
@@ -263,23 +221,31 @@ impl Level {
         }
         for (a, (src, dest)) in sources.iter().zip(&mut out.attrs).enumerate() {
             let Some((bytes, w)) = *src else { continue };
-            let Some(dest) = dest.get_mut(s * w..end * w) else {
+            // an object without rows of the attribute has none laid out
+            let Some(dest) = dest.get_mut(s * w..end * w).filter(|d| !d.is_empty()) else {
                 continue;
             };
             let have = bytes.len() / w.max(1);
+            let outside = |x: u64| {
+                let name = &scan.infos[a].name;
+                let path = self.chunk_blob(&[names::VERTEX_ATTRIBUTES, name], c.key());
+                blob_err(path)(crate::layout::invalid(
+                    "attribute rows",
+                    format!("row {x} is outside the {have} rows"),
+                ))
+            };
             match &rows {
                 FragmentRows::Range(r) => {
                     let src = bytes
                         .get(r.start as usize * w..r.end as usize * w)
-                        .ok_or_else(|| outside(a, r.end.saturating_sub(1), have))?;
-                    dest.copy_from_slice(src);
+                        .ok_or_else(|| outside(r.end.saturating_sub(1)))?;
+                    crate::short_copy::copy(dest, src);
                 }
                 FragmentRows::Explicit(list) => {
                     for (d, &x) in dest.chunks_exact_mut(w.max(1)).zip(list.iter()) {
                         let at = x as usize * w;
-                        d.copy_from_slice(
-                            bytes.get(at..at + w).ok_or_else(|| outside(a, x, have))?,
-                        );
+                        let src = bytes.get(at..at + w).ok_or_else(|| outside(x))?;
+                        crate::short_copy::copy(d, src);
                     }
                 }
             }
@@ -295,19 +261,16 @@ impl Level {
         cols: Columns,
         ndim: usize,
     ) -> Result<Gathered> {
-        let rows = cols.chunk.len();
         let spans = if self.geometry == Geometry::Skeleton {
             spans(scan, &refs).collect()
         } else {
             Vec::new()
         };
         let mut vertex_attributes = BTreeMap::new();
-        for ((info, layout), mut bytes) in scan.infos.iter().zip(&refs.attrs).zip(cols.attrs) {
+        for ((info, layout), bytes) in scan.infos.iter().zip(&refs.attrs).zip(cols.attrs) {
             let Some((data_type, channels)) = *layout else {
                 continue;
             };
-            // rows of chunks without the attribute read as zero bytes
-            bytes.resize(rows * channels * data_type.size().unwrap_or(1), 0);
             let rows = AttributeRows::from_le(data_type, channels, bytes)
                 .map_err(blob_err(self.p(&[names::VERTEX_ATTRIBUTES, &info.name])))?;
             vertex_attributes.insert(info.name.clone(), rows);
