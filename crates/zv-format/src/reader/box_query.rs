@@ -93,13 +93,8 @@ impl Level {
     ) -> Result<Vec<u64>> {
         let mut kept = Vec::new();
         let mut p = vec![0.0; v.ndim()];
-        let mut test = |r: u64| {
-            if v.row_in_box(r as usize, lo, hi, &mut p) {
-                kept.push(r);
-            }
-        };
         let Some((bpc, bin_shape)) = bins else {
-            (0..v.len() as u64).for_each(test);
+            v.push_rows_in_box(0..v.len(), lo, hi, &mut kept);
             return Ok(kept);
         };
         let frags = self.fragments(key, v.len() as u64)?;
@@ -117,8 +112,19 @@ impl Level {
                 continue;
             }
             match fr {
-                FragmentRows::Range(r) => r.for_each(&mut test),
-                FragmentRows::Explicit(rows) => rows.iter().copied().for_each(&mut test),
+                FragmentRows::Range(r) => {
+                    let (a, b) = (usize::try_from(r.start), usize::try_from(r.end));
+                    if let (Ok(a), Ok(b)) = (a, b) {
+                        v.push_rows_in_box(a..b, lo, hi, &mut kept);
+                    }
+                }
+                FragmentRows::Explicit(rows) => {
+                    for &r in rows {
+                        if v.row_in_box(r as usize, lo, hi, &mut p) {
+                            kept.push(r);
+                        }
+                    }
+                }
             }
         }
         Ok(kept)
