@@ -89,7 +89,9 @@ impl Vertices {
     /// The little-endian bytes of row `i`.
     pub fn row_bytes(&self, i: usize) -> Option<&[u8]> {
         let w = self.row_width();
-        self.bytes.get(i * w..(i + 1) * w)
+        // a row number past any blob is no row (not an overflow)
+        let start = i.checked_mul(w)?;
+        self.bytes.get(start..start.checked_add(w)?)
     }
 
     /// Writes row `i` as `f64` values to `out` (`ndim` slots); `false` (nothing written) if
@@ -176,8 +178,7 @@ impl Vertices {
             return false;
         }
         if self.data_type == DataType::Float32 {
-            let w = self.row_width();
-            let Some(b) = self.bytes.get(i * w..(i + 1) * w) else {
+            let Some(b) = self.row_bytes(i) else {
                 return false;
             };
             // f32 values widen exactly to f64, so the test is the f64 one
