@@ -92,7 +92,6 @@ impl Level {
         bins: Option<&(Vec<u64>, Vec<f64>)>,
     ) -> Result<Vec<u64>> {
         let mut kept = Vec::new();
-        let mut p = vec![0.0; v.ndim()];
         let Some((bpc, bin_shape)) = bins else {
             v.push_rows_in_box(0..v.len(), lo, hi, &mut kept);
             return Ok(kept);
@@ -107,6 +106,7 @@ impl Level {
             .collect();
         // fragments are bins only when there is one per bin
         let is_bins = frags.len() as u64 == bpc.iter().product::<u64>();
+        let mut p = vec![0.0; v.ndim()];
         for (f, fr) in frags.iter().enumerate() {
             if is_bins && bin_outside(f, bpc, &origin, bin_shape, lo, hi) {
                 continue;

@@ -378,13 +378,7 @@ mod tests {
             f64::NEG_INFINITY,
             0.5,
         ];
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = zv_testkit::data::Rng::new(0x9e37_79b9_7f4a_7c15);
         for (data_type, ndim) in [
             (DataType::Float32, 3),
             (DataType::Float32, 2),
@@ -394,7 +388,7 @@ mod tests {
             let rows = 300;
             let mut bytes = Vec::new();
             for _ in 0..rows * ndim {
-                let v = special[(next() % special.len() as u64) as usize];
+                let v = special[rng.below(special.len() as u64) as usize];
                 crate::layout::attributes::f64_to_le(data_type, v, &mut bytes);
             }
             let v = Vertices::decode(bytes, ndim, data_type, "k").unwrap();
