@@ -111,6 +111,10 @@ impl ArrayToBytesCodec for ShardingCodec {
         true
     }
 
+    fn first_partial_read(&self) -> Option<zv_core::store::ByteRange> {
+        Some(self.index_read().0)
+    }
+
     fn partial_decode(
         &self,
         reader: &dyn ChunkReader,

@@ -17,10 +17,11 @@ use zv_core::grid::Region;
 use zv_core::metadata::ExtensionMetadata;
 use zv_core::store::ByteRange;
 
-/// A stored shard read through byte ranges; counts the reads.
+/// A stored shard read through byte ranges; counts the reads and keeps the first range.
 struct Stored {
     bytes: Vec<u8>,
     reads: AtomicUsize,
+    first: std::sync::Mutex<Option<ByteRange>>,
 }
 
 impl Stored {
@@ -28,13 +29,16 @@ impl Stored {
         Self {
             bytes,
             reads: AtomicUsize::new(0),
+            first: std::sync::Mutex::new(None),
         }
     }
 }
 
 impl ChunkReader for Stored {
     fn read(&self, range: ByteRange) -> Result<Option<Bytes>, CodecError> {
-        self.reads.fetch_add(1, Ordering::Relaxed);
+        if self.reads.fetch_add(1, Ordering::SeqCst) == 0 {
+            *self.first.lock().unwrap() = Some(range);
+        }
         let r = range
             .to_range(self.bytes.len() as u64)
             .ok_or_else(|| CodecError::corrupt("test store", format!("range {range:?}")))?;
@@ -147,6 +151,9 @@ proptest! {
         let region = Region::new(start_r, shape_r).unwrap();
         let stored = Stored::new(encoded);
         let part = c.partial_decode(&stored, &region).unwrap().unwrap();
+        // the first read is the one the chain announces, whatever the region
+        prop_assert!(c.first_partial_read().is_some());
+        prop_assert_eq!(*stored.first.lock().unwrap(), c.first_partial_read());
         let whole = Region::whole(&shard);
         let want = assemble(&region, c.decoded_representation(), &[(&whole, &decoded)]).unwrap();
         prop_assert_eq!(part, want);
@@ -302,4 +309,43 @@ fn configurations_that_cannot_work_are_refused() {
             .to_string();
         assert!(e.contains(why), "{e}");
     }
+}
+
+#[test]
+fn the_first_partial_read_is_the_index() {
+    // 3 inner chunks of 2: 3 × 16 index bytes, and 4 of crc32c
+    let fill = || FillValue::zero(DataType::UInt32);
+    let end = chain(
+        &[sharding(&[2], json!([bytes_le()]), "end", true)],
+        &[6],
+        DataType::UInt32,
+        fill(),
+    );
+    assert_eq!(end.first_partial_read(), Some(ByteRange::Suffix(52)));
+    let start = chain(
+        &[sharding(&[2], json!([bytes_le()]), "start", false)],
+        &[6],
+        DataType::UInt32,
+        fill(),
+    );
+    assert_eq!(
+        start.first_partial_read(),
+        Some(ByteRange::FromStart {
+            offset: 0,
+            length: Some(48)
+        })
+    );
+    // no partial decoding: nothing to announce
+    let plain = chain(&[bytes_le()], &[6], DataType::UInt32, fill());
+    assert_eq!(plain.first_partial_read(), None);
+    let wrapped = chain(
+        &[
+            sharding(&[2], json!([bytes_le()]), "end", true),
+            json!({"name": "crc32c"}),
+        ],
+        &[6],
+        DataType::UInt32,
+        fill(),
+    );
+    assert_eq!(wrapped.first_partial_read(), None);
 }

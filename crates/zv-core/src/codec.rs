@@ -442,6 +442,14 @@ pub trait ArrayToBytesCodec: CodecTraits {
         false
     }
 
+    /// The byte range that [`ArrayToBytesCodec::partial_decode`] reads first whatever the
+    /// region (a shard's index), if there is one. A reader that knows arrays laid out alike
+    /// can read it ahead for all of them at once; `None` (this default) where the first read
+    /// depends on the region or there is no partial decoding.
+    fn first_partial_read(&self) -> Option<crate::store::ByteRange> {
+        None
+    }
+
     /// The elements of `region` (in chunk coordinates, within `repr`'s shape; C order) of
     /// the chunk that `reader` reads, or `None` if the chunk is not stored. The default reads
     /// the whole chunk and decodes it.

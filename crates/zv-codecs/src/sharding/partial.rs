@@ -47,6 +47,22 @@ fn runs_of(mut chunks: Vec<Inner>, gap: u64) -> Vec<Vec<Inner>> {
 }
 
 impl ShardingCodec {
+    /// The read of a shard's index that a partial decode starts with, and where the index
+    /// then lies in the shard when that is known without the shard's length (at its start).
+    pub(super) fn index_read(&self) -> (ByteRange, Option<std::ops::Range<u64>>) {
+        let size = self.index_size() as u64;
+        match self.config().index_location {
+            IndexLocation::Start => (
+                ByteRange::FromStart {
+                    offset: 0,
+                    length: Some(size),
+                },
+                Some(0..size),
+            ),
+            IndexLocation::End => (ByteRange::Suffix(size), None),
+        }
+    }
+
     /// The elements of `region` (shard coordinates) of the shard `reader` reads, or `None` if
     /// the shard is not stored.
     pub(super) fn decode_region(
@@ -56,16 +72,7 @@ impl ShardingCodec {
         repr: &ChunkRepresentation,
     ) -> Result<Option<ArrayBytes<'static>>, CodecError> {
         let size = self.index_size() as u64;
-        let (range, index_range) = match self.config().index_location {
-            IndexLocation::Start => (
-                ByteRange::FromStart {
-                    offset: 0,
-                    length: Some(size),
-                },
-                Some(0..size),
-            ),
-            IndexLocation::End => (ByteRange::Suffix(size), None),
-        };
+        let (range, index_range) = self.index_read();
         let Some(encoded_index) = reader.read(range)? else {
             return Ok(None);
         };

@@ -285,6 +285,16 @@ impl CodecChain {
             && self.array_to_bytes.supports_partial_decode()
     }
 
+    /// The byte range [`CodecChain::partial_decode`] reads first from every stored chunk
+    /// whatever the region (a shard's index), when it decodes partially and that range is
+    /// fixed ([`ArrayToBytesCodec::first_partial_read`]).
+    pub fn first_partial_read(&self) -> Option<ByteRange> {
+        if !self.supports_partial_decode() {
+            return None;
+        }
+        self.array_to_bytes.first_partial_read()
+    }
+
     /// The elements of `region` (chunk coordinates, within the chunk shape) of the chunk
     /// `reader` reads, in C order; `None` if the chunk is not stored. Reads only what the
     /// region needs when [`CodecChain::supports_partial_decode`], else the whole chunk.
