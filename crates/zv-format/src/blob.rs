@@ -39,6 +39,7 @@ mod grid_prefetch;
 pub mod grid_shards;
 mod grid_stage;
 mod grid_write;
+mod primed;
 mod read;
 mod shard;
 mod stream;
@@ -90,6 +91,8 @@ pub struct Blobs {
     staging: OnceLock<String>,
     /// Documents read ahead of their first read (module `early`).
     early: early::EarlyDocuments,
+    /// Byte ranges read ahead of their first read (module `primed`).
+    primed: Arc<primed::PrimedRanges>,
 }
 
 /// Joins path parts with `/`, skipping empty parts.
@@ -161,6 +164,7 @@ impl Blobs {
             staging: OnceLock::new(),
             sink: OnceLock::new(),
             early: Default::default(),
+            primed: Default::default(),
         }
     }
 

@@ -188,3 +188,90 @@ fn a_box_query_reads_only_its_cells_of_the_shards_it_touches() {
         "sharded box: {sm:?}, unsharded: {pm:?}"
     );
 }
+
+/// The last round trip of the reads of keys under `prefix` (0: none), and how many reads.
+fn last_round(counting: &CountingStore, prefix: &str) -> (usize, usize) {
+    let reads = counting.reads();
+    let rounds = counting.rounds();
+    let mine: Vec<usize> = reads
+        .iter()
+        .zip(&rounds)
+        .filter(|(k, _)| k.starts_with(prefix))
+        .map(|(_, &r)| r)
+        .collect();
+    (mine.iter().copied().max().unwrap_or(0), mine.len())
+}
+
+#[test]
+fn on_an_object_store_a_box_reads_its_attribute_cells_with_its_vertex_cells() {
+    zv_format::link_plugins();
+    let n = 50_000;
+    let c = coords(n);
+    let ids: Vec<u64> = (0..n as u64).map(|i| (i * 7919) % 100).collect();
+    let (lo, hi) = ([420.0; 3], [580.0; 3]);
+    let want = ZvStore::open(write(None, &c, &ids))
+        .unwrap()
+        .level(0)
+        .unwrap()
+        .query_box_with(&lo, &hi, &["w"])
+        .unwrap();
+    // as an object store answers: each request after 40 ms, 64 wanted in flight
+    let inner = write(Some(vec![5, 5, 5]), &c, &ids);
+    let far = Arc::new(CountingStore::with_latency(
+        inner.clone(),
+        std::time::Duration::from_millis(40),
+        64,
+    ));
+    let zv = ZvStore::open(far.clone() as Arc<dyn Store>).unwrap();
+    let level = zv.level(0).unwrap();
+    let hits = level.query_box_with(&lo, &hi, &["w"]).unwrap();
+    assert!(!want.positions.is_empty());
+    assert_eq!(hits.positions, want.positions);
+    assert_eq!(hits.vertex_attributes, want.vertex_attributes);
+    assert_eq!(hits.rows, want.rows);
+    // The attribute's shard indices were read with its document, guessed from the vertices'
+    // layout: its cells come in the vertices' cells' round trip, not one after, and no
+    // index is read twice (the same requests for both arrays).
+    let (vertices, v_reads) = last_round(&far, "0/vertices/c/");
+    let (attribute, a_reads) = last_round(&far, "0/vertex_attributes/w/c/");
+    assert!(vertices >= 2, "vertex cells in round trip {vertices}");
+    assert_eq!(attribute, vertices, "{:?}", far.reads());
+    assert_eq!(a_reads, v_reads, "{:?}", far.reads());
+
+    // A second box on the same level: every document is known, nothing is guessed, and the
+    // reads are still the same for both arrays.
+    far.reset();
+    let (lo2, hi2) = ([120.0; 3], [230.0; 3]);
+    let hits = level.query_box_with(&lo2, &hi2, &["w"]).unwrap();
+    let want2 = ZvStore::open(write(None, &c, &ids))
+        .unwrap()
+        .level(0)
+        .unwrap()
+        .query_box_with(&lo2, &hi2, &["w"])
+        .unwrap();
+    assert_eq!(hits.positions, want2.positions);
+    assert_eq!(hits.vertex_attributes, want2.vertex_attributes);
+    let (vertices, v_reads) = last_round(&far, "0/vertices/c/");
+    let (attribute, a_reads) = last_round(&far, "0/vertex_attributes/w/c/");
+    assert_eq!(
+        (attribute, a_reads),
+        (vertices, v_reads),
+        "{:?}",
+        far.reads()
+    );
+
+    // The same store as a local one (one request in flight): nothing read ahead, the same
+    // hits.
+    let near = Arc::new(CountingStore::new(inner));
+    let hits = ZvStore::open(near.clone() as Arc<dyn Store>)
+        .unwrap()
+        .level(0)
+        .unwrap()
+        .query_box_with(&lo, &hi, &["w"])
+        .unwrap();
+    assert_eq!(hits.positions, want.positions);
+    assert_eq!(
+        last_round(&near, "0/vertex_attributes/w/c/").1,
+        last_round(&near, "0/vertices/c/").1
+    );
+}

@@ -384,6 +384,10 @@ fn check_concurrent_writes(name: &str, make: &dyn Fn() -> Arc<dyn Store>) {
 pub struct CountingStore {
     inner: Arc<dyn Store>,
     reads: std::sync::Mutex<Vec<String>>,
+    /// The round trip of each read, in `reads`' order (see [`CountingStore::rounds`]).
+    rounds: std::sync::Mutex<Vec<usize>>,
+    /// The latest round trip of the reads answered so far.
+    answered: std::sync::atomic::AtomicUsize,
     listings: std::sync::Mutex<Vec<String>>,
     latency: Option<(std::time::Duration, usize)>,
 }
@@ -394,6 +398,8 @@ impl CountingStore {
         Self {
             inner,
             reads: std::sync::Mutex::new(Vec::new()),
+            rounds: std::sync::Mutex::new(Vec::new()),
+            answered: std::sync::atomic::AtomicUsize::new(0),
             listings: std::sync::Mutex::new(Vec::new()),
             latency: None,
         }
@@ -414,10 +420,14 @@ impl CountingStore {
     }
 
     fn note(&self, key: &StoreKey) {
-        if let Ok(mut r) = self.reads.lock() {
+        use std::sync::atomic::Ordering;
+        let round = self.answered.load(Ordering::SeqCst) + 1;
+        if let (Ok(mut r), Ok(mut t)) = (self.reads.lock(), self.rounds.lock()) {
             r.push(key.to_string());
+            t.push(round);
         }
         self.wait();
+        self.answered.fetch_max(round, Ordering::SeqCst);
     }
 
     fn note_listing(&self, prefix: &StorePrefix) {
@@ -438,6 +448,16 @@ impl CountingStore {
         self.reads.lock().map(|r| r.clone()).unwrap_or_default()
     }
 
+    /// The round trip of each read of [`CountingStore::reads`]: one more than the latest
+    /// round trip of the reads answered when it was asked (the first reads are round trip
+    /// 1; reads asked together are one round trip). With a latency, the length of the
+    /// chains of reads that wait on each other: what a store far away makes a reader wait
+    /// for. (A thread held up for longer than the latency before asking counts a round trip
+    /// late, so tests compare round trips, not counts of them against a bound.)
+    pub fn rounds(&self) -> Vec<usize> {
+        self.rounds.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+
     /// The prefixes listed since the last [`CountingStore::reset`], in order.
     pub fn listings(&self) -> Vec<String> {
         self.listings.lock().map(|l| l.clone()).unwrap_or_default()
@@ -445,9 +465,11 @@ impl CountingStore {
 
     /// Forgets the recorded reads and listings.
     pub fn reset(&self) {
-        if let Ok(mut r) = self.reads.lock() {
+        if let (Ok(mut r), Ok(mut t)) = (self.reads.lock(), self.rounds.lock()) {
             r.clear();
+            t.clear();
         }
+        self.answered.store(0, std::sync::atomic::Ordering::SeqCst);
         if let Ok(mut l) = self.listings.lock() {
             l.clear();
         }

@@ -29,7 +29,7 @@ impl Blobs {
         }
         let grid = match self.grid_node_at(path)? {
             Some((NodeMetadata::Array(meta), nonempty)) => Some(Arc::new(GridArray::open(
-                self.store.clone(),
+                self.grid_store(),
                 path,
                 meta,
                 nonempty,

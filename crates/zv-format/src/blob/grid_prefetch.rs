@@ -21,6 +21,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 use zv_core::grid::Region;
+use zv_core::store::ByteRange;
 
 use super::grid::GridArray;
 use super::zarr_error;
@@ -39,8 +40,31 @@ impl GridArray {
             }
             return Ok(());
         }
-        let inner = self.array.grid().chunk_shape().to_vec();
         let shape = self.array.shape().to_vec();
+        self.shard_reads(keys)
+            .into_par_iter()
+            .try_for_each(|(chunk, part)| {
+                if self.decoded.has_chunk(&chunk) {
+                    return Ok(());
+                }
+                let Some((lo, extent)) = part else {
+                    return self.decoded_chunk(&chunk).map(drop);
+                };
+                let cells = self.read_box(&lo, &extent, &shape)?;
+                if !self.decoded.keep_cells(cells) {
+                    // past the bound: the cells are read through their shard when asked
+                    self.decoded_chunk(&chunk)?;
+                }
+                Ok(())
+            })
+    }
+
+    /// How [`GridArray::prefetch`] reads the stored chunks (shards) that chunks `keys` fall
+    /// in: each shard's grid coordinates with, when it is read by byte ranges, the box of
+    /// cells spanning the wanted ones (grid index of its first cell, extent); `None` when
+    /// it is read whole (the box is half the shard or more).
+    fn shard_reads(&self, keys: &[ChunkKey]) -> Vec<(Vec<u64>, Option<(Vec<u64>, Vec<u64>)>)> {
+        let inner = self.array.grid().chunk_shape().to_vec();
         // per stored chunk, the box (grid indices, inclusive) spanning the wanted cells
         let mut spans: BTreeMap<Vec<u64>, (Vec<u64>, Vec<u64>)> = BTreeMap::new();
         for key in keys {
@@ -61,22 +85,37 @@ impl GridArray {
             }
         }
         let cells_per: u64 = inner.iter().product();
-        spans.into_par_iter().try_for_each(|(chunk, (lo, hi))| {
-            if self.decoded.has_chunk(&chunk) {
-                return Ok(());
-            }
-            let extent: Vec<u64> = lo.iter().zip(&hi).map(|(a, b)| b - a + 1).collect();
-            let volume: u64 = extent.iter().product();
-            if volume.saturating_mul(2) >= cells_per {
-                return self.decoded_chunk(&chunk).map(drop);
-            }
-            let cells = self.read_box(&lo, &extent, &shape)?;
-            if !self.decoded.keep_cells(cells) {
-                // past the bound: the cells are read through their shard when asked
-                self.decoded_chunk(&chunk)?;
-            }
-            Ok(())
-        })
+        spans
+            .into_iter()
+            .map(|(chunk, (lo, hi))| {
+                let extent: Vec<u64> = lo.iter().zip(&hi).map(|(a, b)| b - a + 1).collect();
+                let volume: u64 = extent.iter().product();
+                let part = (volume.saturating_mul(2) < cells_per).then_some((lo, extent));
+                (chunk, part)
+            })
+            .collect()
+    }
+
+    /// The first read [`GridArray::prefetch`] of chunks `keys` makes of each shard it reads
+    /// by byte ranges (its index: the codec chain's
+    /// [`first_partial_read`](zv_core::codec::CodecChain::first_partial_read)), as the shard's
+    /// key below this array's path (`c/1/2/3`) and the range. Empty for an unsharded array,
+    /// shards read whole, or a chain whose first read depends on the region. An array laid
+    /// out alike reads the same ranges of the same keys below its own path (module
+    /// `primed`).
+    pub fn shard_index_reads(&self, keys: &[ChunkKey]) -> Vec<(String, ByteRange)> {
+        let Some(range) = self.array.codec_chain().first_partial_read() else {
+            return Vec::new();
+        };
+        if !self.shared {
+            return Vec::new();
+        }
+        let encoding = &self.array.metadata().chunk_key_encoding;
+        self.shard_reads(keys)
+            .into_iter()
+            .filter(|(_, part)| part.is_some())
+            .map(|(chunk, _)| (encoding.encode(&chunk), range))
+            .collect()
     }
 
     /// Reads the cells of chunks `keys` of an unsharded array at once and keeps them (while

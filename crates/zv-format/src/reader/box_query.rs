@@ -8,6 +8,8 @@
 //! chunk of the level). Chunks are read in parallel; nothing is allocated per point.
 
 use rayon::prelude::*;
+use zv_core::key::StoreKey;
+use zv_core::store::ByteRange;
 
 use super::{Level, Points, Vertices};
 
@@ -72,12 +74,31 @@ impl Level {
         if fragments {
             arrays.push(self.p(&[names::VERTEX_FRAGMENTS]));
         }
-        arrays
-            .par_iter()
-            .try_for_each(|a| match self.blobs.grid(a) {
-                Ok(Some(grid)) => grid.prefetch(keys),
-                Ok(None) | Err(_) => Ok(()),
+        // On a store that reads ahead, the shard indices of the arrays not opened yet are
+        // read with their documents, guessed from the vertices' (blob module `primed`): their
+        // cells then come with the vertices' cells, a round trip sooner.
+        let model = self.blobs.grid(&arrays[0]).ok().flatten();
+        let guesses: Vec<Vec<(StoreKey, ByteRange)>> = arrays
+            .iter()
+            .enumerate()
+            .map(|(i, a)| match &model {
+                Some(m) if i > 0 => self.blobs.index_guesses(m, a, keys),
+                _ => Vec::new(),
             })
+            .collect();
+        let done = arrays
+            .par_iter()
+            .zip(&guesses)
+            .try_for_each(|(a, guessed)| {
+                let (grid, ()) = rayon::join(|| self.blobs.grid(a), || self.blobs.prime(guessed));
+                match grid {
+                    Ok(Some(grid)) => grid.prefetch(keys),
+                    Ok(None) | Err(_) => Ok(()),
+                }
+            });
+        // what the arrays' reads did not take (another layout, an error)
+        self.blobs.unprime(&guesses.concat());
+        done
     }
 
     /// The rows of chunk `key` (vertices `v`) inside `[lo, hi]`, ascending within each bin;
