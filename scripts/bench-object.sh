@@ -19,6 +19,9 @@
 # sized its loops by the store). --shard-shape packs every chunk-grid array of both writers'
 # ZV 0.9 stores in shards of S chunks per dimension (zv's and 0.9.2's `shard_shape`).
 #
+# ZV_BIN runs another zv binary (e.g. a build of an earlier commit, to compare two builds on
+# the same server); the release build of this checkout by default.
+#
 # Needs .venv-s3 (scripts/test.sh makes it; or ZV_S3_PYTHON) for moto, and makes
 # .venv-zv09-s3 (zarr-vectors 0.9.2 with obstore, its object-store backend) if missing.
 set -euo pipefail
@@ -55,8 +58,12 @@ if [ -n "$peers" ] && ! .venv-zv09-s3/bin/python -c 'import zarr_vectors, obstor
     'zarr==3.1.6' 'numcodecs==0.16.6' 'obstore>=0.8'
 fi
 
-echo "==> building zv (release)" >&2
-cargo build --release --quiet -p zv-cli
+zv_bin=${ZV_BIN:-}
+if [ -z "$zv_bin" ]; then
+  echo "==> building zv (release)" >&2
+  cargo build --release --quiet -p zv-cli
+  zv_bin=target/release/zv
+fi
 
 free_port() { "$s3_python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 wait_port() {
@@ -107,6 +114,6 @@ export AWS_ENDPOINT_URL="http://127.0.0.1:$proxy_port" AWS_ENDPOINT="http://127.
 export AWS_ALLOW_HTTP=true AWS_REGION=us-east-1 AWS_DEFAULT_REGION=us-east-1
 export AWS_ACCESS_KEY_ID=zv-bench AWS_SECRET_ACCESS_KEY=zv-bench
 # shellcheck disable=SC2086
-target/release/zv "${zv_options[@]}" bench object --url s3://bench/run --proxy "http://127.0.0.1:$proxy_port" \
+"$zv_bin" "${zv_options[@]}" bench object --url s3://bench/run --proxy "http://127.0.0.1:$proxy_port" \
   --delay-ms "$delay" --points "$points" --reps "$reps" $peers $concurrency $json $shard \
   --zv09-python .venv-zv09-s3/bin/python
