@@ -28,6 +28,9 @@ use super::zarr_error;
 use crate::error::{Error, Result};
 use crate::metadata::ChunkKey;
 
+/// A box of cells: the grid index of its first cell and its extent.
+type CellBox = (Vec<u64>, Vec<u64>);
+
 impl GridArray {
     /// Reads ahead the cells of chunks `keys` (keys outside the grid are ignored): by byte
     /// ranges for shards of which they span under half, else whole shards. An unsharded
@@ -63,7 +66,7 @@ impl GridArray {
     /// in: each shard's grid coordinates with, when it is read by byte ranges, the box of
     /// cells spanning the wanted ones (grid index of its first cell, extent); `None` when
     /// it is read whole (the box is half the shard or more).
-    fn shard_reads(&self, keys: &[ChunkKey]) -> Vec<(Vec<u64>, Option<(Vec<u64>, Vec<u64>)>)> {
+    fn shard_reads(&self, keys: &[ChunkKey]) -> Vec<(Vec<u64>, Option<CellBox>)> {
         let inner = self.array.grid().chunk_shape().to_vec();
         // per stored chunk, the box (grid indices, inclusive) spanning the wanted cells
         let mut spans: BTreeMap<Vec<u64>, (Vec<u64>, Vec<u64>)> = BTreeMap::new();

@@ -33,9 +33,12 @@ use zv_core::store::{
 use super::{Blobs, GridArray};
 use crate::metadata::ChunkKey;
 
-/// The ranges read ahead, by key: each range with its value (`None`: the key has no value).
+/// A range read ahead and its value (`None`: the key has no value).
+type Entry = (ByteRange, Option<Bytes>);
+
+/// The ranges read ahead, by key.
 #[derive(Debug, Default)]
-pub(crate) struct PrimedRanges(Mutex<HashMap<StoreKey, Vec<(ByteRange, Option<Bytes>)>>>);
+pub(crate) struct PrimedRanges(Mutex<HashMap<StoreKey, Vec<Entry>>>);
 
 impl PrimedRanges {
     /// Keeps `value` for a read of `range` of `key`.
