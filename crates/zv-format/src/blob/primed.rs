@@ -18,7 +18,9 @@
 //! between the two reads is seen as it was). An attribute laid out otherwise simply reads
 //! its own ranges; the requests read ahead are then wasted, nothing else. Each entry is served
 //! once and removed; the query removes what it did not use ([`Blobs::unprime`]). A failed read
-//! ahead is not kept, so the read itself reports the failure. Local stores read nothing ahead.
+//! ahead is not kept, so the read itself reports the failure. A query reads at most
+//! [`PRIME_BUDGET`] bytes ahead (else nothing: a box over that many shards is bound by its
+//! bytes, not its round trips). Local stores read nothing ahead.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -32,6 +34,10 @@ use zv_core::store::{
 
 use super::{Blobs, GridArray};
 use crate::metadata::ChunkKey;
+
+/// The most bytes a query reads ahead ([`Blobs::may_prime`]): 2,048 indices of shards of
+/// 10^3 cells.
+pub(crate) const PRIME_BUDGET: u64 = 32 << 20;
 
 /// A range read ahead and its value (`None`: the key has no value).
 type Entry = (ByteRange, Option<Bytes>);
@@ -212,6 +218,25 @@ impl Blobs {
             .collect()
     }
 
+    /// Whether the ranges of `guesses` may be read ahead: each has a known length and
+    /// together they hold at most [`PRIME_BUDGET`] bytes. (The ranges of one array are held
+    /// until its own prefetch takes them; a box over many shards is bound by bytes, not round
+    /// trips, and reads its indices as it goes.)
+    pub(crate) fn may_prime(guesses: &[(StoreKey, ByteRange)]) -> bool {
+        let mut total = 0u64;
+        for (_, range) in guesses {
+            let n = match *range {
+                ByteRange::Suffix(n) => n,
+                ByteRange::FromStart {
+                    length: Some(n), ..
+                } => n,
+                ByteRange::FromStart { length: None, .. } => return false,
+            };
+            total = total.saturating_add(n);
+        }
+        total <= PRIME_BUDGET
+    }
+
     /// Forgets the ranges of `reads` that no read took.
     pub(crate) fn unprime(&self, reads: &[(StoreKey, ByteRange)]) {
         if !reads.is_empty() {
@@ -288,5 +313,32 @@ mod tests {
         ranges.forget(&[(key("a/c/0"), ByteRange::Suffix(10))]);
         assert_eq!(ranges.len(), 0);
         assert_eq!(primed.concurrency(), inner.concurrency());
+    }
+
+    #[test]
+    fn read_ahead_is_bounded() {
+        let index = |i: u64, n: u64| (key(&format!("a/c/{i}")), ByteRange::Suffix(n));
+        assert!(Blobs::may_prime(&[]));
+        let fits: Vec<_> = (0..2048).map(|i| index(i, 16_004)).collect();
+        assert!(Blobs::may_prime(&fits));
+        let over: Vec<_> = (0..2048).map(|i| index(i, 16_388)).collect();
+        assert!(!Blobs::may_prime(&over));
+        assert!(!Blobs::may_prime(&[index(0, u64::MAX), index(1, u64::MAX)]));
+        let open = (
+            key("a/c/0"),
+            ByteRange::FromStart {
+                offset: 0,
+                length: None,
+            },
+        );
+        assert!(!Blobs::may_prime(&[open]));
+        let start = (
+            key("a/c/0"),
+            ByteRange::FromStart {
+                offset: 0,
+                length: Some(48),
+            },
+        );
+        assert!(Blobs::may_prime(&[start]));
     }
 }

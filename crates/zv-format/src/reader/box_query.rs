@@ -13,6 +13,7 @@ use zv_core::store::ByteRange;
 
 use super::{Level, Points, Vertices};
 
+use crate::blob::Blobs;
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
 use crate::layout::fragment_index::FragmentRows;
@@ -78,7 +79,7 @@ impl Level {
         // read with their documents, guessed from the vertices' (blob module `primed`): their
         // cells then come with the vertices' cells, a round trip sooner.
         let model = self.blobs.grid(&arrays[0]).ok().flatten();
-        let guesses: Vec<Vec<(StoreKey, ByteRange)>> = arrays
+        let mut guesses: Vec<Vec<(StoreKey, ByteRange)>> = arrays
             .iter()
             .enumerate()
             .map(|(i, a)| match &model {
@@ -86,6 +87,9 @@ impl Level {
                 _ => Vec::new(),
             })
             .collect();
+        if !Blobs::may_prime(&guesses.concat()) {
+            guesses.iter_mut().for_each(Vec::clear);
+        }
         let done = arrays
             .par_iter()
             .zip(&guesses)
