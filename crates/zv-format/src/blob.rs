@@ -66,6 +66,7 @@ use crate::serial::SerialMap;
 pub(crate) use early::read_ahead;
 pub use grid::GridArray;
 pub use grid_write::{bounding_grid, vlen_codecs};
+pub(crate) use primed::Read;
 pub use read::{BlobData, MAX_FILL_BYTES};
 pub use stream::BlobStream;
 pub(crate) use stream::RECORD_CHUNK_BYTES;

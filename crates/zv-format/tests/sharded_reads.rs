@@ -205,6 +205,13 @@ fn last_round(counting: &CountingStore, prefix: &str) -> (usize, usize) {
 #[test]
 fn on_an_object_store_a_box_reads_its_attribute_cells_with_its_vertex_cells() {
     zv_format::link_plugins();
+    for shards in [Some(vec![5, 5, 5]), None] {
+        box_round_trips(shards);
+    }
+}
+
+/// A box query's reads on a store far away, with `shards` or unsharded.
+fn box_round_trips(shards: Option<Vec<u64>>) {
     let n = 50_000;
     let c = coords(n);
     let ids: Vec<u64> = (0..n as u64).map(|i| (i * 7919) % 100).collect();
@@ -216,7 +223,7 @@ fn on_an_object_store_a_box_reads_its_attribute_cells_with_its_vertex_cells() {
         .query_box_with(&lo, &hi, &["w"])
         .unwrap();
     // as an object store answers: each request after 40 ms, 64 wanted in flight
-    let inner = write(Some(vec![5, 5, 5]), &c, &ids);
+    let inner = write(shards.clone(), &c, &ids);
     let far = Arc::new(CountingStore::with_latency(
         inner.clone(),
         std::time::Duration::from_millis(40),
@@ -229,14 +236,18 @@ fn on_an_object_store_a_box_reads_its_attribute_cells_with_its_vertex_cells() {
     assert_eq!(hits.positions, want.positions);
     assert_eq!(hits.vertex_attributes, want.vertex_attributes);
     assert_eq!(hits.rows, want.rows);
-    // The attribute's shard indices were read with its document, guessed from the vertices'
-    // layout: its cells come in the vertices' cells' round trip, not one after, and no
-    // index is read twice (the same requests for both arrays).
+    // The attribute's first reads (its shard indices, or its cells unsharded) were made with
+    // its document, guessed from the vertices' layout: its cells come in the vertices'
+    // cells' round trip, not one after, and nothing is read twice (the same requests for
+    // both arrays).
     let (vertices, v_reads) = last_round(&far, "0/vertices/c/");
     let (attribute, a_reads) = last_round(&far, "0/vertex_attributes/w/c/");
-    assert!(vertices >= 2, "vertex cells in round trip {vertices}");
-    assert_eq!(attribute, vertices, "{:?}", far.reads());
-    assert_eq!(a_reads, v_reads, "{:?}", far.reads());
+    assert!(
+        vertices >= 2,
+        "{shards:?}: vertex cells in round trip {vertices}"
+    );
+    assert_eq!(attribute, vertices, "{shards:?}: {:?}", far.reads());
+    assert_eq!(a_reads, v_reads, "{shards:?}: {:?}", far.reads());
 
     // A second box on the same level: every document is known, nothing is guessed, and the
     // reads are still the same for both arrays.

@@ -99,25 +99,38 @@ impl GridArray {
             .collect()
     }
 
-    /// The first read [`GridArray::prefetch`] of chunks `keys` makes of each shard it reads
-    /// by byte ranges (its index: the codec chain's
-    /// [`first_partial_read`](zv_core::codec::CodecChain::first_partial_read)), as the shard's
-    /// key below this array's path (`c/1/2/3`) and the range. Empty for an unsharded array,
-    /// shards read whole, or a chain whose first read depends on the region. An array laid
-    /// out alike reads the same ranges of the same keys below its own path (module
-    /// `primed`).
-    pub fn shard_index_reads(&self, keys: &[ChunkKey]) -> Vec<(String, ByteRange)> {
+    /// The first read [`GridArray::prefetch`] of chunks `keys` makes of each stored chunk,
+    /// as the chunk's key below this array's path (`c/1/2/3`) and the range (`None`: the
+    /// whole value): of a shard read by byte ranges, its index (the codec chain's
+    /// [`first_partial_read`](zv_core::codec::CodecChain::first_partial_read)); of an
+    /// unsharded array on a store that wants many requests in flight, each wanted cell,
+    /// whole. Nothing for shards read whole, a chain whose first read depends on the region,
+    /// or an unsharded array on other stores. An array laid out alike makes the same reads
+    /// of the same keys below its own path (module `primed`).
+    pub fn first_reads(&self, keys: &[ChunkKey]) -> Vec<(String, Option<ByteRange>)> {
+        let encoding = &self.array.metadata().chunk_key_encoding;
+        if !self.shared {
+            if self.array.store().concurrency() <= 1 {
+                return Vec::new();
+            }
+            let mut chunks: Vec<Vec<u64>> = keys
+                .iter()
+                .filter_map(|k| self.locate(k).map(|(chunk, _)| chunk))
+                .collect();
+            chunks.sort_unstable();
+            chunks.dedup();
+            return chunks
+                .into_iter()
+                .map(|c| (encoding.encode(&c), None))
+                .collect();
+        }
         let Some(range) = self.array.codec_chain().first_partial_read() else {
             return Vec::new();
         };
-        if !self.shared {
-            return Vec::new();
-        }
-        let encoding = &self.array.metadata().chunk_key_encoding;
         self.shard_reads(keys)
             .into_iter()
             .filter(|(_, part)| part.is_some())
-            .map(|(chunk, _)| (encoding.encode(&chunk), range))
+            .map(|(chunk, _)| (encoding.encode(&chunk), Some(range)))
             .collect()
     }
 

@@ -1,26 +1,29 @@
-//! Byte ranges read ahead of their use: the shard indices of arrays laid out like one whose
-//! layout is known, on stores whose requests wait on a network.
+//! Reads made ahead of their use: the first reads of arrays laid out like one whose layout is
+//! known, on stores whose requests wait on a network.
 //!
-//! A box query on a sharded ZV 0.9 level reads, for every array it needs (vertices, the
-//! vertex attributes asked, the fragment index), the array's document, then the indices of
+//! A box query on a ZV 0.9 level reads, for every array it needs (vertices, the vertex
+//! attributes asked, the fragment index), the array's document, then (sharded) the indices of
 //! the shards the box touches, then the cells. The vertices' document is read when the level
-//! opens ([`super::early`]); an attribute's is not, so its chain was one round trip longer:
-//! document, index, cells. zv writes every per-chunk array of a level on one grid with one
-//! shard shape and one codec chain, so the attribute's shard indices are, almost always,
-//! the same byte ranges (the chain's
-//! [`first_partial_read`](zv_core::codec::CodecChain::first_partial_read)) of the same
-//! shard keys under the attribute's path. The query reads those ranges together with the
-//! attribute's document ([`Blobs::prime`]), and the attribute's partial reads take them from
-//! here: the attribute's cells then come in the same round trip as the vertices'.
+//! opens ([`super::early`]); an attribute's is not, so its chain was one round trip longer
+//! than the vertices': document, index, cells (unsharded: document, cells). zv writes every
+//! per-chunk array of a level on one grid with one shard shape and one codec chain, so the
+//! attribute's first reads are, almost always, the vertices' first reads of the same keys
+//! under the attribute's path: the same byte range of each shard (the chain's
+//! [`first_partial_read`](zv_core::codec::CodecChain::first_partial_read), its index), or,
+//! unsharded, each wanted cell whole. The query makes those reads together with the
+//! attribute's document ([`Blobs::prime`]), and the attribute's own reads take them from
+//! here: the attribute's cells then come in the same round trip as the vertices'. A cold box
+//! query takes 3 round trips sharded (was 4) and 2 unsharded (was 3).
 //!
 //! Nothing is guessed about the bytes: an entry is served only to a read of exactly its key
-//! and range, which is what that read would have fetched (as with any cache, a value replaced
-//! between the two reads is seen as it was). An attribute laid out otherwise simply reads
-//! its own ranges; the requests read ahead are then wasted, nothing else. Each entry is served
-//! once and removed; the query removes what it did not use ([`Blobs::unprime`]). A failed read
-//! ahead is not kept, so the read itself reports the failure. A query reads at most
-//! [`PRIME_BUDGET`] bytes ahead (else nothing: a box over that many shards is bound by its
-//! bytes, not its round trips). Local stores read nothing ahead.
+//! and range (a whole value to a whole read, within the reader's size cap), which is what
+//! that read would have fetched (as with any cache, a value replaced between the two reads is
+//! seen as it was). An attribute laid out otherwise simply makes its own reads; the requests
+//! made ahead are then wasted, nothing else. Each entry is served once and removed; the query
+//! removes what it did not use ([`Blobs::unprime`]). A failed read ahead is not kept, so the
+//! read itself reports the failure. At most [`PRIME_BUDGET`] bytes are held (a value past it
+//! is not kept and is read again when asked), and a whole value is read ahead only up to
+//! that size. Local stores read nothing ahead.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -35,43 +38,67 @@ use zv_core::store::{
 use super::{Blobs, GridArray};
 use crate::metadata::ChunkKey;
 
-/// The most bytes a query reads ahead ([`Blobs::may_prime`]): 2,048 indices of shards of
-/// 10^3 cells.
+/// The most bytes read ahead and not yet taken, per store: 2,048 indices of shards of 10^3
+/// cells, or as many bytes of unsharded cells. A value past it is not kept (its own read
+/// requests it again); a whole value is read ahead only up to it.
 pub(crate) const PRIME_BUDGET: u64 = 32 << 20;
 
-/// A range read ahead and its value (`None`: the key has no value).
-type Entry = (ByteRange, Option<Bytes>);
+/// A read: a key and the range of it (`None`: the whole value).
+pub(crate) type Read = (StoreKey, Option<ByteRange>);
 
-/// The ranges read ahead, by key.
+/// A range read ahead (`None`: the whole value) and its value (`None`: the key has no value).
+type Entry = (Option<ByteRange>, Option<Bytes>);
+
+/// The ranges read ahead, by key, and their bytes.
 #[derive(Debug, Default)]
-pub(crate) struct PrimedRanges(Mutex<HashMap<StoreKey, Vec<Entry>>>);
+pub(crate) struct PrimedRanges(Mutex<(HashMap<StoreKey, Vec<Entry>>, u64)>);
+
+fn len_of(value: &Option<Bytes>) -> u64 {
+    value.as_ref().map_or(0, |v| v.len() as u64)
+}
 
 impl PrimedRanges {
-    /// Keeps `value` for a read of `range` of `key`.
-    fn insert(&self, key: StoreKey, range: ByteRange, value: Option<Bytes>) {
-        if let Ok(mut m) = self.0.lock() {
+    /// Keeps `value` for a read of `range` of `key`, unless the bytes kept would pass
+    /// [`PRIME_BUDGET`].
+    fn insert(&self, key: StoreKey, range: Option<ByteRange>, value: Option<Bytes>) {
+        if let Ok(mut guard) = self.0.lock() {
+            let (m, bytes) = &mut *guard;
+            let n = len_of(&value);
+            if bytes.saturating_add(n) > PRIME_BUDGET {
+                return;
+            }
+            *bytes += n;
             m.entry(key).or_default().push((range, value));
         }
     }
 
     /// The value kept for `range` of `key`, removed (`None` when there is none).
-    fn take(&self, key: &StoreKey, range: ByteRange) -> Option<Option<Bytes>> {
-        let mut m = self.0.lock().ok()?;
+    fn take(&self, key: &StoreKey, range: Option<ByteRange>) -> Option<Option<Bytes>> {
+        let mut guard = self.0.lock().ok()?;
+        let (m, bytes) = &mut *guard;
         let ranges = m.get_mut(key)?;
         let i = ranges.iter().position(|(r, _)| *r == range)?;
         let (_, value) = ranges.swap_remove(i);
         if ranges.is_empty() {
             m.remove(key);
         }
+        *bytes = bytes.saturating_sub(len_of(&value));
         Some(value)
     }
 
-    /// Forgets `range` of each of `keys`.
-    fn forget(&self, keys: &[(StoreKey, ByteRange)]) {
-        if let Ok(mut m) = self.0.lock() {
-            for (key, range) in keys {
+    /// Forgets each read of `reads`.
+    fn forget(&self, reads: &[Read]) {
+        if let Ok(mut guard) = self.0.lock() {
+            let (m, bytes) = &mut *guard;
+            for (key, range) in reads {
                 if let Some(ranges) = m.get_mut(key) {
-                    ranges.retain(|(r, _)| r != range);
+                    ranges.retain(|(r, v)| {
+                        let keep = r != range;
+                        if !keep {
+                            *bytes = bytes.saturating_sub(len_of(v));
+                        }
+                        keep
+                    });
                     if ranges.is_empty() {
                         m.remove(key);
                     }
@@ -80,13 +107,13 @@ impl PrimedRanges {
         }
     }
 
-    /// How many ranges are kept.
+    /// How many ranges are kept, and their bytes.
     #[cfg(test)]
-    pub(crate) fn len(&self) -> usize {
+    pub(crate) fn held(&self) -> (usize, u64) {
         self.0
             .lock()
-            .map(|m| m.values().map(Vec::len).sum())
-            .unwrap_or(0)
+            .map(|g| (g.0.values().map(Vec::len).sum(), g.1))
+            .unwrap_or((0, 0))
     }
 }
 
@@ -107,18 +134,29 @@ impl Primed {
 
 impl ReadableStore for Primed {
     fn get(&self, key: &StoreKey) -> StoreResult<Option<Bytes>> {
-        self.inner.get(key)
+        match self.ranges.take(key, None) {
+            Some(value) => Ok(value),
+            None => self.inner.get(key),
+        }
     }
 
     fn get_range(&self, key: &StoreKey, range: ByteRange) -> StoreResult<Option<Bytes>> {
-        match self.ranges.take(key, range) {
+        match self.ranges.take(key, Some(range)) {
             Some(value) => Ok(value),
             None => self.inner.get_range(key, range),
         }
     }
 
     fn get_capped(&self, key: &StoreKey, max: u64) -> StoreResult<Option<Bytes>> {
-        self.inner.get_capped(key, max)
+        match self.ranges.take(key, None) {
+            Some(value) => {
+                if let Some(v) = &value {
+                    zv_core::store::StoreError::check_size(key, v.len() as u64, max)?;
+                }
+                Ok(value)
+            }
+            None => self.inner.get_capped(key, max),
+        }
     }
 
     fn size(&self, key: &StoreKey) -> StoreResult<Option<u64>> {
@@ -182,28 +220,32 @@ impl Blobs {
     /// Reads `reads` (key and range) in parallel and keeps each value for the one read of
     /// exactly that key and range by a grid array of this store (module doc). A failed read is
     /// not kept. Nothing is read on a store that does not read ahead.
-    pub(crate) fn prime(&self, reads: &[(StoreKey, ByteRange)]) {
+    pub(crate) fn prime(&self, reads: &[Read]) {
         if !self.primes() {
             return;
         }
         reads.par_iter().for_each(|(key, range)| {
-            if let Ok(value) = self.store.get_range(key, *range) {
+            let value = match range {
+                Some(r) => self.store.get_range(key, *r),
+                None => self.store.get_capped(key, PRIME_BUDGET),
+            };
+            if let Ok(value) = value {
                 self.primed.insert(key.clone(), *range, value);
             }
         });
     }
 
-    /// The ranges to read ahead for the grid array at `path` (not opened yet) before a
+    /// The reads to make ahead for the grid array at `path` (not opened yet) before a
     /// prefetch of chunks `keys`, guessed from `model`, an open array of the same level: its
-    /// shard index reads ([`GridArray::shard_index_reads`]) below `path`. Empty where nothing
-    /// is read ahead, or the array at `path` is open already (its own reads then go with the
+    /// first reads ([`GridArray::first_reads`]) below `path`. Empty where nothing is read
+    /// ahead, or the array at `path` is open already (its own reads then go with the
     /// model's).
-    pub(crate) fn index_guesses(
+    pub(crate) fn guessed_reads(
         &self,
         model: &GridArray,
         path: &str,
         keys: &[ChunkKey],
-    ) -> Vec<(StoreKey, ByteRange)> {
+    ) -> Vec<Read> {
         let Ok(node) = super::node_path(path) else {
             return Vec::new();
         };
@@ -212,33 +254,14 @@ impl Blobs {
             return Vec::new();
         }
         model
-            .shard_index_reads(keys)
+            .first_reads(keys)
             .into_iter()
             .filter_map(|(below, range)| Some((node.key(&below).ok()?, range)))
             .collect()
     }
 
-    /// Whether the ranges of `guesses` may be read ahead: each has a known length and
-    /// together they hold at most [`PRIME_BUDGET`] bytes. (The ranges of one array are held
-    /// until its own prefetch takes them; a box over many shards is bound by bytes, not round
-    /// trips, and reads its indices as it goes.)
-    pub(crate) fn may_prime(guesses: &[(StoreKey, ByteRange)]) -> bool {
-        let mut total = 0u64;
-        for (_, range) in guesses {
-            let n = match *range {
-                ByteRange::Suffix(n) => n,
-                ByteRange::FromStart {
-                    length: Some(n), ..
-                } => n,
-                ByteRange::FromStart { length: None, .. } => return false,
-            };
-            total = total.saturating_add(n);
-        }
-        total <= PRIME_BUDGET
-    }
-
-    /// Forgets the ranges of `reads` that no read took.
-    pub(crate) fn unprime(&self, reads: &[(StoreKey, ByteRange)]) {
+    /// Forgets the reads of `reads` that no read took.
+    pub(crate) fn unprime(&self, reads: &[Read]) {
         if !reads.is_empty() {
             self.primed.forget(reads);
         }
@@ -274,10 +297,10 @@ mod tests {
         // a value unlike the stored one shows which read served it
         ranges.insert(
             key("a/c/0"),
-            ByteRange::Suffix(4),
+            Some(ByteRange::Suffix(4)),
             Some(Bytes::from_static(b"abcd")),
         );
-        ranges.insert(key("a/c/1"), ByteRange::Suffix(4), None);
+        ranges.insert(key("a/c/1"), Some(ByteRange::Suffix(4)), None);
         // another range of the key: the store
         let other = primed
             .get_range(&key("a/c/0"), ByteRange::Suffix(3))
@@ -299,46 +322,49 @@ mod tests {
                 .expect("read"),
             None
         );
-        assert_eq!(ranges.len(), 0);
-        // whole reads are never served from the ranges
+        assert_eq!(ranges.held().0, 0);
+        // whole reads are not served from ranges, nor ranged reads from whole values
         ranges.insert(
             key("a/c/0"),
-            ByteRange::Suffix(10),
+            Some(ByteRange::Suffix(10)),
             Some(Bytes::from_static(b"x")),
         );
         assert_eq!(
             primed.get(&key("a/c/0")).expect("read").as_deref(),
             Some(&b"0123456789"[..])
         );
-        ranges.forget(&[(key("a/c/0"), ByteRange::Suffix(10))]);
-        assert_eq!(ranges.len(), 0);
+        ranges.forget(&[(key("a/c/0"), Some(ByteRange::Suffix(10)))]);
+        assert_eq!(ranges.held().0, 0);
+        ranges.insert(key("a/c/0"), None, Some(Bytes::from_static(b"whole")));
+        let part = primed
+            .get_range(&key("a/c/0"), ByteRange::Suffix(2))
+            .expect("read");
+        assert_eq!(part.as_deref(), Some(&b"89"[..]));
+        // a whole value read ahead: served once, to `get` or `get_capped` within its cap
+        let capped = primed.get_capped(&key("a/c/0"), 4);
+        assert!(capped.is_err(), "{capped:?}");
+        ranges.insert(key("a/c/0"), None, Some(Bytes::from_static(b"whole")));
+        let whole = primed.get_capped(&key("a/c/0"), 5).expect("read");
+        assert_eq!(whole.as_deref(), Some(&b"whole"[..]));
+        assert_eq!(ranges.held(), (0, 0));
         assert_eq!(primed.concurrency(), inner.concurrency());
     }
 
     #[test]
     fn read_ahead_is_bounded() {
-        let index = |i: u64, n: u64| (key(&format!("a/c/{i}")), ByteRange::Suffix(n));
-        assert!(Blobs::may_prime(&[]));
-        let fits: Vec<_> = (0..2048).map(|i| index(i, 16_004)).collect();
-        assert!(Blobs::may_prime(&fits));
-        let over: Vec<_> = (0..2048).map(|i| index(i, 16_388)).collect();
-        assert!(!Blobs::may_prime(&over));
-        assert!(!Blobs::may_prime(&[index(0, u64::MAX), index(1, u64::MAX)]));
-        let open = (
-            key("a/c/0"),
-            ByteRange::FromStart {
-                offset: 0,
-                length: None,
-            },
-        );
-        assert!(!Blobs::may_prime(&[open]));
-        let start = (
-            key("a/c/0"),
-            ByteRange::FromStart {
-                offset: 0,
-                length: Some(48),
-            },
-        );
-        assert!(Blobs::may_prime(&[start]));
+        let ranges = PrimedRanges::default();
+        let big = Bytes::from(vec![0u8; (PRIME_BUDGET / 2) as usize]);
+        ranges.insert(key("a/c/0"), None, Some(big.clone()));
+        ranges.insert(key("a/c/1"), None, Some(big.clone()));
+        // past the budget: not kept
+        ranges.insert(key("a/c/2"), None, Some(Bytes::from_static(b"x")));
+        assert_eq!(ranges.held(), (2, PRIME_BUDGET));
+        assert!(ranges.take(&key("a/c/2"), None).is_none());
+        // taken or forgotten: room again
+        assert!(ranges.take(&key("a/c/0"), None).is_some());
+        ranges.forget(&[(key("a/c/1"), None)]);
+        assert_eq!(ranges.held(), (0, 0));
+        ranges.insert(key("a/c/2"), None, Some(Bytes::from_static(b"x")));
+        assert_eq!(ranges.held(), (1, 1));
     }
 }

@@ -8,12 +8,10 @@
 //! chunk of the level). Chunks are read in parallel; nothing is allocated per point.
 
 use rayon::prelude::*;
-use zv_core::key::StoreKey;
-use zv_core::store::ByteRange;
 
 use super::{Level, Points, Vertices};
 
-use crate::blob::Blobs;
+use crate::blob::Read;
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
 use crate::layout::fragment_index::FragmentRows;
@@ -75,21 +73,19 @@ impl Level {
         if fragments {
             arrays.push(self.p(&[names::VERTEX_FRAGMENTS]));
         }
-        // On a store that reads ahead, the shard indices of the arrays not opened yet are
-        // read with their documents, guessed from the vertices' (blob module `primed`): their
-        // cells then come with the vertices' cells, a round trip sooner.
+        // On a store that reads ahead, the first reads of the arrays not opened yet (shard
+        // indices, or unsharded cells) are made with their documents, guessed from the
+        // vertices' (blob module `primed`): their cells then come with the vertices' cells, a
+        // round trip sooner.
         let model = self.blobs.grid(&arrays[0]).ok().flatten();
-        let mut guesses: Vec<Vec<(StoreKey, ByteRange)>> = arrays
+        let guesses: Vec<Vec<Read>> = arrays
             .iter()
             .enumerate()
             .map(|(i, a)| match &model {
-                Some(m) if i > 0 => self.blobs.index_guesses(m, a, keys),
+                Some(m) if i > 0 => self.blobs.guessed_reads(m, a, keys),
                 _ => Vec::new(),
             })
             .collect();
-        if !Blobs::may_prime(&guesses.concat()) {
-            guesses.iter_mut().for_each(Vec::clear);
-        }
         let done = arrays
             .par_iter()
             .zip(&guesses)
