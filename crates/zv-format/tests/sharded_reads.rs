@@ -216,12 +216,11 @@ fn box_round_trips(shards: Option<Vec<u64>>) {
     let c = coords(n);
     let ids: Vec<u64> = (0..n as u64).map(|i| (i * 7919) % 100).collect();
     let (lo, hi) = ([420.0; 3], [580.0; 3]);
-    let want = ZvStore::open(write(None, &c, &ids))
+    let plain = ZvStore::open(write(None, &c, &ids))
         .unwrap()
         .level(0)
-        .unwrap()
-        .query_box_with(&lo, &hi, &["w"])
         .unwrap();
+    let want = plain.query_box_with(&lo, &hi, &["w"]).unwrap();
     // as an object store answers: each request after 40 ms, 64 wanted in flight
     let inner = write(shards.clone(), &c, &ids);
     let far = Arc::new(CountingStore::with_latency(
@@ -254,12 +253,7 @@ fn box_round_trips(shards: Option<Vec<u64>>) {
     far.reset();
     let (lo2, hi2) = ([120.0; 3], [230.0; 3]);
     let hits = level.query_box_with(&lo2, &hi2, &["w"]).unwrap();
-    let want2 = ZvStore::open(write(None, &c, &ids))
-        .unwrap()
-        .level(0)
-        .unwrap()
-        .query_box_with(&lo2, &hi2, &["w"])
-        .unwrap();
+    let want2 = plain.query_box_with(&lo2, &hi2, &["w"]).unwrap();
     assert_eq!(hits.positions, want2.positions);
     assert_eq!(hits.vertex_attributes, want2.vertex_attributes);
     let (vertices, v_reads) = last_round(&far, "0/vertices/c/");
