@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 
+use rayon::prelude::*;
 use serde_json::Map;
 
 use crate::blob::{join, Blobs, RECORD_CHUNK_BYTES};
@@ -18,6 +19,7 @@ use crate::names;
 use crate::reader::delta_name;
 use crate::writer::{CodecChoice, Places};
 
+use super::links_v09::window_len;
 pub(crate) use super::parents::{set_parent, ParentMap, NO_PARENT};
 
 /// Writes `rows` (flat `[row here, row there]` pairs) as the ragged blob at `path`, one group
@@ -94,37 +96,69 @@ impl<'a> SideWriter<'a> {
         })
     }
 
-    /// Writes the pairs of one chunk of this level (`pairs`, all with first chunk `key`, in
-    /// the order they are stored).
-    fn group(&mut self, key: &ChunkKey, pairs: &[Pair<'_>]) -> Result<()> {
+    /// Writes the pairs the chunks of `items` have at this level (`pairs_of` makes each one's:
+    /// its first chunk and its pairs, all with that first chunk, in the order they are
+    /// stored): their ragged blobs in parallel, then their cross-chunk records in item order.
+    /// The first error in item order is returned.
+    fn groups<'p, T: Sync>(
+        &mut self,
+        items: &[T],
+        pairs_of: impl Fn(&T) -> Result<(&'p ChunkKey, Vec<Pair<'p>>)> + Sync,
+    ) -> Result<()> {
+        let this = &*self;
+        let made: Vec<Result<(u64, CrossChunkLinks)>> = items
+            .par_iter()
+            .map(|item| {
+                let (key, pairs) = pairs_of(item)?;
+                this.chunk_rows(key, &pairs)
+            })
+            .collect();
+        for m in made {
+            let (rows, ccl) = m?;
+            self.rows_total += rows;
+            if ccl.is_empty() {
+                continue;
+            }
+            self.records_total += ccl.len() as u64;
+            let path = self.records_path();
+            let stream = self
+                .records
+                .as_mut()
+                .ok_or_else(|| Error::InvalidInput(format!("{path}: more records than counted")))?;
+            stream.write(&ccl.encode())?;
+        }
+        Ok(())
+    }
+
+    /// The path of this side's cross-chunk record blob.
+    fn records_path(&self) -> String {
         let d = delta_name(self.delta);
+        join(&[&self.level, names::CROSS_CHUNK_LINKS, &d, names::DATA])
+    }
+
+    /// Writes the ragged blob of the pairs of chunk `key` whose two chunk keys are equal;
+    /// returns their number and the others as cross-chunk records.
+    fn chunk_rows(&self, key: &ChunkKey, pairs: &[Pair<'_>]) -> Result<(u64, CrossChunkLinks)> {
         let mut rows = Vec::new();
         let mut ccl = CrossChunkLinks::new(2, self.sid_ndim);
-        let ccl_path = || join(&[&self.level, names::CROSS_CHUNK_LINKS, &d, names::DATA]);
         for &((a, ra), (b, rb)) in pairs {
             if a.0 == b.0 {
                 rows.extend([ra as i64, rb as i64]);
             } else {
                 ccl.push(&[(&a.0, ra), (&b.0, rb)])
                     .map_err(|source| Error::Blob {
-                        key: ccl_path(),
+                        key: self.records_path(),
                         source,
                     })?;
             }
         }
-        if !ccl.is_empty() {
-            self.records_total += ccl.len() as u64;
-            let stream = self.records.as_mut().ok_or_else(|| {
-                Error::InvalidInput(format!("{}: more records than counted", ccl_path()))
-            })?;
-            stream.write(&ccl.encode())?;
+        let n = rows.len() as u64 / 2;
+        if n > 0 {
+            let d = delta_name(self.delta);
+            let path = join(&[&self.level, names::LINKS, &d, &key.to_string()]);
+            write_pair_rows(self.blobs, &path, rows, &self.codecs.codecs(8, true))?;
         }
-        if rows.is_empty() {
-            return Ok(());
-        }
-        self.rows_total += rows.len() as u64 / 2;
-        let path = join(&[&self.level, names::LINKS, &d, &key.to_string()]);
-        write_pair_rows(self.blobs, &path, rows, &self.codecs.codecs(8, true))
+        Ok((n, ccl))
     }
 
     /// Ends the side: the record blob's `zarr.json`, then (with `documents`) the group
@@ -285,24 +319,29 @@ fn write_sides(
     let k = i32::try_from(coarse - fine)
         .map_err(|_| Error::InvalidInput(format!("levels {fine} and {coarse}")))?;
     let mut up = SideWriter::new(blobs, fine, k, sid_ndim, codecs, records, chunk_cap)?;
-    let mut group: Vec<Pair<'_>> = Vec::new();
-    for i in 0..parents.len() {
+    let fine_pairs = |&i: &usize| {
         let (key, rows) = (parents.key(i), parents.rows(i)?);
-        group.clear();
+        let mut group: Vec<Pair<'_>> = Vec::with_capacity(rows.len());
         for (r, &g) in rows.iter().enumerate() {
             if g != NO_PARENT {
                 let (ck, cr) = place(g)?;
                 group.push(((key, r as u64), (ck, cr)));
             }
         }
-        up.group(key, &group)?;
+        Ok((key, group))
+    };
+    let all: Vec<usize> = (0..parents.len()).collect();
+    for window in all.chunks(window_len()) {
+        up.groups(window, fine_pairs)?;
     }
     let (up_rows, _) = up.finish(documents)?;
     let mut down_rows = 0;
     if explicit {
         let mut down = SideWriter::new(blobs, coarse, -k, sid_ndim, codecs, records, chunk_cap)?;
-        for (ck, fine_chunks) in &children {
-            group.clear();
+        let children: Vec<(&ChunkKey, Vec<usize>)> = children.into_iter().collect();
+        let coarse_pairs = |&j: &usize| {
+            let (ck, fine_chunks) = (children[j].0, &children[j].1);
+            let mut group: Vec<Pair<'_>> = Vec::new();
             for &i in fine_chunks {
                 let (key, rows) = (parents.key(i), parents.rows(i)?);
                 for (r, &g) in rows.iter().enumerate() {
@@ -310,7 +349,7 @@ fn write_sides(
                         continue;
                     }
                     let (k, cr) = place(g)?;
-                    if k == *ck {
+                    if k == ck {
                         group.push(((k, cr), (key, r as u64)));
                     }
                 }
@@ -318,7 +357,11 @@ fn write_sides(
             group.sort_by(|x, y| {
                 (x.0 .0, x.0 .1, x.1 .0, x.1 .1).cmp(&(y.0 .0, y.0 .1, y.1 .0, y.1 .1))
             });
-            down.group(ck, &group)?;
+            Ok((ck, group))
+        };
+        let entries: Vec<usize> = (0..children.len()).collect();
+        for window in entries.chunks(window_len()) {
+            down.groups(window, coarse_pairs)?;
         }
         down_rows = down.finish(documents)?.0;
     }

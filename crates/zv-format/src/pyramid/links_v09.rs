@@ -7,6 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
+use rayon::prelude::*;
 use serde_json::json;
 use zv_core::store::Store;
 
@@ -27,8 +28,9 @@ type Pair<'a> = ((&'a [i64], u64), (&'a [i64], u64));
 /// `coarse − fine`, from each fine row's metavertex (`parents`) and each metavertex's place
 /// (`places`); `scales` are the chunk scales of the fine and the coarse level. Both levels'
 /// `vertices` arrays must be written (their grids hold the cells). Returns the pairs. Memory
-/// holds one chunk's pairs at a time (a fine chunk's for `+k`, a coarse chunk's for `-k`),
-/// not the step's: each cell of a family is one chunk's pairs at one offset.
+/// holds a window of chunks' pairs at a time ([`window_len`] chunks: fine chunks for `+k`,
+/// coarse chunks for `-k`), not the step's: each cell of a family is one chunk's pairs at one
+/// offset, and the chunks of a window are paired and written in parallel.
 pub(crate) fn write_cross_level_v09(
     store: &Arc<dyn Store>,
     (fine, coarse): (u32, u32),
@@ -48,12 +50,11 @@ pub(crate) fn write_cross_level_v09(
     let k = i32::try_from(coarse - fine)
         .map_err(|_| Error::InvalidInput(format!("levels {fine} and {coarse}")))?;
     let sid = scales.0.len();
-    // +k, a fine chunk at a time (its rows in order)
+    // +k, a fine chunk at a time (its rows in order), a window of chunks in parallel
     let mut up = FamilyWriter::start(store, fine, k, (scales.0, scales.1), sid, codecs)?;
-    let mut pairs: Vec<Pair<'_>> = Vec::new();
-    for i in 0..parents.len() {
+    let fine_pairs = |&i: &usize| -> Result<Vec<Pair<'_>>> {
         let (key, rows) = (parents.key(i), parents.rows(i)?);
-        pairs.clear();
+        let mut pairs = Vec::with_capacity(rows.len());
         for (r, &g) in rows.iter().enumerate() {
             if g == NO_PARENT {
                 continue;
@@ -61,7 +62,11 @@ pub(crate) fn write_cross_level_v09(
             let (ck, cr) = place(g)?;
             pairs.push(((key.coords(), r as u64), (ck.coords(), cr)));
         }
-        up.cells(&pairs)?;
+        Ok(pairs)
+    };
+    let all: Vec<usize> = (0..parents.len()).collect();
+    for window in all.chunks(window_len()) {
+        up.cells_of(window, fine_pairs)?;
     }
     let total = up.finish()?;
     if explicit {
@@ -79,9 +84,11 @@ pub(crate) fn write_cross_level_v09(
             }
         }
         let mut down = FamilyWriter::start(store, coarse, -k, (scales.1, scales.0), sid, codecs)?;
-        for (ck, fine_chunks) in children {
-            pairs.clear();
-            for &i in &fine_chunks {
+        let children: Vec<(&ChunkKey, Vec<usize>)> = children.into_iter().collect();
+        let coarse_pairs = |item: &(&ChunkKey, Vec<usize>)| {
+            let (ck, fine_chunks): (&ChunkKey, _) = (item.0, &item.1);
+            let mut pairs: Vec<Pair<'_>> = Vec::new();
+            for &i in fine_chunks {
                 let (key, rows) = (parents.key(i), parents.rows(i)?);
                 for (r, &g) in rows.iter().enumerate() {
                     if g == NO_PARENT {
@@ -89,16 +96,26 @@ pub(crate) fn write_cross_level_v09(
                     }
                     let (c, cr) = place(g)?;
                     if c == ck {
-                        pairs.push(((ck.coords(), cr), (key.coords(), r as u64)));
+                        pairs.push(((c.coords(), cr), (key.coords(), r as u64)));
                     }
                 }
             }
             pairs.sort_unstable();
-            down.cells(&pairs)?;
+            Ok(pairs)
+        };
+        for window in children.chunks(window_len()) {
+            down.cells_of(window, coarse_pairs)?;
         }
         down.finish()?;
     }
     Ok(total)
+}
+
+/// How many chunks' pairs are made and written at a time, in parallel: a few per worker
+/// thread, so that a slow cell does not idle the others, and memory holds that many chunks'
+/// pairs, not the step's.
+pub(super) fn window_len() -> usize {
+    rayon::current_num_threads().max(1) * 4
 }
 
 /// One family `level/links/<delta>` being written, a batch of pairs at a time
@@ -159,21 +176,45 @@ impl<'a> FamilyWriter<'a> {
         })
     }
 
-    /// Writes the cells of `pairs` (sources at this family's level), which hold every pair of
-    /// their source chunks: no later batch has pairs of the same source chunk.
-    fn cells(&mut self, pairs: &[Pair<'_>]) -> Result<()> {
+    /// Writes the cells of the pairs `pairs_of` makes of each item of `items`, in parallel;
+    /// each item's pairs (sources at this family's level) hold every pair of their source
+    /// chunks: no other item has pairs of the same source chunk. The first error in item
+    /// order is returned.
+    fn cells_of<'p, T: Sync>(
+        &mut self,
+        items: &[T],
+        pairs_of: impl Fn(&T) -> Result<Vec<Pair<'p>>> + Sync,
+    ) -> Result<()> {
+        let written: Vec<Result<(u64, Vec<String>)>> = items
+            .par_iter()
+            .map(|item| {
+                let pairs = pairs_of(item)?;
+                let segments = self.write_cells(&pairs)?;
+                Ok((pairs.len() as u64, segments))
+            })
+            .collect();
+        for w in written {
+            let (pairs, segments) = w?;
+            self.pairs += pairs;
+            self.segments.extend(segments);
+        }
+        Ok(())
+    }
+
+    /// Writes the cells of `pairs`; returns their offsets segments.
+    fn write_cells(&self, pairs: &[Pair<'_>]) -> Result<Vec<String>> {
         let family_key = || join(&[&self.family, "zarr.json"]);
         let cells = partition_pairs(pairs.iter().copied(), self.scales.0, self.scales.1)
             .ok_or_else(|| {
                 Error::InvalidInput(format!("{}: a chunk offset overflows", family_key()))
             })?;
+        let mut segments = Vec::new();
         for ((seg, source), rows) in cells {
             let path = join(&[&self.family, &seg, &ChunkKey(source).to_string()]);
             write_pair_rows(&self.blobs, &path, rows, &self.codecs)?;
-            self.segments.insert(seg);
+            segments.push(seg);
         }
-        self.pairs += pairs.len() as u64;
-        Ok(())
+        Ok(segments)
     }
 
     /// Writes the segments' documents and the family's; returns the pairs written.
