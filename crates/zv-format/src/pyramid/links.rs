@@ -45,8 +45,8 @@ pub(super) fn write_pair_rows(
 /// One cross-level pair: (chunk, row) at the level written, (chunk, row) at the other.
 type Pair<'a> = ((&'a ChunkKey, u64), (&'a ChunkKey, u64));
 
-/// The links of one side of a step at level `level` under `delta`, written a group at a time
-/// ([`SideWriter::group`]): a ragged blob per chunk for the pairs whose two chunk keys are
+/// The links of one side of a step at level `level` under `delta`, written a window of chunks
+/// at a time ([`SideWriter::groups`]): a ragged blob per chunk for the pairs whose two chunk keys are
 /// equal, cross-chunk records (streamed into their blob) for the others.
 struct SideWriter<'a> {
     blobs: &'a Blobs,
@@ -237,8 +237,10 @@ struct Sides {
 
 /// Writes the `+k` links of `fine` (and, when `explicit`, the `-k` links of `coarse`), `k` =
 /// `coarse − fine`: `parents` gives each fine row's metavertex at `coarse`, `places` each
-/// metavertex's (chunk, row). Returns the number of fine → coarse pairs. Memory holds one
-/// chunk's pairs at a time (a coarse chunk's, for `-k`), not the step's.
+/// metavertex's (chunk, row). Returns the number of fine → coarse pairs. Memory holds a
+/// window of chunks' pairs at a time ([`window_len`] fine chunks, or coarse chunks for `-k`,
+/// paired and written in parallel), not the step's; the cross-chunk records are streamed in
+/// chunk order whatever the threads.
 pub(crate) fn write_cross_level(
     blobs: &Blobs,
     (fine, coarse): (u32, u32),

@@ -114,12 +114,12 @@ pub(crate) fn write_cross_level_v09(
 /// How many chunks' pairs are made and written at a time, in parallel: a few per worker
 /// thread, so that a slow cell does not idle the others, and memory holds that many chunks'
 /// pairs, not the step's.
-pub(super) fn window_len() -> usize {
+pub(crate) fn window_len() -> usize {
     rayon::current_num_threads().max(1) * 4
 }
 
-/// One family `level/links/<delta>` being written, a batch of pairs at a time
-/// ([`FamilyWriter::cells`]): each batch's cells are written as they come, the segments'
+/// One family `level/links/<delta>` being written, a window of chunks' pairs at a time
+/// ([`FamilyWriter::cells_of`]): each window's cells are written as they come, the segments'
 /// documents and the family's at the end ([`FamilyWriter::finish`]).
 struct FamilyWriter<'a> {
     blobs: Blobs,

@@ -27,15 +27,16 @@
 //! (the fine chunks nesting in it: [`super::points::coarsen_groups`], so that one coarse
 //! chunk's metavertex accumulators are held at a time; a level whose chunk keys do not nest
 //! is coarsened as one group), then its links, in the level's link order (the chunks in key
-//! order, then the cross-chunk records, read a stored chunk — a 0.9 cell — at a time through
-//! [`Level::visit_cross_chunk_links`] and numbered [`CROSS_BATCH`] at a time). No fine link
-//! is held beyond its chunk or batch; what grows with the level is each fine vertex's
+//! order, a window of chunks read and decoded in parallel, then the cross-chunk records, read
+//! a stored chunk — a 0.9 cell — at a time through [`Level::visit_cross_chunk_links`] and
+//! numbered [`CROSS_BATCH`] at a time). No fine link is held beyond its window or batch; what grows with the level is each fine vertex's
 //! metavertex (8 bytes, by chunk; written to the parents' temporary file,
 //! [`ParentMap::spilling`], once the links are done), and the coarse links: [`CoarseLinks`]
 //! keeps the set of each kept link's metavertices (16 bytes an edge, 32 a face, in a hash
 //! set) and hands the links to the writer a batch at a time, which holds them (16 bytes an
 //! edge, and the records of those that cross its chunks) until it finishes.
 
+use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 
 use std::collections::BTreeMap;
@@ -241,21 +242,28 @@ fn coarse_links(
         Ok(())
     };
     let mut ordinal = 0;
-    for (key, rows) in chunks {
-        let Some(links) = level.links(key, width, *rows)? else {
-            continue;
-        };
-        source.number_chunk(
-            key,
-            &links,
-            &[],
-            ordinal,
-            &mut number,
-            Endpoints::All,
-            &mut numbered,
-        )?;
-        ordinal += links.len();
-        keep(&mut numbered, &mut coarse, writer)?;
+    // a window of chunks' links read and decoded in parallel, then numbered in order
+    for window in chunks.chunks(crate::pyramid::links_v09::window_len()) {
+        let read: Vec<Result<Option<_>>> = window
+            .par_iter()
+            .map(|(key, rows)| level.links(key, width, *rows))
+            .collect();
+        for ((key, _), links) in window.iter().zip(read) {
+            let Some(links) = links? else {
+                continue;
+            };
+            source.number_chunk(
+                key,
+                &links,
+                &[],
+                ordinal,
+                &mut number,
+                Endpoints::All,
+                &mut numbered,
+            )?;
+            ordinal += links.len();
+            keep(&mut numbered, &mut coarse, writer)?;
+        }
     }
     // the cross-chunk records, a stored batch at a time, numbered CROSS_BATCH at a time
     level.visit_cross_chunk_links(0, &mut |batch| {

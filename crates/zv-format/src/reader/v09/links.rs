@@ -18,7 +18,10 @@
 //!   records, so everything that reads cross-chunk links reads them.
 //!
 //! Records are listed as zarr-vectors 0.9.2 lists them: segments in name order, cells in the
-//! order of their dotted keys as text, rows in order.
+//! order of their dotted keys as text, rows in order. The cells are read and decoded a window
+//! at a time in parallel, and taken in that order.
+
+use rayon::prelude::*;
 
 use super::super::{blob_err, delta_name, CrossChunk, Level};
 use crate::blob::join;
@@ -287,8 +290,15 @@ impl Level {
             let mut cells = grid.keys()?;
             cells.sort_by_cached_key(ChunkKey::to_string);
             on_cell(&mut links, seg, None)?;
-            for src in cells {
-                let Some(bytes) = grid.cell(&src)? else {
+            // a window of cells read and decoded in parallel, then taken in order (memory
+            // holds that window's cells)
+            let window = rayon::current_num_threads().max(1) * 4;
+            let read = cells.chunks(window).flat_map(|w| {
+                let bytes: Vec<Result<Option<_>>> = w.par_iter().map(|c| grid.cell(c)).collect();
+                w.iter().zip(bytes)
+            });
+            for (src, bytes) in read {
+                let Some(bytes) = bytes? else {
                     continue;
                 };
                 let ckey = grid.cell_store_key(&src);
