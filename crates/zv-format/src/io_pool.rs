@@ -112,6 +112,17 @@ pub(crate) fn all_requests(store: &dyn Store, writes: Vec<Write<'_>>) -> Result<
     done.into_iter().collect()
 }
 
+/// How many items (chunks, cells) a loop that must use its items in order takes at a time, to
+/// make or read them in parallel first: four per thread of the current pool, so that a slow
+/// item does not idle the others, and at most [`MAX_WINDOW`], so that memory holds a bounded
+/// number of items (a window's pairs or decoded cells) however many threads there are.
+pub(crate) fn window_len() -> usize {
+    (rayon::current_num_threads().max(1) * 4).min(MAX_WINDOW)
+}
+
+/// The largest [`window_len`].
+pub(crate) const MAX_WINDOW: usize = 64;
+
 #[cfg(test)]
 mod tests {
     use std::sync::{Arc, Mutex};
@@ -162,5 +173,16 @@ mod tests {
         all_requests(&store, Vec::new()).expect("nothing to write");
         let ok: Vec<Write<'_>> = vec![Box::new(|| Ok(())), Box::new(|| Ok(()))];
         all_requests(&store, ok).expect("all succeed");
+    }
+
+    #[test]
+    fn a_window_is_four_items_a_thread_up_to_its_bound() {
+        for (threads, window) in [(1, 4), (2, 8), (16, 64), (100, MAX_WINDOW)] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("a pool");
+            assert_eq!(pool.install(window_len), window, "{threads} threads");
+        }
     }
 }

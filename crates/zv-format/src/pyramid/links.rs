@@ -11,6 +11,7 @@ use serde_json::Map;
 
 use crate::blob::{join, Blobs, RECORD_CHUNK_BYTES};
 use crate::error::{Error, Result};
+use crate::io_pool::window_len;
 use crate::layout::cross_chunk::CrossChunkLinks;
 use crate::layout::links::RaggedLinks;
 use crate::metadata::arrays::{CrossChunkLinksArray, LinksArray};
@@ -19,7 +20,6 @@ use crate::names;
 use crate::reader::delta_name;
 use crate::writer::{CodecChoice, Places};
 
-use super::links_v09::window_len;
 pub(crate) use super::parents::{set_parent, ParentMap, NO_PARENT};
 
 /// Writes `rows` (flat `[row here, row there]` pairs) as the ragged blob at `path`, one group

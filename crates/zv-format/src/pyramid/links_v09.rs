@@ -14,6 +14,7 @@ use zv_core::store::Store;
 use super::links::{write_pair_rows, ParentMap, NO_PARENT};
 use crate::blob::{join, Blobs};
 use crate::error::{Error, Result};
+use crate::io_pool::window_len;
 use crate::layout::cross_level::partition_pairs;
 use crate::layout::offset_links::parse_segment;
 use crate::metadata::{ChunkKey, JsonObject, Layout};
@@ -109,13 +110,6 @@ pub(crate) fn write_cross_level_v09(
         down.finish()?;
     }
     Ok(total)
-}
-
-/// How many chunks' pairs are made and written at a time, in parallel: a few per worker
-/// thread, so that a slow cell does not idle the others, and memory holds that many chunks'
-/// pairs, not the step's.
-pub(crate) fn window_len() -> usize {
-    rayon::current_num_threads().max(1) * 4
 }
 
 /// One family `level/links/<delta>` being written, a window of chunks' pairs at a time

@@ -243,7 +243,7 @@ fn coarse_links(
     };
     let mut ordinal = 0;
     // a window of chunks' links read and decoded in parallel, then numbered in order
-    for window in chunks.chunks(crate::pyramid::links_v09::window_len()) {
+    for window in chunks.chunks(crate::io_pool::window_len()) {
         let read: Vec<Result<Option<_>>> = window
             .par_iter()
             .map(|(key, rows)| level.links(key, width, *rows))

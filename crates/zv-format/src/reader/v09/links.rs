@@ -292,8 +292,7 @@ impl Level {
             on_cell(&mut links, seg, None)?;
             // a window of cells read and decoded in parallel, then taken in order (memory
             // holds that window's cells)
-            let window = rayon::current_num_threads().max(1) * 4;
-            let read = cells.chunks(window).flat_map(|w| {
+            let read = cells.chunks(crate::io_pool::window_len()).flat_map(|w| {
                 let bytes: Vec<Result<Option<_>>> = w.par_iter().map(|c| grid.cell(c)).collect();
                 w.iter().zip(bytes)
             });
@@ -301,7 +300,7 @@ impl Level {
                 let Some(bytes) = bytes? else {
                     continue;
                 };
-                let ckey = grid.cell_store_key(&src);
+                let ckey = grid.cell_store_key(src);
                 let base = if delta == 0 {
                     Some(src.coords().to_vec())
                 } else {
@@ -314,7 +313,7 @@ impl Level {
                     )
                 })?;
                 let cell = Cell {
-                    src: &src,
+                    src,
                     base: &base,
                     offsets: &offsets,
                     has_perm,
@@ -323,7 +322,7 @@ impl Level {
                 let before = links.len();
                 push_cell(&mut links, &bytes, &cell)?;
                 let records = links.len() - before;
-                on_cell(&mut links, seg, Some((&src, records)))?;
+                on_cell(&mut links, seg, Some((src, records)))?;
             }
         }
         Ok(Some((links, attributes)))
