@@ -43,7 +43,7 @@ pub(super) fn write_pair_rows(
 }
 
 /// One cross-level pair: (chunk, row) at the level written, (chunk, row) at the other.
-type Pair<'a> = ((&'a ChunkKey, u64), (&'a ChunkKey, u64));
+pub(super) type Pair<'a> = ((&'a ChunkKey, u64), (&'a ChunkKey, u64));
 
 /// The links of one side of a step at level `level` under `delta`, written a window of chunks
 /// at a time ([`SideWriter::groups`]): a ragged blob per chunk for the pairs whose two chunk keys are
@@ -283,6 +283,106 @@ fn write_cross_level_chunked(
     Ok(sides.pairs)
 }
 
+/// A step's fine → coarse pairs, made a chunk at a time from each fine row's metavertex
+/// (`parents`) and each metavertex's place (`places`, at level `coarse`); one rule for both
+/// layouts.
+pub(super) struct StepPairs<'a> {
+    parents: &'a ParentMap,
+    places: &'a Places,
+    coarse: u32,
+}
+
+/// What one pass over a step's parents finds: the pairs, those whose two chunk keys differ,
+/// and per coarse chunk (in key order) the fine chunks with rows in it.
+pub(super) struct Census<'a> {
+    pub(super) pairs: u64,
+    pub(super) records: u64,
+    pub(super) children: Vec<(&'a ChunkKey, Vec<usize>)>,
+}
+
+impl<'a> StepPairs<'a> {
+    pub(super) fn new(parents: &'a ParentMap, places: &'a Places, coarse: u32) -> Self {
+        Self {
+            parents,
+            places,
+            coarse,
+        }
+    }
+
+    /// The number of fine chunks.
+    pub(super) fn fine_chunks(&self) -> usize {
+        self.parents.len()
+    }
+
+    /// The place of metavertex `g`.
+    fn place(&self, g: u64) -> Result<(&'a ChunkKey, u64)> {
+        self.places.get(g).ok_or_else(|| {
+            Error::InvalidInput(format!(
+                "pyramid level {}: metavertex {g} was not written",
+                self.coarse
+            ))
+        })
+    }
+
+    /// One pass over the parents (see [`Census`]).
+    pub(super) fn census(&self) -> Result<Census<'a>> {
+        let (mut pairs, mut records) = (0u64, 0u64);
+        let mut children: BTreeMap<&ChunkKey, Vec<usize>> = BTreeMap::new();
+        for i in 0..self.parents.len() {
+            let (key, rows) = (self.parents.key(i), self.parents.rows(i)?);
+            for &g in rows.iter().filter(|&&g| g != NO_PARENT) {
+                let (ck, _) = self.place(g)?;
+                pairs += 1;
+                if ck.0 != key.0 {
+                    records += 1;
+                }
+                let list = children.entry(ck).or_default();
+                if list.last() != Some(&i) {
+                    list.push(i);
+                }
+            }
+        }
+        Ok(Census {
+            pairs,
+            records,
+            children: children.into_iter().collect(),
+        })
+    }
+
+    /// The `+k` pairs of fine chunk `i`, its rows in order.
+    pub(super) fn up(&self, i: usize) -> Result<(&'a ChunkKey, Vec<Pair<'a>>)> {
+        let (key, rows) = (self.parents.key(i), self.parents.rows(i)?);
+        let mut pairs = Vec::with_capacity(rows.len());
+        for (r, &g) in rows.iter().enumerate() {
+            if g != NO_PARENT {
+                pairs.push(((key, r as u64), self.place(g)?));
+            }
+        }
+        Ok((key, pairs))
+    }
+
+    /// The `-k` pairs of coarse chunk `ck` (whose fine chunks with rows in it are
+    /// `fine_chunks`), sorted (coarse row, fine chunk, fine row), as sorting all of the
+    /// step's pairs would order them.
+    pub(super) fn down(&self, ck: &'a ChunkKey, fine_chunks: &[usize]) -> Result<Vec<Pair<'a>>> {
+        let mut pairs = Vec::new();
+        for &i in fine_chunks {
+            let (key, rows) = (self.parents.key(i), self.parents.rows(i)?);
+            for (r, &g) in rows.iter().enumerate() {
+                if g == NO_PARENT {
+                    continue;
+                }
+                let (c, cr) = self.place(g)?;
+                if c == ck {
+                    pairs.push(((c, cr), (key, r as u64)));
+                }
+            }
+        }
+        pairs.sort_unstable();
+        Ok(pairs)
+    }
+}
+
 /// [`write_cross_level_chunked`], with the group documents when `documents`.
 fn write_sides(
     blobs: &Blobs,
@@ -293,82 +393,31 @@ fn write_sides(
     codecs: &CodecChoice,
     (chunk_cap, documents): (u64, bool),
 ) -> Result<Sides> {
-    let place = |g: u64| {
-        places.get(g).ok_or_else(|| {
-            Error::InvalidInput(format!(
-                "pyramid level {coarse}: metavertex {g} was not written"
-            ))
-        })
-    };
+    let step = StepPairs::new(parents, places, coarse);
     // a first pass counts the pairs and the cross-chunk ones (the same on both sides), and
     // notes which fine chunks have parents in each coarse chunk
-    let (mut pairs, mut records) = (0u64, 0u64);
-    let mut children: BTreeMap<&ChunkKey, Vec<usize>> = BTreeMap::new();
-    for i in 0..parents.len() {
-        let (key, rows) = (parents.key(i), parents.rows(i)?);
-        for &g in rows.iter().filter(|&&g| g != NO_PARENT) {
-            let (ck, _) = place(g)?;
-            pairs += 1;
-            if ck.0 != key.0 {
-                records += 1;
-            }
-            let list = children.entry(ck).or_default();
-            if list.last() != Some(&i) {
-                list.push(i);
-            }
-        }
-    }
+    let census = step.census()?;
+    let records = census.records;
     let k = i32::try_from(coarse - fine)
         .map_err(|_| Error::InvalidInput(format!("levels {fine} and {coarse}")))?;
     let mut up = SideWriter::new(blobs, fine, k, sid_ndim, codecs, records, chunk_cap)?;
-    let fine_pairs = |&i: &usize| {
-        let (key, rows) = (parents.key(i), parents.rows(i)?);
-        let mut group: Vec<Pair<'_>> = Vec::with_capacity(rows.len());
-        for (r, &g) in rows.iter().enumerate() {
-            if g != NO_PARENT {
-                let (ck, cr) = place(g)?;
-                group.push(((key, r as u64), (ck, cr)));
-            }
-        }
-        Ok((key, group))
-    };
-    let all: Vec<usize> = (0..parents.len()).collect();
+    let all: Vec<usize> = (0..step.fine_chunks()).collect();
     for window in all.chunks(window_len()) {
-        up.groups(window, fine_pairs)?;
+        up.groups(window, |&i| step.up(i))?;
     }
     let (up_rows, _) = up.finish(documents)?;
     let mut down_rows = 0;
     if explicit {
         let mut down = SideWriter::new(blobs, coarse, -k, sid_ndim, codecs, records, chunk_cap)?;
-        let children: Vec<(&ChunkKey, Vec<usize>)> = children.into_iter().collect();
-        let coarse_pairs = |&j: &usize| {
-            let (ck, fine_chunks) = (children[j].0, &children[j].1);
-            let mut group: Vec<Pair<'_>> = Vec::new();
-            for &i in fine_chunks {
-                let (key, rows) = (parents.key(i), parents.rows(i)?);
-                for (r, &g) in rows.iter().enumerate() {
-                    if g == NO_PARENT {
-                        continue;
-                    }
-                    let (k, cr) = place(g)?;
-                    if k == ck {
-                        group.push(((k, cr), (key, r as u64)));
-                    }
-                }
-            }
-            group.sort_by(|x, y| {
-                (x.0 .0, x.0 .1, x.1 .0, x.1 .1).cmp(&(y.0 .0, y.0 .1, y.1 .0, y.1 .1))
-            });
-            Ok((ck, group))
-        };
-        let entries: Vec<usize> = (0..children.len()).collect();
-        for window in entries.chunks(window_len()) {
-            down.groups(window, coarse_pairs)?;
+        for window in census.children.chunks(window_len()) {
+            down.groups(window, |(ck, fine_chunks)| {
+                Ok((*ck, step.down(ck, fine_chunks)?))
+            })?;
         }
         down_rows = down.finish(documents)?.0;
     }
     Ok(Sides {
-        pairs,
+        pairs: census.pairs,
         up: up_rows,
         down: down_rows,
         records,

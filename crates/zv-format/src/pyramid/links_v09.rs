@@ -4,14 +4,14 @@
 //! coarse level (explicit storage) `links/-k`, each a directed, canonical family of width 2
 //! with one chunk-grid array per offsets segment over its level's grid.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use rayon::prelude::*;
 use serde_json::json;
 use zv_core::store::Store;
 
-use super::links::{write_pair_rows, ParentMap, NO_PARENT};
+use super::links::{write_pair_rows, Pair, ParentMap, StepPairs};
 use crate::blob::{join, Blobs};
 use crate::error::{Error, Result};
 use crate::io_pool::window_len;
@@ -21,9 +21,6 @@ use crate::metadata::{ChunkKey, JsonObject, Layout};
 use crate::names;
 use crate::reader::delta_name;
 use crate::writer::{CodecChoice, Places};
-
-/// One pair: (chunk, row) at the level written, (chunk, row) at the other.
-type Pair<'a> = ((&'a [i64], u64), (&'a [i64], u64));
 
 /// Writes the `+k` links of `fine` (and, when `explicit`, the `-k` links of `coarse`), `k` =
 /// `coarse − fine`, from each fine row's metavertex (`parents`) and each metavertex's place
@@ -41,71 +38,24 @@ pub(crate) fn write_cross_level_v09(
     explicit: bool,
     codecs: &CodecChoice,
 ) -> Result<u64> {
-    let place = |g: u64| {
-        places.get(g).ok_or_else(|| {
-            Error::InvalidInput(format!(
-                "pyramid level {coarse}: metavertex {g} was not written"
-            ))
-        })
-    };
+    let step = StepPairs::new(parents, places, coarse);
     let k = i32::try_from(coarse - fine)
         .map_err(|_| Error::InvalidInput(format!("levels {fine} and {coarse}")))?;
     let sid = scales.0.len();
     // +k, a fine chunk at a time (its rows in order), a window of chunks in parallel
     let mut up = FamilyWriter::start(store, fine, k, (scales.0, scales.1), sid, codecs)?;
-    let fine_pairs = |&i: &usize| -> Result<Vec<Pair<'_>>> {
-        let (key, rows) = (parents.key(i), parents.rows(i)?);
-        let mut pairs = Vec::with_capacity(rows.len());
-        for (r, &g) in rows.iter().enumerate() {
-            if g == NO_PARENT {
-                continue;
-            }
-            let (ck, cr) = place(g)?;
-            pairs.push(((key.coords(), r as u64), (ck.coords(), cr)));
-        }
-        Ok(pairs)
-    };
-    let all: Vec<usize> = (0..parents.len()).collect();
+    let all: Vec<usize> = (0..step.fine_chunks()).collect();
     for window in all.chunks(window_len()) {
-        up.cells_of(window, fine_pairs)?;
+        up.cells_of(window, |&i| Ok(step.up(i)?.1))?;
     }
     let total = up.finish()?;
     if explicit {
         // -k, a coarse chunk at a time: the fine chunks with rows in each coarse chunk are
-        // noted first; each coarse chunk's pairs are then sorted (coarse row, fine chunk, fine
-        // row), as sorting all of the step's pairs would order them
-        let mut children: BTreeMap<&ChunkKey, Vec<usize>> = BTreeMap::new();
-        for i in 0..parents.len() {
-            let rows = parents.rows(i)?;
-            for &g in rows.iter().filter(|&&g| g != NO_PARENT) {
-                let of = children.entry(place(g)?.0).or_default();
-                if of.last() != Some(&i) {
-                    of.push(i);
-                }
-            }
-        }
+        // noted first
+        let census = step.census()?;
         let mut down = FamilyWriter::start(store, coarse, -k, (scales.1, scales.0), sid, codecs)?;
-        let children: Vec<(&ChunkKey, Vec<usize>)> = children.into_iter().collect();
-        let coarse_pairs = |item: &(&ChunkKey, Vec<usize>)| {
-            let (ck, fine_chunks): (&ChunkKey, _) = (item.0, &item.1);
-            let mut pairs: Vec<Pair<'_>> = Vec::new();
-            for &i in fine_chunks {
-                let (key, rows) = (parents.key(i), parents.rows(i)?);
-                for (r, &g) in rows.iter().enumerate() {
-                    if g == NO_PARENT {
-                        continue;
-                    }
-                    let (c, cr) = place(g)?;
-                    if c == ck {
-                        pairs.push(((c.coords(), cr), (key.coords(), r as u64)));
-                    }
-                }
-            }
-            pairs.sort_unstable();
-            Ok(pairs)
-        };
-        for window in children.chunks(window_len()) {
-            down.cells_of(window, coarse_pairs)?;
+        for window in census.children.chunks(window_len()) {
+            down.cells_of(window, |(ck, fine_chunks)| step.down(ck, fine_chunks))?;
         }
         down.finish()?;
     }
@@ -198,10 +148,12 @@ impl<'a> FamilyWriter<'a> {
     /// Writes the cells of `pairs`; returns their offsets segments.
     fn write_cells(&self, pairs: &[Pair<'_>]) -> Result<Vec<String>> {
         let family_key = || join(&[&self.family, "zarr.json"]);
-        let cells = partition_pairs(pairs.iter().copied(), self.scales.0, self.scales.1)
-            .ok_or_else(|| {
-                Error::InvalidInput(format!("{}: a chunk offset overflows", family_key()))
-            })?;
+        let coords = pairs
+            .iter()
+            .map(|&((a, ra), (b, rb))| ((a.coords(), ra), (b.coords(), rb)));
+        let cells = partition_pairs(coords, self.scales.0, self.scales.1).ok_or_else(|| {
+            Error::InvalidInput(format!("{}: a chunk offset overflows", family_key()))
+        })?;
         let mut segments = Vec::new();
         for ((seg, source), rows) in cells {
             let path = join(&[&self.family, &seg, &ChunkKey(source).to_string()]);
