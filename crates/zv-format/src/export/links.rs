@@ -131,8 +131,8 @@ impl LinkStream {
         }
         let source = level.link_source()?;
         let mut cross = Vec::new();
-        let mut number = |k: &ChunkKey, r: u64| {
-            at.get(k.coords())
+        let mut number = |k: &[i64], r: u64| {
+            at.get(k)
                 .and_then(|&(o, rows, _)| (r < rows).then_some(o + r))
         };
         source.number_cross_chunk(0, &mut number, Endpoints::All, &mut cross)?;
@@ -311,7 +311,7 @@ impl LinkStream {
             } else {
                 Vec::new()
             };
-            let mut number = |_: &ChunkKey, r: u64| (r < rows).then_some(offset + r);
+            let mut number = |_: &[i64], r: u64| (r < rows).then_some(offset + r);
             self.source.number_chunk(
                 k,
                 l,

@@ -183,9 +183,10 @@ impl LevelScan {
         self.index_of.get(coords)
     }
 
-    /// The level-global number of row `row` of chunk `key`, if the chunk has that row.
-    pub(crate) fn global(&self, key: &ChunkKey, row: u64) -> Option<u64> {
-        let c = self.get(key)?;
+    /// The level-global number of row `row` of the chunk at `coords`, if the chunk has
+    /// that row.
+    pub(crate) fn global(&self, coords: &[i64], row: u64) -> Option<u64> {
+        let c = &self.chunks[self.index(coords)?];
         (row < c.rows()).then(|| c.offset + row)
     }
 

@@ -102,7 +102,7 @@ impl LinkSource {
     pub(crate) fn number<'a>(
         &self,
         chunks: impl IntoIterator<Item = &'a ScannedChunk>,
-        mut number: impl FnMut(&ChunkKey, u64) -> Option<u64>,
+        mut number: impl FnMut(&[i64], u64) -> Option<u64>,
         endpoints: Endpoints,
     ) -> Result<Vec<NumberedLink>> {
         let mut out = Vec::new();
@@ -134,23 +134,14 @@ impl LinkSource {
         rows: &LinkRows,
         parents: &[(u64, u64, u64)],
         ordinal: usize,
-        number: &mut impl FnMut(&ChunkKey, u64) -> Option<u64>,
+        number: &mut impl FnMut(&[i64], u64) -> Option<u64>,
         endpoints: Endpoints,
         out: &mut Vec<NumberedLink>,
     ) -> Result<()> {
-        let stored: Vec<(Vec<u64>, u64)> = if self.skeleton {
-            parents
-                .iter()
-                .map(|&(ch, p, lr)| (vec![ch, p], lr))
-                .collect()
-        } else {
-            rows.rows()
-                .enumerate()
-                .map(|(i, r)| (r.iter().map(|&v| v as u64).collect(), i as u64))
-                .collect()
-        };
-        for (ends, lr) in stored {
-            let numbered: Option<Vec<u64>> = ends.iter().map(|&r| number(key, r)).collect();
+        let coords = key.coords();
+        // one link at a time, numbered into the vector it is kept in
+        let mut one = |ends: &[u64], lr: u64| -> Result<()> {
+            let numbered: Option<Vec<u64>> = ends.iter().map(|&r| number(coords, r)).collect();
             match (numbered, endpoints) {
                 (Some(ends), _) => out.push(NumberedLink {
                     ends,
@@ -164,6 +155,19 @@ impl LinkSource {
                     ))
                 }
             }
+            Ok(())
+        };
+        if self.skeleton {
+            for &(ch, p, lr) in parents {
+                one(&[ch, p], lr)?;
+            }
+        } else {
+            let mut ends = Vec::with_capacity(rows.link_width());
+            for (i, r) in rows.rows().enumerate() {
+                ends.clear();
+                ends.extend(r.iter().map(|&v| v as u64));
+                one(&ends, i as u64)?;
+            }
         }
         Ok(())
     }
@@ -173,7 +177,7 @@ impl LinkSource {
     pub(crate) fn number_cross_chunk(
         &self,
         ordinal: usize,
-        number: &mut impl FnMut(&ChunkKey, u64) -> Option<u64>,
+        number: &mut impl FnMut(&[i64], u64) -> Option<u64>,
         endpoints: Endpoints,
         out: &mut Vec<NumberedLink>,
     ) -> Result<()> {
@@ -195,7 +199,7 @@ impl LinkSource {
         l: &CrossChunkLinks,
         ordinal: usize,
         range: std::ops::Range<usize>,
-        number: &mut impl FnMut(&ChunkKey, u64) -> Option<u64>,
+        number: &mut impl FnMut(&[i64], u64) -> Option<u64>,
         endpoints: Endpoints,
         out: &mut Vec<NumberedLink>,
     ) -> Result<()> {
@@ -205,15 +209,15 @@ impl LinkSource {
                 let Some((coords, row)) = l.endpoint(r, e) else {
                     break;
                 };
-                let key = ChunkKey(coords.to_vec());
-                match (number(&key, row), endpoints) {
+                match (number(coords, row), endpoints) {
                     (Some(n), _) => ends.push(n),
                     (None, Endpoints::Inside) => break,
                     (None, Endpoints::All) => {
                         return Err(Error::inconsistent(
                             &self.ccl_key,
                             format!(
-                                "record {r} names row {row} of chunk {key}, which does not exist"
+                                "record {r} names row {row} of chunk {}, which does not exist",
+                                ChunkKey(coords.to_vec())
                             ),
                         ))
                     }
@@ -231,5 +235,106 @@ impl LinkSource {
             });
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn source(skeleton: bool, parent_first: bool) -> LinkSource {
+        LinkSource {
+            skeleton,
+            parent_first,
+            ccl: None,
+            links_path: "0/links/0".into(),
+            ccl_key: "0/cross_chunk_links/0/data".into(),
+        }
+    }
+
+    /// Chunk `[1, 2]` has rows 0..3, numbered from 10; chunk `[5, 5]` rows 0..2 from 20.
+    fn number(k: &[i64], r: u64) -> Option<u64> {
+        match k {
+            [1, 2] => (r < 3).then_some(10 + r),
+            [5, 5] => (r < 2).then_some(20 + r),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn chunk_rows_are_numbered_and_a_row_outside_is_left_out_or_named() {
+        let key = ChunkKey(vec![1, 2]);
+        let rows = LinkRows::new(2, vec![0, 1, 2, 7, 2, 0]).unwrap();
+        let mut out = Vec::new();
+        let s = source(false, false);
+        s.number_chunk(
+            &key,
+            &rows,
+            &[],
+            4,
+            &mut number,
+            Endpoints::Inside,
+            &mut out,
+        )
+        .unwrap();
+        let got: Vec<(Vec<u64>, usize)> = out.iter().map(|l| (l.ends.clone(), l.ordinal)).collect();
+        assert_eq!(got, vec![(vec![10, 11], 4), (vec![12, 10], 6)]);
+        let e = s
+            .number_chunk(&key, &rows, &[], 0, &mut number, Endpoints::All, &mut out)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("0/links/0/1.2"), "{e}");
+        assert!(
+            e.contains("link row 1 ([2, 7]) is outside the chunk"),
+            "{e}"
+        );
+        // skeletons: the parent pairs, not the rows
+        out.clear();
+        source(true, false)
+            .number_chunk(
+                &key,
+                &rows,
+                &[(2, 0, 5)],
+                0,
+                &mut number,
+                Endpoints::All,
+                &mut out,
+            )
+            .unwrap();
+        assert_eq!(
+            out,
+            vec![NumberedLink {
+                ends: vec![12, 10],
+                ordinal: 5
+            }]
+        );
+    }
+
+    #[test]
+    fn records_are_numbered_swapped_for_parent_first_and_an_unknown_end_is_named() {
+        let mut records = CrossChunkLinks::new(2, 2);
+        records.push(&[(&[1, 2], 1), (&[5, 5], 0)]).unwrap();
+        records.push(&[(&[5, 5], 1), (&[9, 9], 0)]).unwrap();
+        records.push(&[(&[5, 5], 1), (&[1, 2], 2)]).unwrap();
+        let mut out = Vec::new();
+        source(true, true)
+            .number_records(
+                &records,
+                100,
+                0..9,
+                &mut number,
+                Endpoints::Inside,
+                &mut out,
+            )
+            .unwrap();
+        let got: Vec<(Vec<u64>, usize)> = out.iter().map(|l| (l.ends.clone(), l.ordinal)).collect();
+        assert_eq!(got, vec![(vec![20, 11], 100), (vec![12, 21], 102)]);
+        let e = source(false, false)
+            .number_records(&records, 0, 0..3, &mut number, Endpoints::All, &mut out)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("0/cross_chunk_links/0/data"), "{e}");
+        assert!(e.contains("record 1 names row 0 of chunk"), "{e}");
+        assert!(e.contains("which does not exist"), "{e}");
     }
 }

@@ -294,7 +294,7 @@ impl Level {
         let links = source.number(
             chunks.iter().map(|&c| &scan.chunks[c as usize]),
             |k, r| {
-                let c = scan.index(k.coords())? as u32;
+                let c = scan.index(k)? as u32;
                 local.get(&(c, r)).copied()
             },
             Endpoints::Inside,

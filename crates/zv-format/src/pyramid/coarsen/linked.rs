@@ -187,8 +187,8 @@ pub(crate) fn coarsen_level(
         })
         .collect();
     if written > 0 {
-        coarse_links(level, &present, writer, |k, r| {
-            metavertices.get(k.coords())?.get(r as usize).copied()
+        coarse_links(level, &present, writer, |k| {
+            metavertices.get(k).map(Vec::as_slice)
         })?;
     }
     // then the parents go to a temporary file a fine chunk at a time, in key order
@@ -203,22 +203,33 @@ pub(crate) fn coarsen_level(
 /// Writes the coarse links of `level`'s links into `writer`, read a chunk at a time (then
 /// the cross-chunk records, a stored chunk or cell at a time and [`CROSS_BATCH`] at a time
 /// within it), in the fine level's link order (`chunks`: the level's chunks with their row
-/// counts, in key order): each fine vertex `(chunk, row)`'s metavertex given by
-/// `metavertex` ([`NO_PARENT`] for none), each link offered to [`CoarseLinks`]. A
+/// counts, in key order): the metavertex of each fine vertex of the chunk at some
+/// coordinates given by `metavertices` ([`NO_PARENT`] for none), each link offered to
+/// [`CoarseLinks`]. A
 /// cross-chunk record that ends at a placeholder endpoint is not a whole link and is left
 /// out.
-fn coarse_links(
+fn coarse_links<'a>(
     level: &Level,
     chunks: &[(ChunkKey, u64)],
     writer: &mut ZvWriter,
-    metavertex: impl Fn(&ChunkKey, u64) -> Option<u64>,
+    metavertices: impl Fn(&[i64]) -> Option<&'a [u64]>,
 ) -> Result<()> {
     let width = level.link_width()?;
     let mesh = *level.geometry() == crate::Geometry::Mesh;
     // the conventions alone: the cross-chunk records are read a batch at a time below
     let source = level.link_conventions()?;
-    // an endpoint is "numbered" by its metavertex; a row outside its chunk is an error
-    let mut number = |k: &ChunkKey, r: u64| -> Option<u64> { metavertex(k, r) };
+    // an endpoint is "numbered" by its metavertex; a row outside its chunk is an error. The
+    // chunk of the last endpoint is kept: a chunk's links are all in one chunk, and a
+    // record's ends are often in the chunk of the record before.
+    let mut last: (Vec<i64>, Option<&[u64]>) = (Vec::new(), None);
+    let mut number = |k: &[i64], r: u64| -> Option<u64> {
+        if last.0 != k {
+            last.0.clear();
+            last.0.extend_from_slice(k);
+            last.1 = metavertices(k);
+        }
+        last.1?.get(r as usize).copied()
+    };
     let mut coarse = CoarseLinks::new(width);
     let mut numbered = Vec::new();
     let mut corners = Vec::with_capacity(width);
