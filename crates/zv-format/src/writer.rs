@@ -62,6 +62,7 @@ mod columns;
 mod documents;
 mod ingest;
 mod links;
+pub(crate) use links::vertex_set;
 mod lock;
 mod lookup;
 mod objects;
@@ -450,6 +451,25 @@ impl ZvWriter {
     ) {
         self.groups = groups;
         self.group_attributes = attributes;
+    }
+
+    /// Leaves out every intra-chunk link with the same set of vertices as an earlier link of
+    /// its chunk (graph edges as undirected, faces whatever their winding): the first keeps
+    /// its direction or winding and its place. The duplicates are found a chunk at a time as
+    /// the chunks are written, in a set of that chunk's links. A duplicate of an intra-chunk
+    /// link is in the same chunk, so no intra-chunk link of the level repeats another; the
+    /// cross-chunk links are written as given (the pyramid's coarse graphs and meshes leave
+    /// out their duplicates before, [`crate::pyramid`]).
+    pub(crate) fn drop_duplicate_links(&mut self) {
+        self.links.unique = true;
+    }
+
+    /// The coordinates of the chunk a vertex at `position` goes to (its coordinates rounded
+    /// to the vertex type first, as they are stored).
+    pub(crate) fn chunk_of(&self, position: &[f64]) -> Vec<i64> {
+        let mut out = vec![0; position.len()];
+        self.grid.chunk_of_given(position, &mut out);
+        out
     }
 
     /// Declares that the store has at least `n` objects: ids up to `n − 1` without vertices

@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 
 use rayon::prelude::*;
+use rustc_hash::FxHashSet;
 
 use super::chunk_blobs::ChunkBlobs;
 use super::columns::{Columns, FinishedColumn};
@@ -37,6 +38,18 @@ pub(super) struct Connectivity {
     columns: Columns,
     /// Link attribute records, in link order.
     records: Vec<u8>,
+    /// Whether an intra-chunk link with the same set of vertices as an earlier link of its
+    /// chunk is left out ([`ZvWriter::drop_duplicate_links`]).
+    pub(super) unique: bool,
+}
+
+/// The set of a link's vertices, sorted, padded with `u64::MAX` (`None` past 4 vertices): two
+/// links are duplicates when their sets are equal, whatever their direction or winding.
+pub(crate) fn vertex_set(link: &[u64]) -> Option<[u64; 4]> {
+    let mut set = [u64::MAX; 4];
+    set.get_mut(..link.len())?.copy_from_slice(link);
+    set[..link.len()].sort_unstable();
+    Some(set)
 }
 
 /// Where the links go: per chunk (intra-chunk links) or across chunks.
@@ -76,7 +89,19 @@ impl Connectivity {
             faces: Vec::new(),
             columns: Columns::new(AttributeKind::Link),
             records: Vec::new(),
+            unique: false,
         }
+    }
+
+    /// Keeps the first of each set of `links` (link indices in ascending order, with their
+    /// vertex fragment) with the same vertices, when duplicates are left out.
+    fn keep_first(&self, links: &mut Vec<(u32, usize)>) {
+        if !self.unique {
+            return;
+        }
+        let mut seen = FxHashSet::default();
+        seen.reserve(links.len());
+        links.retain(|&(_, li)| vertex_set(self.link(li)).is_none_or(|s| seen.insert(s)));
     }
 
     /// The vertices of each link.
@@ -306,7 +331,9 @@ impl ZvWriter {
     }
 
     /// Writes every chunk's intra-chunk links, ordered by the vertex fragment of their first
-    /// endpoint, with their link fragments and attributes. Returns the number of links.
+    /// endpoint (stable: in link order within a fragment), with their link fragments and
+    /// attributes; the later duplicates are left out first when duplicates are. Returns the
+    /// number of links written.
     pub(super) fn write_intra_links(
         &self,
         routed: &mut RoutedLinks,
@@ -317,7 +344,10 @@ impl ZvWriter {
             .intra
             .par_iter_mut()
             .enumerate()
-            .map(|(ci, links)| self.write_chunk_links(ci, links, chunks, columns))
+            .map(|(ci, links)| {
+                self.links.keep_first(links);
+                self.write_chunk_links(ci, links, chunks, columns)
+            })
             .collect::<Result<_>>()?;
         Ok(counts.iter().sum())
     }
@@ -454,5 +484,102 @@ impl ZvWriter {
             )?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+    use std::sync::Arc;
+
+    use super::super::{FormatVersion, WriterOptions, ZvWriter};
+    use crate::geometry::Geometry;
+    use crate::reader::ZvStore;
+
+    /// Three vertices in chunk `[0, 0, 0]` (x 1, 2, 3), two in `[1, 0, 0]` (x 12, 13).
+    const XS: [f64; 5] = [1.0, 2.0, 3.0, 12.0, 13.0];
+
+    /// Writes `links` (edges, or faces for a mesh) between the vertices of [`XS`], leaving
+    /// out duplicates when `unique`; returns the summary's (intra, cross) counts and the
+    /// links read back, as the x of their vertices in their stored order.
+    fn write(
+        mesh: bool,
+        version: FormatVersion,
+        unique: bool,
+        links: &[&[u64]],
+    ) -> ((u64, u64), BTreeSet<Vec<i64>>) {
+        let store: Arc<dyn zv_core::store::Store> = Arc::new(zv_store_mem::MemoryStore::new());
+        let geometry = if mesh {
+            Geometry::Mesh
+        } else {
+            Geometry::Graph
+        };
+        let mut options = WriterOptions::new(geometry, vec![10.0; 3]);
+        options.format_version = version;
+        let mut w = ZvWriter::create(store.clone(), options).unwrap();
+        if unique {
+            w.drop_duplicate_links();
+        }
+        let points: Vec<Vec<f64>> = XS.iter().map(|&x| vec![x, 1.0, 1.0]).collect();
+        w.add_vertices(&points, Some(&[0; 5]), &Default::default())
+            .unwrap();
+        if mesh {
+            let faces: Vec<Vec<u64>> = links.iter().map(|l| l.to_vec()).collect();
+            w.add_faces(&faces, &Default::default()).unwrap();
+        } else {
+            let edges: Vec<[u64; 2]> = links.iter().map(|l| [l[0], l[1]]).collect();
+            w.add_edges(&edges, &Default::default()).unwrap();
+        }
+        let summary = w.finish().unwrap();
+        let object = ZvStore::open(store)
+            .unwrap()
+            .level(0)
+            .unwrap()
+            .object(0)
+            .unwrap();
+        let read: BTreeSet<Vec<i64>> = object
+            .links
+            .unwrap()
+            .iter()
+            .map(|l| {
+                l.iter()
+                    .map(|&v| object.vertices[v as usize][0] as i64)
+                    .collect()
+            })
+            .collect();
+        let count = (summary.intra_links, summary.cross_chunk_links);
+        (count, read)
+    }
+
+    fn xs(links: &[&[i64]]) -> BTreeSet<Vec<i64>> {
+        links.iter().map(|l| l.to_vec()).collect()
+    }
+
+    #[test]
+    fn duplicate_intra_chunk_links_are_left_out_the_first_kept() {
+        let edges: [&[u64]; 9] = [
+            &[0, 1],
+            &[2, 0],
+            &[1, 0],
+            &[0, 3],
+            &[3, 0],
+            &[3, 4],
+            &[4, 3],
+            &[0, 2],
+            &[1, 3],
+        ];
+        // the cross-chunk duplicates stay (their caller leaves them out)
+        let kept = xs(&[&[1, 2], &[3, 1], &[12, 13], &[1, 12], &[12, 1], &[2, 12]]);
+        let faces: [&[u64]; 5] = [&[0, 1, 2], &[2, 1, 0], &[1, 2, 0], &[0, 1, 3], &[3, 1, 0]];
+        let kept_faces = xs(&[&[1, 2, 3], &[1, 2, 12], &[12, 2, 1]]);
+        for version in [FormatVersion::V0_7, FormatVersion::V0_9] {
+            assert_eq!(write(false, version, true, &edges), ((3, 3), kept.clone()));
+            let mesh = write(true, version, true, &faces);
+            assert_eq!(mesh, ((1, 2), kept_faces.clone()));
+            // without the rule every link is written
+            let (counts, read) = write(false, version, false, &edges);
+            assert_eq!((counts, read.len()), ((6, 3), 9));
+            assert_eq!(write(true, version, false, &faces).0, (3, 2));
+        }
     }
 }

@@ -156,6 +156,14 @@ impl Grid {
         None
     }
 
+    /// Writes the chunk coordinates of the vertex at `p` (as given, before it is stored in
+    /// the vertex type) to `out`: the chunk the vertex goes to.
+    pub(super) fn chunk_of_given(&self, p: &[f64], out: &mut [i64]) {
+        for ((&x, s), o) in p.iter().zip(&self.chunk_shape).zip(out.iter_mut()) {
+            *o = floor_i64(self.stored(x) / s);
+        }
+    }
+
     /// Writes the chunk coordinates of `p` to `out`: the reader's rule,
     /// [`chunk_of`](crate::metadata::chunk_of), `floor(p / chunk_shape)` per axis.
     pub(super) fn chunk_into(&self, p: &[f64], out: &mut [i64]) {

@@ -29,12 +29,27 @@
 //! is coarsened as one group), then its links, in the level's link order (the chunks in key
 //! order, a window of chunks read and decoded in parallel, then the cross-chunk records, read
 //! a stored chunk — a 0.9 cell — at a time through [`Level::visit_cross_chunk_links`] and
-//! numbered [`CROSS_BATCH`] at a time). No fine link is held beyond its window or batch; what grows with the level is each fine vertex's
-//! metavertex (8 bytes, by chunk; written to the parents' temporary file,
-//! [`ParentMap::spilling`], once the links are done), and the coarse links: [`CoarseLinks`]
-//! keeps the set of each kept link's metavertices (16 bytes an edge, 32 a face, in a hash
-//! set) and hands the links to the writer a batch at a time, which holds them (16 bytes an
-//! edge, and the records of those that cross its chunks) until it finishes.
+//! numbered [`CROSS_BATCH`] at a time). No fine link is held beyond its window or batch.
+//!
+//! Duplicates are found where they can be: a duplicate has the same metavertices as the
+//! link it repeats, so it lies in the same coarse chunk, or crosses the same coarse chunks
+//! (the chunk of each metavertex is noted as it is written, 4 bytes each:
+//! [`MetavertexChunks`], by the writer's own rule, [`ZvWriter::chunk_of`]).
+//! - A link across coarse chunks is looked up in the set of those kept before
+//!   ([`CoarseLinks`]: 16 bytes an edge, 32 a face, in a hash set).
+//! - A link within one coarse chunk goes through a filter of fixed size (512 KiB) that
+//!   drops the duplicates of recent links. The writer then leaves out the rest a coarse
+//!   chunk at a time as it writes the chunks ([`ZvWriter::drop_duplicate_links`], a set of
+//!   that chunk's links), keeping the first of each set. The filter only drops what the
+//!   writer would, so the level is the same as with one set of every link: meshes, whose
+//!   faces mostly lie in one chunk, are coarsened without a set of the level's faces.
+//!
+//! What grows with the level is each fine vertex's metavertex (8 bytes, by chunk; written to
+//! the parents' temporary file, [`ParentMap::spilling`], once the links are done), each
+//! metavertex's chunk (4 bytes), the set of the links across coarse chunks, and the coarse
+//! links, which [`CoarseLinks`] hands to the writer a batch at a time and the writer holds
+//! (16 bytes an edge, 8 × the arity a face, and the records of those that cross its
+//! chunks) until it finishes.
 
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
@@ -48,6 +63,7 @@ use crate::pyramid::links::{ParentMap, NO_PARENT};
 use crate::pyramid::source::SourceLevel;
 use crate::reader::level_scan::CoordsMap;
 use crate::reader::links::{Endpoints, NumberedLink};
+use crate::writer::vertex_set;
 use crate::writer::ZvWriter;
 use crate::Level;
 
@@ -73,53 +89,122 @@ const CROSS_BATCH: usize = 1 << 16;
 /// How many coarse link values are held before they go to the writer.
 const WRITE_BATCH: usize = 1 << 16;
 
-/// The coarse links kept so far, flat (`width` metavertices each, in the fine level's link
-/// order), and the set of the metavertices of every link kept (for duplicates).
+/// The slots of [`CoarseLinks`]' filter of recent links (a power of two; 512 KiB).
+const RECENT: usize = 1 << 14;
+
+/// The coarse chunk of each metavertex, by number (an index into the chunks seen).
+#[derive(Default)]
+pub(crate) struct MetavertexChunks {
+    ids: CoordsMap<Vec<i64>, u32>,
+    last: Option<(Vec<i64>, u32)>,
+    of: Vec<u32>,
+}
+
+impl MetavertexChunks {
+    /// Notes that the next metavertex goes to the chunk at `coords`.
+    pub(crate) fn push(&mut self, coords: &[i64]) {
+        let id = match &self.last {
+            Some((c, id)) if c.as_slice() == coords => *id,
+            _ => {
+                let next = self.ids.len() as u32;
+                let id = *self.ids.entry(coords.to_vec()).or_insert(next);
+                self.last = Some((coords.to_vec(), id));
+                id
+            }
+        };
+        self.of.push(id);
+    }
+
+    /// Whether metavertices `corners` all go to one chunk (a metavertex not noted goes to
+    /// none).
+    fn one_chunk(&self, corners: &[u64]) -> bool {
+        let mut chunks = corners.iter().map(|&m| self.of.get(m as usize));
+        match chunks.next() {
+            Some(Some(first)) => chunks.all(|c| c == Some(first)),
+            _ => false,
+        }
+    }
+}
+
+/// The metavertex sets of links across chunks, as pairs for edges (16 bytes a set).
+enum Across {
+    Edges(FxHashSet<[u64; 2]>),
+    Faces(FxHashSet<[u64; 4]>),
+}
+
+impl Across {
+    /// Adds `set`; returns whether it was not there.
+    fn insert(&mut self, set: [u64; 4]) -> bool {
+        match self {
+            Across::Edges(s) => s.insert([set[0], set[1]]),
+            Across::Faces(s) => s.insert(set),
+        }
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        match self {
+            Across::Edges(s) => s.len(),
+            Across::Faces(s) => s.len(),
+        }
+    }
+}
+
+/// The coarse links kept so far and not yet handed to the writer, flat (`width` metavertices
+/// each, in the fine level's link order), with what finds their duplicates: for links
+/// across coarse chunks, the set of the metavertices of every one kept; for links within
+/// one, a filter of the recent ones (the writer leaves out the rest,
+/// [`ZvWriter::drop_duplicate_links`], a coarse chunk at a time).
 pub(crate) struct CoarseLinks {
     width: usize,
     links: Vec<u64>,
-    seen: Seen,
-}
-
-/// The metavertex sets of the links kept, sorted (faces padded with `u64::MAX`).
-enum Seen {
-    Edges(FxHashSet<[u64; 2]>),
-    Faces(FxHashSet<[u64; 4]>),
+    /// The metavertex sets ([`vertex_set`]) of the links across chunks kept.
+    across: Across,
+    /// The vertex sets of recent links within one chunk, one per slot of their hash; a slot
+    /// never used holds `[u64::MAX; 4]`, which is no link's set (its corners are distinct).
+    recent: Vec<[u64; 4]>,
 }
 
 impl CoarseLinks {
     /// No links yet, of `width` corners (2 for graph edges, 3 or 4 for faces).
     pub(crate) fn new(width: usize) -> Self {
-        let seen = if width == 2 {
-            Seen::Edges(FxHashSet::default())
-        } else {
-            Seen::Faces(FxHashSet::default())
-        };
         Self {
             width,
             links: Vec::new(),
-            seen,
+            across: if width == 2 {
+                Across::Edges(FxHashSet::default())
+            } else {
+                Across::Faces(FxHashSet::default())
+            },
+            recent: vec![[u64::MAX; 4]; RECENT],
         }
     }
 
-    /// Keeps the coarse link of a fine link whose corners have metavertices `corners`, in
-    /// their order, unless it is degenerate (a metavertex twice) or a duplicate of a link kept
-    /// before (the same set of metavertices); returns whether it was kept. A link of another
-    /// width than the store's is not kept.
-    pub(crate) fn offer(&mut self, corners: &[u64]) -> bool {
-        let n = corners.len();
-        if n != self.width || n > 4 {
+    /// Keeps the coarse link of a fine link whose corners have metavertices `corners` (in
+    /// the chunks `places` notes), in their order, unless it is degenerate (a metavertex
+    /// twice) or a duplicate (the same set of metavertices) of a link kept before: of any
+    /// link before when it crosses chunks, of a recent one when it lies in one chunk (the
+    /// writer leaves out that chunk's other duplicates, keeping the first of each set as
+    /// this does). Returns whether it was kept. A link of another width than the store's is
+    /// not kept.
+    pub(crate) fn offer(&mut self, corners: &[u64], places: &MetavertexChunks) -> bool {
+        if corners.len() != self.width {
             return false;
         }
-        let mut set = [u64::MAX; 4];
-        set[..n].copy_from_slice(corners);
-        set[..n].sort_unstable();
-        if set[..n].windows(2).any(|w| w[0] == w[1]) {
+        let Some(set) = vertex_set(corners) else {
+            return false;
+        };
+        if set[..corners.len()].windows(2).any(|w| w[0] == w[1]) {
             return false;
         }
-        let new = match &mut self.seen {
-            Seen::Edges(s) => s.insert([set[0], set[1]]),
-            Seen::Faces(s) => s.insert(set),
+        let new = if places.one_chunk(corners) {
+            let mixed = set.iter().fold(0u64, |h, &v| {
+                (h.rotate_left(23) ^ v).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            });
+            let slot = (mixed >> (64 - RECENT.trailing_zeros())) as usize;
+            std::mem::replace(&mut self.recent[slot], set) != set
+        } else {
+            self.across.insert(set)
         };
         if new {
             self.links.extend_from_slice(corners);
@@ -133,7 +218,7 @@ impl CoarseLinks {
     }
 
     /// Hands the links kept since the last call to `writer` (as faces for meshes, else as
-    /// edges), in order, and forgets them (not their metavertex sets).
+    /// edges), in order, and forgets them.
     fn flush(&mut self, mesh: bool, writer: &mut ZvWriter) -> Result<()> {
         let none = Default::default();
         if mesh {
@@ -166,6 +251,7 @@ pub(crate) fn coarsen_level(
 ) -> Result<ParentMap> {
     let level = &source.level;
     check_no_link_attributes(level)?;
+    writer.drop_duplicate_links();
     let chunks = level.chunk_keys()?;
     let groups: Vec<Vec<ChunkKey>> = match nested {
         Some(n) => n.into_values().collect(),
@@ -174,10 +260,25 @@ pub(crate) fn coarsen_level(
     // each fine vertex's metavertex, held by chunk (8 bytes a vertex) while the links are
     // coarsened
     let mut metavertices: CoordsMap<Vec<i64>, Vec<u64>> = CoordsMap::default();
-    let written = coarsen_groups(source, keep, bin_shape, groups, writer, &mut |key, rows| {
-        metavertices.insert(key.0, rows);
-        Ok(())
-    })?;
+    // the coarse chunk of each metavertex (4 bytes each)
+    let mut places = MetavertexChunks::default();
+    let ndim = bin_shape.len().max(1);
+    let written = coarsen_groups(
+        source,
+        keep,
+        bin_shape,
+        groups,
+        writer,
+        &mut |key, rows| {
+            metavertices.insert(key.0, rows);
+            Ok(())
+        },
+        Some(&mut |w: &ZvWriter, positions: &[f64]| {
+            for p in positions.chunks_exact(ndim) {
+                places.push(&w.chunk_of(p));
+            }
+        }),
+    )?;
     // the chunks in key order (the level's link order, and the parents' order)
     let present: Vec<(ChunkKey, u64)> = chunks
         .into_iter()
@@ -187,10 +288,11 @@ pub(crate) fn coarsen_level(
         })
         .collect();
     if written > 0 {
-        coarse_links(level, &present, writer, |k| {
+        coarse_links(level, &present, writer, &places, |k| {
             metavertices.get(k).map(Vec::as_slice)
         })?;
     }
+    drop(places);
     // then the parents go to a temporary file a fine chunk at a time, in key order
     let mut parents = ParentMap::spilling()?;
     for (key, _) in present {
@@ -212,6 +314,7 @@ fn coarse_links<'a>(
     level: &Level,
     chunks: &[(ChunkKey, u64)],
     writer: &mut ZvWriter,
+    places: &MetavertexChunks,
     metavertices: impl Fn(&[i64]) -> Option<&'a [u64]>,
 ) -> Result<()> {
     let width = level.link_width()?;
@@ -244,7 +347,7 @@ fn coarse_links<'a>(
             corners.clear();
             corners.extend(l.ends.iter().copied().take_while(|&m| m != NO_PARENT));
             if corners.len() == width {
-                coarse.offer(&corners);
+                coarse.offer(&corners, places);
             }
         }
         if coarse.pending().len() >= WRITE_BATCH {
@@ -301,31 +404,66 @@ fn coarse_links<'a>(
 mod tests {
     use super::*;
 
+    /// Metavertices `0..n`, those below `split` in chunk `[0]`, the others in `[1]`.
+    fn places(n: u64, split: u64) -> MetavertexChunks {
+        let mut p = MetavertexChunks::default();
+        for m in 0..n {
+            p.push(&[i64::from(m >= split)]);
+        }
+        p
+    }
+
     #[test]
     fn degenerate_and_duplicate_links_are_dropped() {
+        // in one chunk (found by the filter) and across two (found by the set)
+        for split in [100, 2] {
+            let at = places(100, split);
+            let mut edges = CoarseLinks::new(2);
+            assert!(edges.offer(&[1, 0], &at));
+            // the reverse edge is a duplicate; a self-loop is degenerate; a face is no edge
+            assert!(!edges.offer(&[0, 1], &at));
+            assert!(!edges.offer(&[2, 2], &at));
+            assert!(!edges.offer(&[2, 3, 4], &at));
+            assert!(edges.offer(&[2, 1], &at));
+            assert_eq!(edges.pending(), &[1, 0, 2, 1]);
+            // faces: two corners in one cluster, then another winding of a kept face
+            let mut faces = CoarseLinks::new(3);
+            assert!(!faces.offer(&[3, 4, 3], &at));
+            assert!(faces.offer(&[3, 4, 5], &at));
+            assert!(!faces.offer(&[5, 4, 3], &at));
+            assert!(!faces.offer(&[4, 3, 5], &at));
+            assert!(faces.offer(&[3, 4, 6], &at));
+            assert!(!faces.offer(&[1, 2], &at));
+            assert_eq!(faces.pending(), &[3, 4, 5, 3, 4, 6]);
+            let mut quads = CoarseLinks::new(4);
+            assert!(!quads.offer(&[0, 1, 2, 0], &at));
+            assert!(quads.offer(&[0, 1, 2, 3], &at));
+            assert!(!quads.offer(&[3, 2, 1, 0], &at));
+            // the largest metavertex numbers are numbers like any other (in no chunk noted)
+            assert!(quads.offer(&[u64::MAX - 3, u64::MAX - 2, u64::MAX - 1, 7], &at));
+            assert!(!quads.offer(&[7, u64::MAX - 1, u64::MAX - 2, u64::MAX - 3], &at));
+            assert_eq!(quads.pending().len(), 8);
+        }
+    }
+
+    #[test]
+    fn links_in_one_chunk_are_filtered_in_bounded_memory_links_across_exactly() {
+        let n = 4 * RECENT as u64;
+        // in one chunk: far more distinct edges than slots, all kept, the filter its size
+        let one = places(2 * n, 2 * n);
         let mut edges = CoarseLinks::new(2);
-        assert!(edges.offer(&[1, 0]));
-        // the reverse edge is a duplicate; a self-loop is degenerate; a face is no edge
-        assert!(!edges.offer(&[0, 1]));
-        assert!(!edges.offer(&[2, 2]));
-        assert!(!edges.offer(&[2, 3, 4]));
-        assert!(edges.offer(&[2, 1]));
-        assert_eq!(edges.pending(), &[1, 0, 2, 1]);
-        // faces: two corners in one cluster, then another winding of a kept face
-        let mut faces = CoarseLinks::new(3);
-        assert!(!faces.offer(&[3, 4, 3]));
-        assert!(faces.offer(&[3, 4, 5]));
-        assert!(!faces.offer(&[5, 4, 3]));
-        assert!(!faces.offer(&[4, 3, 5]));
-        assert!(faces.offer(&[3, 4, 6]));
-        assert!(!faces.offer(&[1, 2]));
-        assert_eq!(faces.pending(), &[3, 4, 5, 3, 4, 6]);
-        let mut quads = CoarseLinks::new(4);
-        assert!(!quads.offer(&[0, 1, 2, 0]));
-        assert!(quads.offer(&[0, 1, 2, 3]));
-        assert!(!quads.offer(&[3, 2, 1, 0]));
-        // the largest metavertex numbers are numbers like any other
-        assert!(quads.offer(&[u64::MAX - 3, u64::MAX - 2, u64::MAX - 1, 7]));
-        assert_eq!(quads.pending().len(), 8);
+        assert!((0..n).all(|i| edges.offer(&[i, i + n], &one)));
+        assert_eq!((edges.recent.len(), edges.across.len()), (RECENT, 0));
+        // the last edge is still found; some of the first were overwritten, and pass again
+        // (the writer leaves them out)
+        assert!(!edges.offer(&[n - 1, 2 * n - 1], &one));
+        let passed = (0..n).filter(|&i| edges.offer(&[i + n, i], &one)).count();
+        assert!(passed > 0 && passed < n as usize, "{passed}");
+        // across chunks: every duplicate is found, however long ago its first was kept
+        let two = places(2 * n, n);
+        let mut edges = CoarseLinks::new(2);
+        assert!((0..n).all(|i| edges.offer(&[i, i + n], &two)));
+        assert!((0..n).all(|i| !edges.offer(&[i + n, i], &two)));
+        assert_eq!(edges.across.len(), n as usize);
     }
 }

@@ -231,15 +231,21 @@ pub(crate) fn coarsen_level(
         nested.into_values(),
         writer,
         &mut |key, rows| parents.push(key, rows),
+        None,
     )?;
     Ok(parents)
 }
+
+/// What [`coarsen_groups`] calls with each group's metavertex positions.
+pub(crate) type OnGroup<'a> = &'a mut dyn FnMut(&ZvWriter, &[f64]);
 
 /// Coarsens the fine chunks of `groups` a group at a time (a group: the fine chunks of one
 /// coarse chunk, so that only its metavertices are held): each group's metavertices, in
 /// (object, bin) order, go to `writer`, then `on_chunk(key, parents)` gets each of its fine
 /// chunks' rows' metavertices (as the writer numbers them; [`NO_PARENT`] for a row of an
-/// object `keep` drops). Returns the number of metavertices written.
+/// object `keep` drops). `on_group(writer, positions)`, when given, gets the positions of
+/// each group's metavertices (flat, in their order) once they are written. Returns the
+/// number of metavertices written.
 pub(crate) fn coarsen_groups(
     source: &SourceLevel,
     keep: &[bool],
@@ -247,6 +253,7 @@ pub(crate) fn coarsen_groups(
     groups: impl IntoIterator<Item = Vec<ChunkKey>>,
     writer: &mut ZvWriter,
     on_chunk: &mut dyn FnMut(ChunkKey, Vec<u64>) -> Result<()>,
+    mut on_group: Option<OnGroup<'_>>,
 ) -> Result<u64> {
     let ndim = bin_shape.len();
     let objects = source.has_objects();
@@ -289,6 +296,9 @@ pub(crate) fn coarsen_groups(
         let m = c.finish(objects)?;
         let ids = objects.then_some(m.objects.as_slice());
         let first = writer.add_vertices_flat(&m.positions, ids, &m.attributes)?;
+        if let Some(f) = on_group.as_mut() {
+            f(writer, &m.positions);
+        }
         written += m.rank.len() as u64;
         for (key, rows) in slots {
             let p = rows
