@@ -464,12 +464,10 @@ impl ZvWriter {
         self.links.unique = true;
     }
 
-    /// The coordinates of the chunk a vertex at `position` goes to (its coordinates rounded
-    /// to the vertex type first, as they are stored).
-    pub(crate) fn chunk_of(&self, position: &[f64]) -> Vec<i64> {
-        let mut out = vec![0; position.len()];
-        self.grid.chunk_of_given(position, &mut out);
-        out
+    /// Writes the coordinates of the chunk a vertex at `position` goes to (its coordinates
+    /// rounded to the vertex type first, as they are stored) to `out`.
+    pub(crate) fn chunk_of(&self, position: &[f64], out: &mut [i64]) {
+        self.grid.chunk_of_given(position, out);
     }
 
     /// Declares that the store has at least `n` objects: ids up to `n − 1` without vertices

@@ -263,6 +263,7 @@ pub(crate) fn coarsen_level(
     // the coarse chunk of each metavertex (4 bytes each)
     let mut places = MetavertexChunks::default();
     let ndim = bin_shape.len().max(1);
+    let mut coords = vec![0i64; ndim];
     let written = coarsen_groups(
         source,
         keep,
@@ -275,7 +276,8 @@ pub(crate) fn coarsen_level(
         },
         Some(&mut |w: &ZvWriter, positions: &[f64]| {
             for p in positions.chunks_exact(ndim) {
-                places.push(&w.chunk_of(p));
+                w.chunk_of(p, &mut coords);
+                places.push(&coords);
             }
         }),
     )?;
