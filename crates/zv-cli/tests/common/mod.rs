@@ -136,6 +136,21 @@ pub fn entries_with(dir: &Path, marker: &str) -> Vec<String> {
         .collect()
 }
 
+/// [`kill_delays`], then, while `short()` says that no kill has come after the end of the
+/// run yet, up to six more at 2, 4, … 64 × `took`: the timed run can be faster than the
+/// killed ones on a loaded machine (the test binaries run three at a time), and a spread
+/// that never reaches the end tests half of what it should.
+pub fn kill_delays_reaching_the_end<'a>(
+    took: Duration,
+    short: impl Fn() -> bool + 'a,
+) -> impl Iterator<Item = Duration> + 'a {
+    kill_delays(took).chain(
+        (1..=6u32)
+            .map(move |j| took * (1 << j))
+            .take_while(move |_| short()),
+    )
+}
+
 /// Delays spread over `[0, 1.2 × took)`, deterministic (an LCG), one per kill.
 pub fn kill_delays(took: Duration) -> impl Iterator<Item = Duration> {
     let mut lcg = 0x9E37_79B9u64;
