@@ -159,15 +159,13 @@ impl Grid {
     /// Writes the chunk coordinates of the vertex at `p` (as given, before it is stored in
     /// the vertex type) to `out`: the chunk the vertex goes to.
     pub(super) fn chunk_of_given(&self, p: &[f64], out: &mut [i64]) {
-        for ((&x, s), o) in p.iter().zip(&self.chunk_shape).zip(out.iter_mut()) {
-            *o = floor_i64(self.stored(x) / s);
-        }
+        floor_div(p.iter().map(|&x| self.stored(x)), &self.chunk_shape, out);
     }
 
     /// Writes the chunk coordinates of `p` to `out`: the reader's rule,
     /// [`chunk_of`](crate::metadata::chunk_of), `floor(p / chunk_shape)` per axis.
     pub(super) fn chunk_into(&self, p: &[f64], out: &mut [i64]) {
-        floor_div(p, &self.chunk_shape, out);
+        floor_div(p.iter().copied(), &self.chunk_shape, out);
     }
 
     /// The chunk lookup of a store with these options: dense over the chunks inside the
@@ -187,7 +185,7 @@ impl Grid {
 
     /// Writes the global bin coordinates of `p` to `out`.
     pub(super) fn bin_into(&self, p: &[f64], out: &mut [i64]) {
-        floor_div(p, &self.bin_shape, out);
+        floor_div(p.iter().copied(), &self.bin_shape, out);
     }
 
     /// The bin of `p` within its chunk, row-major (last axis fastest). Positions are checked
@@ -212,8 +210,8 @@ impl Grid {
 /// `floor(p / shape) as i64` per axis, to `out` (without a call to `floor`: positions are
 /// checked by [`Grid::chunk_in_range`], so the quotients are far inside the `i64` range, where
 /// truncating and stepping down below a negative fraction is the floor).
-fn floor_div(p: &[f64], shape: &[f64], out: &mut [i64]) {
-    for ((x, s), o) in p.iter().zip(shape).zip(out.iter_mut()) {
+fn floor_div(p: impl IntoIterator<Item = f64>, shape: &[f64], out: &mut [i64]) {
+    for ((x, s), o) in p.into_iter().zip(shape).zip(out.iter_mut()) {
         *o = floor_i64(x / s);
     }
 }
