@@ -9,7 +9,9 @@
 //! ```
 //!
 //! Decoding checks the count against the chunk and every length against the remaining bytes
-//! before copying anything; trailing bytes are an error.
+//! before copying anything; trailing bytes are an error. A chunk the codec is handed whole
+//! (the store's own buffer) is decoded in place: the items are moved over the length fields,
+//! so a large chunk (a ZV 0.9 object index of tens of megabytes) is not held twice.
 //!
 //! ```
 //! let meta: zv_core::metadata::ExtensionMetadata = serde_json::from_value(serde_json::json!(
@@ -46,8 +48,10 @@ fn read_u32(input: &[u8], at: usize) -> Option<usize> {
     Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
 }
 
-/// Parses the framing into (data, offsets) for `count` elements.
-pub fn decode_framing(input: &[u8], count: usize) -> Result<(Vec<u8>, Vec<usize>), CodecError> {
+/// Checks the framing of `count` elements and returns where each item starts in the data
+/// once the framing is removed (`count + 1` offsets, the first 0); item `i` lies in `input`
+/// at `4 · (i + 2) + offsets[i]`. Nothing is copied.
+fn frame(input: &[u8], count: usize) -> Result<Vec<usize>, CodecError> {
     let stored = read_u32(input, 0).ok_or_else(|| {
         CodecError::corrupt(
             NAME,
@@ -70,21 +74,19 @@ pub fn decode_framing(input: &[u8], count: usize) -> Result<(Vec<u8>, Vec<usize>
     }
     let mut offsets = Vec::with_capacity(count + 1);
     offsets.push(0);
-    let mut data = Vec::with_capacity(input.len() - 4 - 4 * count);
-    let mut pos = 4usize;
+    let (mut pos, mut end) = (4usize, 0usize);
     for i in 0..count {
         let len = read_u32(input, pos)
             .ok_or_else(|| CodecError::corrupt(NAME, format!("item {i}: truncated length")))?;
         pos += 4;
-        let item = pos
+        pos = pos
             .checked_add(len)
-            .and_then(|end| input.get(pos..end))
+            .filter(|&e| e <= input.len())
             .ok_or_else(|| {
                 CodecError::corrupt(NAME, format!("item {i}: {len} bytes run past the end"))
             })?;
-        data.extend_from_slice(item);
-        offsets.push(data.len());
-        pos += len;
+        end += len;
+        offsets.push(end);
     }
     if pos != input.len() {
         return Err(CodecError::corrupt(
@@ -92,7 +94,34 @@ pub fn decode_framing(input: &[u8], count: usize) -> Result<(Vec<u8>, Vec<usize>
             format!("{} trailing bytes", input.len() - pos),
         ));
     }
+    Ok(offsets)
+}
+
+/// Parses the framing into (data, offsets) for `count` elements.
+pub fn decode_framing(input: &[u8], count: usize) -> Result<(Vec<u8>, Vec<usize>), CodecError> {
+    let offsets = frame(input, count)?;
+    let mut data = Vec::with_capacity(offsets[count]);
+    for (i, w) in offsets.windows(2).enumerate() {
+        let at = 4 * (i + 2) + w[0];
+        data.extend_from_slice(&input[at..at + (w[1] - w[0])]);
+    }
     Ok((data, offsets))
+}
+
+/// [`decode_framing`] of a buffer the caller owns: the items are moved to the front of
+/// `input` (each left by the length fields before it), which becomes the data, so a large
+/// chunk is not held twice.
+pub fn decode_framing_owned(
+    mut input: Vec<u8>,
+    count: usize,
+) -> Result<(Vec<u8>, Vec<usize>), CodecError> {
+    let offsets = frame(&input, count)?;
+    for (i, w) in offsets.windows(2).enumerate() {
+        let at = 4 * (i + 2) + w[0];
+        input.copy_within(at..at + (w[1] - w[0]), w[0]);
+    }
+    input.truncate(offsets[count]);
+    Ok((input, offsets))
 }
 
 impl CodecTraits for VlenBytesCodec {
@@ -149,7 +178,11 @@ impl ArrayToBytesCodec for VlenBytesCodec {
                 what: format!("data type {}", repr.data_type()),
             });
         }
-        let (data, offsets) = decode_framing(&input, repr.num_elements_usize())?;
+        let count = repr.num_elements_usize();
+        let (data, offsets) = match input {
+            Cow::Owned(v) => decode_framing_owned(v, count)?,
+            Cow::Borrowed(b) => decode_framing(b, count)?,
+        };
         Ok(ArrayBytes::Variable {
             data: Cow::Owned(data),
             offsets: Cow::Owned(offsets),
@@ -199,5 +232,46 @@ mod tests {
         // a huge declared count with few bytes is refused before allocating
         let bomb = [0xff, 0xff, 0xff, 0x0f, 0, 0, 0, 0];
         assert!(decode_framing(&bomb, 0x0fff_ffff).is_err());
+        assert!(decode_framing_owned(bomb.to_vec(), 0x0fff_ffff).is_err());
+    }
+
+    /// The framing of `items`, as numcodecs writes it.
+    fn framed(items: &[Vec<u8>]) -> Vec<u8> {
+        let mut out = (items.len() as u32).to_le_bytes().to_vec();
+        for item in items {
+            out.extend_from_slice(&(item.len() as u32).to_le_bytes());
+            out.extend_from_slice(item);
+        }
+        out
+    }
+
+    proptest::proptest! {
+        /// Decoding in place gives what decoding a borrowed buffer gives, for valid framings
+        /// and for any corruption of them (the same error, or the same items).
+        #[test]
+        fn owned_decoding_is_borrowed_decoding(
+            items in proptest::collection::vec(proptest::collection::vec(proptest::num::u8::ANY, 0..40), 0..20),
+            cut in 0usize..400,
+            flip in proptest::option::of((0usize..400, proptest::num::u8::ANY)),
+        ) {
+            let good = framed(&items);
+            let (data, offsets) = decode_framing_owned(good.clone(), items.len()).unwrap();
+            let expect: Vec<u8> = items.concat();
+            proptest::prop_assert_eq!(&data, &expect);
+            for (i, item) in items.iter().enumerate() {
+                proptest::prop_assert_eq!(&data[offsets[i]..offsets[i + 1]], &item[..]);
+            }
+            let mut bad = good;
+            bad.truncate(bad.len().saturating_sub(cut % 5));
+            if let Some((at, b)) = flip {
+                if !bad.is_empty() {
+                    let at = at % bad.len();
+                    bad[at] = b;
+                }
+            }
+            let borrowed = decode_framing(&bad, items.len()).map_err(|e| e.to_string());
+            let owned = decode_framing_owned(bad, items.len()).map_err(|e| e.to_string());
+            proptest::prop_assert_eq!(owned, borrowed);
+        }
     }
 }
