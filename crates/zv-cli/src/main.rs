@@ -321,13 +321,10 @@ fn broken_pipe(e: &(dyn std::error::Error + 'static)) -> bool {
 fn dump(store: &str, compact: bool) -> CliResult {
     use std::io::Write;
     let store = zv_format::ZvStore::open_url(store)?;
-    let doc = zv_format::dump::dump(&store)?;
+    // written section by section as the dump is made (a store's dump can be many times its
+    // size as one JSON document in memory)
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    if compact {
-        serde_json::to_writer(&mut out, &doc)?;
-    } else {
-        serde_json::to_writer_pretty(&mut out, &doc)?;
-    }
+    zv_format::dump::dump_to(&store, &mut out, !compact)?;
     out.write_all(b"\n")?;
     out.flush()?;
     Ok(())

@@ -8,11 +8,15 @@
 //! [`crate::reader::Level::object`] rebuilds parents per fragment instead), and object links
 //! of graphs, skeletons and meshes are the reader's links that belong to exactly one object.
 //! Both read the level once, through one scan.
+//!
+//! [`dump`] builds the document; [`dump_to`] writes the same bytes as each section is made
+//! (module `sections`), holding one section at a time.
 
 mod json;
 mod lines;
 mod raw;
 mod reference;
+mod sections;
 
 use serde_json::{json, Map, Value};
 
@@ -21,6 +25,7 @@ use crate::error::Result;
 use crate::geometry::Geometry;
 use crate::names;
 use crate::reader::{is_level_name, Level, ZvStore};
+use sections::Sections;
 
 pub use json::num;
 
@@ -30,12 +35,28 @@ pub const DUMP_FORMAT: &str = "zv-dump/1";
 /// The dump of a whole store.
 pub fn dump(store: &ZvStore) -> Result<Value> {
     let mut top = Map::new();
-    top.insert("dump_format".into(), Value::from(DUMP_FORMAT));
-    top.insert(
-        "root_attributes".into(),
+    dump_into(store, &mut top)?;
+    Ok(Value::Object(top))
+}
+
+/// Writes the dump of a whole store to `out`, as `serde_json` writes [`dump`]'s document
+/// (`pretty`: `to_writer_pretty`, else `to_writer`), byte for byte, without a line break at
+/// the end. Each section is written as soon as it is made, so the dump holds one section of
+/// one level at a time rather than the whole document.
+pub fn dump_to(store: &ZvStore, out: &mut dyn std::io::Write, pretty: bool) -> Result<()> {
+    let mut top = sections::Streamed::open(out, pretty, 1)?;
+    dump_into(store, &mut top)?;
+    top.close()
+}
+
+/// The sections of the dump of a whole store, in order.
+fn dump_into(store: &ZvStore, top: &mut dyn Sections) -> Result<()> {
+    top.put("dump_format", Value::from(DUMP_FORMAT))?;
+    top.put(
+        "root_attributes",
         Value::Object(store.root_attributes().clone()),
-    );
-    top.insert("root_metadata".into(), raw::root_metadata(store));
+    )?;
+    top.put("root_metadata", raw::root_metadata(store))?;
     // non-level groups under the root
     let mut tree = Map::new();
     for child in store.blobs().children("")? {
@@ -44,82 +65,70 @@ pub fn dump(store: &ZvStore) -> Result<Value> {
         }
         raw::walk_tree(store, &child, &child, &mut tree)?;
     }
-    top.insert("root_group_attributes_tree".into(), Value::Object(tree));
-    top.insert("level_ids".into(), json!(store.level_ids()));
-    let mut levels = Map::new();
-    for &id in store.level_ids() {
-        let level = store.level(id)?;
-        levels.insert(id.to_string(), dump_level(store, &level)?);
-    }
-    top.insert("levels".into(), Value::Object(levels));
-    Ok(Value::Object(top))
+    top.put("root_group_attributes_tree", Value::Object(tree))?;
+    top.put("level_ids", json!(store.level_ids()))?;
+    top.nested("levels", &mut |levels| {
+        for &id in store.level_ids() {
+            let level = store.level(id)?;
+            levels.nested(&id.to_string(), &mut |out| dump_level(store, &level, out))?;
+        }
+        Ok(())
+    })
 }
 
-fn dump_level(store: &ZvStore, level: &Level) -> Result<Value> {
+fn dump_level(store: &ZvStore, level: &Level, out: &mut dyn Sections) -> Result<()> {
     level.check_chunk_arrays()?;
     let scan = level.scan(level.link_deltas()?.contains(&0))?;
     let geometry = level.geometry();
     let lp = level.id().to_string();
-    let mut out = Map::new();
-    out.insert(
-        "level_attributes".into(),
+    out.put(
+        "level_attributes",
         Value::Object(level.attributes().clone()),
-    );
-    out.insert("level_metadata".into(), raw::level_metadata(level));
+    )?;
+    out.put("level_metadata", raw::level_metadata(level))?;
     let mut tree = Map::new();
     for child in store.blobs().children(&lp)? {
         raw::walk_tree(store, &join(&[&lp, &child]), &child, &mut tree)?;
     }
-    out.insert("group_attributes_tree".into(), Value::Object(tree));
-    out.insert("array_chunk_keys".into(), raw::array_chunk_keys(level)?);
-    out.insert(
-        "chunk_keys".into(),
+    out.put("group_attributes_tree", Value::Object(tree))?;
+    out.put("array_chunk_keys", raw::array_chunk_keys(level)?)?;
+    out.put(
+        "chunk_keys",
         json::keys_json(scan.chunks.iter().map(|c| c.key())),
-    );
-    out.insert("chunks".into(), raw::chunks_json(&scan));
-    out.insert(
-        "vertex_attribute_info".into(),
-        raw::vertex_attribute_info(&scan),
-    );
-    out.insert("links".into(), raw::links_json(level, &scan)?);
-    out.insert(
-        "link_attributes".into(),
-        raw::link_attributes_json(level, &scan)?,
-    );
-    out.insert(
-        "cross_chunk_links".into(),
-        raw::cross_chunk_links_json(level)?,
-    );
-    out.insert(
-        "cross_chunk_link_attributes".into(),
+    )?;
+    out.put("chunks", raw::chunks_json(&scan))?;
+    out.put("vertex_attribute_info", raw::vertex_attribute_info(&scan))?;
+    out.put("links", raw::links_json(level, &scan)?)?;
+    out.put("link_attributes", raw::link_attributes_json(level, &scan)?)?;
+    out.put("cross_chunk_links", raw::cross_chunk_links_json(level)?)?;
+    out.put(
+        "cross_chunk_link_attributes",
         raw::cross_chunk_link_attributes_json(level)?,
-    );
+    )?;
     let index = level.object_index()?;
     if let Some(index) = &index {
         index.check_fragments(&level.p(&[names::OBJECT_INDEX]), |c| scan.fragments_of(c))?;
     }
-    out.insert(
-        "object_index".into(),
+    out.put(
+        "object_index",
         index.as_ref().map_or(Value::Null, raw::object_index_json),
-    );
+    )?;
     let reader_links = reference::reader_links(level, &scan)?;
     let (objects, unassigned) =
         reference::objects_json(index.as_ref(), &scan, reader_links.as_deref(), level)?;
-    out.insert("objects".into(), objects);
+    out.put("objects", objects)?;
     if matches!(
         geometry,
         Geometry::Graph | Geometry::Skeleton | Geometry::Mesh
     ) {
-        out.insert("unassigned_links".into(), unassigned);
+        out.put("unassigned_links", unassigned)?;
     }
-    raw::dense_sections(level, &mut out)?;
-    out.insert(
-        "canonical".into(),
-        reference::canonical(&scan, geometry, reader_links.as_deref()),
-    );
-    out.insert(
-        "reader".into(),
+    raw::dense_sections(level, out)?;
+    out.nested("canonical", &mut |c| {
+        reference::canonical(&scan, geometry, reader_links.as_deref(), c)
+    })?;
+    out.put(
+        "reader",
         reference::reader_json(&scan, level, reader_links.as_deref(), index.as_ref())?,
-    );
-    Ok(Value::Object(out))
+    )
 }

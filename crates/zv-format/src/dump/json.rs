@@ -103,11 +103,24 @@ pub(super) fn object_attribute(attributes: &JsonObject, name: &str) -> JsonObjec
 
 /// The total order of rows of floats: element by element, then by length.
 pub(super) fn cmp_rows(a: &[f64], b: &[f64]) -> Ordering {
-    for (x, y) in a.iter().zip(b) {
-        match x.total_cmp(y) {
-            Ordering::Equal => continue,
-            o => return o,
+    cmp_values(a.iter().copied(), b.iter().copied())
+}
+
+/// [`cmp_rows`] of two rows given as their values (a row made of several, say, without
+/// concatenating them).
+pub(super) fn cmp_values(
+    mut a: impl Iterator<Item = f64>,
+    mut b: impl Iterator<Item = f64>,
+) -> Ordering {
+    loop {
+        match (a.next(), b.next()) {
+            (Some(x), Some(y)) => match x.total_cmp(&y) {
+                Ordering::Equal => continue,
+                o => return o,
+            },
+            (None, None) => return Ordering::Equal,
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
         }
     }
-    a.len().cmp(&b.len())
 }

@@ -380,7 +380,7 @@ pub(super) fn object_index_json(index: &ObjectIndex) -> Value {
 }
 
 /// Adds the `object_attributes`, `groups` and `group_attributes` sections to `out`.
-pub(super) fn dense_sections(level: &Level, out: &mut Map<String, Value>) -> Result<()> {
+pub(super) fn dense_sections(level: &Level, out: &mut dyn super::Sections) -> Result<()> {
     let mut oattrs = Map::new();
     for (name, a) in level.object_attributes()? {
         let mut o = dense_json(a.data_type.name(), &a.shape, &a.values);
@@ -393,18 +393,17 @@ pub(super) fn dense_sections(level: &Level, out: &mut Map<String, Value>) -> Res
         o.insert("array_attributes".into(), Value::Object(a.attributes));
         oattrs.insert(name, Value::Object(o));
     }
-    out.insert("object_attributes".into(), Value::Object(oattrs));
-    out.insert(
-        "groups".into(),
+    out.put("object_attributes", Value::Object(oattrs))?;
+    out.put(
+        "groups",
         level.groups()?.map_or(Value::Null, |g| json!(g.members)),
-    );
+    )?;
     let mut gattrs = Map::new();
     for (name, a) in level.group_attributes()? {
         let o = dense_json(a.data_type.name(), &a.shape, &a.values);
         gattrs.insert(name, Value::Object(o));
     }
-    out.insert("group_attributes".into(), Value::Object(gattrs));
-    Ok(())
+    out.put("group_attributes", Value::Object(gattrs))
 }
 
 /// `{"dtype", "shape", "values"}` of a dense attribute.

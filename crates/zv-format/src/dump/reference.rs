@@ -6,7 +6,8 @@ use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
 
-use super::json::{cmp_rows, row_json, rows_json};
+use super::json::{cmp_rows, cmp_values, row_json, rows_json};
+use super::Sections;
 use crate::error::{Error, Result};
 use crate::geometry::Geometry;
 use crate::metadata::Layout;
@@ -15,7 +16,7 @@ use crate::reader::level_scan::LevelScan;
 use crate::reader::level_scan::ScannedChunk;
 use crate::reader::links::Endpoints;
 use crate::reader::skeleton::{fragment_parents, reference_parents};
-use crate::reader::{Level, ObjectIndex};
+use crate::reader::{Level, ObjectIndex, Positions};
 
 /// The links of the reference's high-level reader, as level-global vertex indices (`None`
 /// for geometries without links): the stored links, every endpoint required; skeletons take
@@ -208,51 +209,70 @@ fn assign_links(
     per_object
 }
 
-/// The `canonical` section: sorted vertices, and edges or faces as sorted coordinates.
+/// The `canonical` section's entries: sorted vertices, and edges or faces as sorted
+/// coordinates, written to `out` as they are made. A link is kept as its vertex numbers (a
+/// face with the corner to start from) and compared through the positions, so that sorting
+/// millions of links copies no coordinates.
 pub(super) fn canonical(
     scan: &LevelScan,
     geometry: &Geometry,
     links: Option<&[Vec<u64>]>,
-) -> Value {
+    out: &mut dyn Sections,
+) -> Result<()> {
     let positions = scan.positions();
     let mut sorted: Vec<&[f64]> = positions.iter().collect();
     sorted.sort_by(|a, b| cmp_rows(a, b));
-    let mut out = Map::new();
-    out.insert("vertex_count".into(), json!(positions.len()));
-    out.insert("vertices_sorted".into(), rows_json(&sorted));
+    out.put("vertex_count", json!(positions.len()))?;
+    out.array("vertices_sorted", &mut sorted.iter().map(|r| row_json(r)))?;
+    drop(sorted);
     let links = links.unwrap_or(&[]);
-    let xyz = |l: &Vec<u64>| -> Vec<Vec<f64>> {
-        l.iter()
-            .map(|&g| {
-                positions
-                    .get(g as usize)
-                    .map(<[f64]>::to_vec)
-                    .unwrap_or_default()
-            })
-            .collect()
+    let name = match geometry {
+        Geometry::Graph | Geometry::Skeleton => "edges_xyz_sorted",
+        Geometry::Mesh => "faces_xyz_sorted",
+        _ => return Ok(()),
     };
-    let (name, mut items): (&str, Vec<Vec<Vec<f64>>>) = match geometry {
-        Geometry::Graph | Geometry::Skeleton => {
-            ("edges_xyz_sorted", links.iter().map(xyz).collect())
-        }
-        Geometry::Mesh => {
-            let faces = links.iter().map(|l| {
-                let mut f = xyz(l);
-                if let Some(pos) = (0..f.len()).min_by(|&a, &b| cmp_rows(&f[a], &f[b])) {
-                    f.rotate_left(pos);
-                }
-                f
-            });
-            ("faces_xyz_sorted", faces.collect())
-        }
-        _ => return Value::Object(out),
-    };
-    items.sort_by(|a, b| cmp_rows(&a.concat(), &b.concat()));
-    out.insert(
-        name.into(),
-        Value::Array(items.iter().map(rows_json).collect()),
-    );
-    Value::Object(out)
+    let row = |g: u64| endpoint(&positions, g);
+    // each link and the corner it starts from: a face's least corner, in the rows' order
+    let mut items: Vec<(&[u64], usize)> = links
+        .iter()
+        .map(|l| {
+            let start = match geometry {
+                Geometry::Mesh => (0..l.len())
+                    .min_by(|&a, &b| cmp_rows(row(l[a]), row(l[b])))
+                    .unwrap_or(0),
+                _ => 0,
+            };
+            (l.as_slice(), start)
+        })
+        .collect();
+    items.sort_by(|&(a, i), &(b, j)| {
+        cmp_values(link_values(&positions, a, i), link_values(&positions, b, j))
+    });
+    out.array(
+        name,
+        &mut items
+            .iter()
+            .map(|&(l, start)| Value::Array(corners(l, start).map(|g| row_json(row(g))).collect())),
+    )
+}
+
+/// The position of vertex `g` (empty when there is none).
+fn endpoint(positions: &Positions, g: u64) -> &[f64] {
+    positions.get(g as usize).unwrap_or_default()
+}
+
+/// The coordinates of link `l`'s corners from corner `start` on, one after the other.
+fn link_values<'a>(
+    positions: &'a Positions,
+    l: &'a [u64],
+    start: usize,
+) -> impl Iterator<Item = f64> + 'a {
+    corners(l, start).flat_map(|g| endpoint(positions, g).iter().copied())
+}
+
+/// The corners of link `l` from corner `start` on, wrapping around.
+fn corners(l: &[u64], start: usize) -> impl Iterator<Item = u64> + '_ {
+    (0..l.len()).map(move |k| l[(start + k) % l.len()])
 }
 
 /// The `reader` section: what the reference's high-level reader function returns.
