@@ -114,21 +114,17 @@ fn dump_level(store: &ZvStore, level: &Level, out: &mut dyn Sections) -> Result<
         index.as_ref().map_or(Value::Null, raw::object_index_json),
     )?;
     let reader_links = reference::reader_links(level, &scan)?;
-    let (objects, unassigned) =
-        reference::objects_json(index.as_ref(), &scan, reader_links.as_deref(), level)?;
-    out.put("objects", objects)?;
+    let unassigned =
+        reference::objects(index.as_ref(), &scan, reader_links.as_deref(), level, out)?;
     if matches!(
         geometry,
         Geometry::Graph | Geometry::Skeleton | Geometry::Mesh
     ) {
-        out.put("unassigned_links", unassigned)?;
+        out.put("unassigned_links", json!(unassigned))?;
     }
     raw::dense_sections(level, out)?;
     out.nested("canonical", &mut |c| {
         reference::canonical(&scan, geometry, reader_links.as_deref(), c)
     })?;
-    out.put(
-        "reader",
-        reference::reader_json(&scan, level, reader_links.as_deref(), index.as_ref())?,
-    )
+    reference::reader(&scan, level, reader_links.as_deref(), index.as_ref(), out)
 }

@@ -72,89 +72,106 @@ fn v09_reader_links(level: &Level, scan: &LevelScan) -> Result<Vec<Vec<u64>>> {
 /// Level-global vertex → the objects that hold it, with its first local index in each.
 type Owners = HashMap<u64, Vec<(usize, u64)>>;
 
-/// The `objects` section (`null` without an object index) and the `unassigned_links`: the
-/// reader's links that do not belong to exactly one object.
-pub(super) fn objects_json(
+/// Writes the `objects` section (`null` without an object index) to `out`, one object at a
+/// time; returns the `unassigned_links`: the reader's links that do not belong to exactly one
+/// object, sorted.
+pub(super) fn objects(
     index: Option<&ObjectIndex>,
     scan: &LevelScan,
     reader_links: Option<&[Vec<u64>]>,
     level: &Level,
-) -> Result<(Value, Value)> {
+    out: &mut dyn Sections,
+) -> Result<Vec<Vec<u64>>> {
     let Some(index) = index else {
+        out.put("objects", Value::Null)?;
         // zv-dump/1 sorts the unassigned links (as it sorts each object's)
         let mut unassigned = reader_links.map_or_else(Vec::new, <[Vec<u64>]>::to_vec);
         unassigned.sort();
-        let unassigned = json!(unassigned);
-        return Ok((Value::Null, unassigned));
+        return Ok(unassigned);
     };
     let okey = level.p(&[names::OBJECT_INDEX]);
+    // the ids present (0.9 ids may have gaps), each one's vertex count, and the owners of
+    // every vertex; every row is checked here, before anything of the section is written
     let mut owners: Owners = HashMap::new();
-    let mut objects = Vec::with_capacity(index.manifests.len());
+    let mut present = Vec::with_capacity(index.manifests.len());
     let mut counts = Vec::with_capacity(index.manifests.len());
     for (id, m) in index.manifests.iter().enumerate() {
         if !index.contains(id as u64) {
             continue; // a gap in a ZV 0.9 store's sparse ids
         }
-        let mut verts = Vec::new();
-        let mut attrs: Vec<Vec<Value>> = vec![Vec::new(); scan.infos.len()];
+        let pos = present.len();
+        let mut local = 0u64;
         for (c, _, frag) in scan.fragments(m, id as u64, &okey)? {
             for r in frag.iter() {
-                let v = c.chunk.vertices.row(r as usize).ok_or_else(|| {
-                    Error::inconsistent(&okey, format!("row {r} of chunk {}", c.key()))
-                })?;
-                let local = verts.len() as u64;
-                verts.push(row_json(&v));
-                // owners name the object's position in `objects` (0.9 ids may have gaps)
-                let pos = objects.len();
+                if c.chunk.vertices.row(r as usize).is_none() {
+                    return Err(Error::inconsistent(
+                        &okey,
+                        format!("row {r} of chunk {}", c.key()),
+                    ));
+                }
                 let entry = owners.entry(c.offset + r).or_default();
                 if !entry.iter().any(|(o, _)| *o == pos) {
                     entry.push((pos, local));
                 }
-            }
-            for (values, rows) in attrs.iter_mut().zip(&c.attributes) {
-                if let Some(rows) = rows {
-                    values.extend(frag.iter().filter_map(|r| rows.row_json(r as usize)));
-                }
+                local += 1;
             }
         }
-        let mut o = Map::new();
-        o.insert("id".into(), json!(id));
-        o.insert("vertex_count".into(), json!(verts.len()));
-        counts.push(verts.len() as u64);
-        o.insert("vertices".into(), Value::Array(verts));
-        if !scan.infos.is_empty() {
-            let mut va = Map::new();
-            for (info, values) in scan.infos.iter().zip(attrs) {
-                va.insert(info.name.clone(), Value::Array(values));
-            }
-            o.insert("vertex_attributes".into(), Value::Object(va));
-        }
-        objects.push(o);
+        present.push(id);
+        counts.push(local);
     }
     let geometry = level.geometry();
     let mut unassigned = Vec::new();
     // zv-dump/1 gives object links to polylines, streamlines, graphs, skeletons and meshes
-    if matches!(geometry, Geometry::Polyline | Geometry::Streamline) {
-        for (o, &n) in objects.iter_mut().zip(&counts) {
-            o.insert(
-                "links".into(),
-                json!((1..n).map(|i| [i - 1, i]).collect::<Vec<_>>()),
-            );
+    let sequential = matches!(geometry, Geometry::Polyline | Geometry::Streamline);
+    let mut per_object =
+        match (reader_links, geometry) {
+            (Some(links), Geometry::Graph | Geometry::Skeleton | Geometry::Mesh) => Some(
+                assign_links(links, &owners, geometry, present.len(), &mut unassigned),
+            ),
+            _ => None,
+        };
+    drop(owners);
+    out.nested_array("objects", present.len(), &mut |pos, o| {
+        let id = present[pos];
+        let frags = scan.fragments(&index.manifests[id], id as u64, &okey)?;
+        o.put("id", json!(id))?;
+        o.put("vertex_count", json!(counts[pos]))?;
+        // rows checked above
+        o.array(
+            "vertices",
+            &mut frags.iter().flat_map(|(c, _, frag)| {
+                frag.iter()
+                    .filter_map(|r| c.chunk.vertices.row(r as usize))
+                    .map(|v| row_json(&v))
+            }),
+        )?;
+        if !scan.infos.is_empty() {
+            o.nested("vertex_attributes", &mut |va| {
+                for (ai, info) in scan.infos.iter().enumerate() {
+                    va.array(
+                        &info.name,
+                        &mut frags.iter().flat_map(|(c, _, frag)| {
+                            let rows = c.attributes[ai].as_ref();
+                            frag.iter()
+                                .filter_map(move |r| rows.and_then(|a| a.row_json(r as usize)))
+                        }),
+                    )?;
+                }
+                Ok(())
+            })?;
         }
-    } else if let (Some(links), Geometry::Graph | Geometry::Skeleton | Geometry::Mesh) =
-        (reader_links, geometry)
-    {
-        let per_object = assign_links(links, &owners, geometry, objects.len(), &mut unassigned);
-        for (o, mut ls) in objects.iter_mut().zip(per_object) {
+        if sequential {
+            let n = counts[pos];
+            o.array("links", &mut (1..n).map(|i| json!([i - 1, i])))?;
+        } else if let Some(per_object) = &mut per_object {
+            let mut ls = std::mem::take(&mut per_object[pos]);
             ls.sort();
-            o.insert("links".into(), json!(ls));
+            o.array("links", &mut ls.iter().map(|l| json!(l)))?;
         }
-    }
+        Ok(())
+    })?;
     unassigned.sort();
-    Ok((
-        Value::Array(objects.into_iter().map(Value::Object).collect()),
-        json!(unassigned),
-    ))
+    Ok(unassigned)
 }
 
 /// Each object's links in its local indices: a link belongs to an object when that object
@@ -275,13 +292,47 @@ fn corners(l: &[u64], start: usize) -> impl Iterator<Item = u64> + '_ {
     (0..l.len()).map(move |k| l[(start + k) % l.len()])
 }
 
-/// The `reader` section: what the reference's high-level reader function returns.
-pub(super) fn reader_json(
+/// Writes the `reader` section to `out`: what the reference's high-level reader function
+/// returns (graphs, skeletons and meshes a vertex and a link at a time).
+pub(super) fn reader(
     scan: &LevelScan,
     level: &Level,
     links: Option<&[Vec<u64>]>,
     index: Option<&ObjectIndex>,
-) -> Result<Value> {
+    out: &mut dyn Sections,
+) -> Result<()> {
+    let geometry = level.geometry();
+    let (function, vertices, count, links_name, links_count) = match geometry {
+        Geometry::Mesh => (
+            "read_mesh",
+            "vertices",
+            "vertex_count",
+            "faces",
+            "face_count",
+        ),
+        Geometry::Graph | Geometry::Skeleton => (
+            "read_graph",
+            "positions",
+            "node_count",
+            "edges",
+            "edge_count",
+        ),
+        _ => return out.put("reader", reader_json(scan, level, index)?),
+    };
+    let links = links.unwrap_or(&[]);
+    out.nested("reader", &mut |r| {
+        r.put("function", json!(function))?;
+        r.put("geometry_type", json!(geometry.name()))?;
+        let positions = scan.positions();
+        r.array(vertices, &mut positions.iter().map(row_json))?;
+        r.put(count, json!(positions.len()))?;
+        r.array(links_name, &mut links.iter().map(|l| json!(l)))?;
+        r.put(links_count, json!(links.len()))
+    })
+}
+
+/// The `reader` section of geometries without explicit links.
+fn reader_json(scan: &LevelScan, level: &Level, index: Option<&ObjectIndex>) -> Result<Value> {
     let geometry = level.geometry();
     let positions = rows_json(&scan.positions());
     let n = positions.as_array().map_or(0, Vec::len);
@@ -317,21 +368,16 @@ pub(super) fn reader_json(
             json!({"function": "read_polylines", "geometry_type": geometry.name(), "polyline_count": polylines.len(),
                    "polylines": polylines, "vertex_count": total})
         }
-        Geometry::Mesh => {
-            let faces = links.unwrap_or(&[]);
-            json!({"function": "read_mesh", "geometry_type": geometry.name(), "vertices": positions,
-                   "vertex_count": n, "faces": faces, "face_count": faces.len()})
-        }
-        Geometry::Graph | Geometry::Skeleton => {
-            let edges = links.unwrap_or(&[]);
-            json!({"function": "read_graph", "geometry_type": geometry.name(), "positions": positions,
-                   "node_count": n, "edges": edges, "edge_count": edges.len()})
-        }
         Geometry::Line if level.layout() == Layout::ChunkGrid => {
             super::lines::read_lines(scan, level, index)?
         }
-        // the 0.7.0 reference has no high-level reader for other geometries
-        Geometry::Line | Geometry::Other(_) => json!({
+        // the 0.7.0 reference has no high-level reader for other geometries (graphs,
+        // skeletons and meshes are `reader`'s)
+        Geometry::Line
+        | Geometry::Other(_)
+        | Geometry::Mesh
+        | Geometry::Graph
+        | Geometry::Skeleton => json!({
             "geometry_type": geometry.name(),
             "note": format!("no high-level reader wired for geometry_type '{}'", geometry.name()),
         }),

@@ -3,10 +3,11 @@
 //! document.
 //!
 //! A streamed object is written byte for byte as `serde_json` writes the whole document
-//! (`to_writer_pretty` or `to_writer`): each section is serialized alone and, pretty, indented
-//! to its depth — every line break of `serde_json`'s pretty output is between tokens (a
-//! string holds its line breaks escaped), so indenting after each one is exact. `serde_json`
-//! has no way to serialize a value at a depth other than 0, hence this module.
+//! (`to_writer_pretty` or `to_writer`): each section is serialized alone, straight to the
+//! output, and, pretty, indented to its depth as it goes — every line break of `serde_json`'s
+//! pretty output is between tokens (a string holds its line breaks escaped), so indenting
+//! after each one is exact. `serde_json` has no way to serialize a value at a depth other
+//! than 0, hence this module.
 
 use std::io::Write;
 
@@ -27,6 +28,15 @@ pub(super) trait Sections {
         &mut self,
         key: &str,
         fill: &mut dyn FnMut(&mut dyn Sections) -> Result<()>,
+    ) -> Result<()>;
+
+    /// Adds section `key`, an array of `count` objects, the sections of object `i` added by
+    /// `fill(i, …)`.
+    fn nested_array(
+        &mut self,
+        key: &str,
+        count: usize,
+        fill: &mut dyn FnMut(usize, &mut dyn Sections) -> Result<()>,
     ) -> Result<()>;
 }
 
@@ -49,6 +59,21 @@ impl Sections for Map<String, Value> {
         fill(&mut inner)?;
         self.insert(key.to_owned(), Value::Object(inner));
         Ok(())
+    }
+
+    fn nested_array(
+        &mut self,
+        key: &str,
+        count: usize,
+        fill: &mut dyn FnMut(usize, &mut dyn Sections) -> Result<()>,
+    ) -> Result<()> {
+        let mut items = Vec::with_capacity(count);
+        for i in 0..count {
+            let mut inner = Map::new();
+            fill(i, &mut inner)?;
+            items.push(Value::Object(inner));
+        }
+        self.put(key, Value::Array(items))
     }
 }
 
@@ -118,14 +143,38 @@ impl<'w> Streamed<'w> {
         if !self.pretty {
             return serde_json::to_writer(&mut *self.out, value).map_err(|e| io_error(e.into()));
         }
-        let text = serde_json::to_vec_pretty(value).map_err(|e| io_error(e.into()))?;
-        for (i, line) in text.split(|&b| b == b'\n').enumerate() {
-            if i > 0 {
-                self.newline(depth)?;
-            }
-            self.out.write_all(line).map_err(io_error)?;
+        let mut indented = Indented {
+            out: &mut *self.out,
+            depth,
+        };
+        serde_json::to_writer_pretty(&mut indented, value).map_err(|e| io_error(e.into()))
+    }
+}
+
+/// A writer that indents every line after the first by `depth` levels (two spaces each).
+struct Indented<'a> {
+    out: &'a mut dyn Write,
+    depth: usize,
+}
+
+impl Write for Indented<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut lines = buf.split(|&b| b == b'\n');
+        if let Some(first) = lines.next() {
+            self.out.write_all(first)?;
         }
-        Ok(())
+        for line in lines {
+            self.out.write_all(b"\n")?;
+            for _ in 0..self.depth {
+                self.out.write_all(b"  ")?;
+            }
+            self.out.write_all(line)?;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
     }
 }
 
@@ -165,6 +214,31 @@ impl Sections for Streamed<'_> {
         fill(&mut inner)?;
         inner.close()
     }
+
+    fn nested_array(
+        &mut self,
+        key: &str,
+        count: usize,
+        fill: &mut dyn FnMut(usize, &mut dyn Sections) -> Result<()>,
+    ) -> Result<()> {
+        self.key(key)?;
+        self.out.write_all(b"[").map_err(io_error)?;
+        for i in 0..count {
+            if i > 0 {
+                self.out.write_all(b",").map_err(io_error)?;
+            }
+            if self.pretty {
+                self.newline(self.depth + 1)?;
+            }
+            let mut inner = Streamed::open(&mut *self.out, self.pretty, self.depth + 2)?;
+            fill(i, &mut inner)?;
+            inner.close()?;
+        }
+        if self.pretty && count > 0 {
+            self.newline(self.depth)?;
+        }
+        self.out.write_all(b"]").map_err(io_error)
+    }
 }
 
 #[cfg(test)]
@@ -179,6 +253,13 @@ mod tests {
             for (k, v) in m {
                 match v {
                     Value::Object(inner) => s.nested(k, &mut |s| fill(s, inner))?,
+                    Value::Array(items)
+                        if !items.is_empty() && items.iter().all(Value::is_object) =>
+                    {
+                        s.nested_array(k, items.len(), &mut |i, s| {
+                            fill(s, items[i].as_object().unwrap())
+                        })?
+                    }
                     Value::Array(items) => s.array(k, &mut items.iter().cloned())?,
                     v => s.put(k, v.clone())?,
                 }
@@ -199,6 +280,7 @@ mod tests {
             json!({"a": {}}),
             json!({"a": [], "b": {"c": [1, [2, 3], {"d": "x\ny"}, [], {}], "e": {}}, "f": null}),
             json!({"a": [[[1.5]], [{"b": [[]]}]], "c": [{}]}),
+            json!({"o": [{"id": 0, "v": [[1, 2]], "va": {"w": [1]}}, {}, {"id": 2, "l": []}]}),
             json!({"levels": {"0": {"chunks": [[0.5, 1e300], []], "objects": {"1": [1]}},
                               "1": {}}, "n": "NaN"}),
         ];
