@@ -151,7 +151,7 @@ pub(super) fn objects(
                     va.array(
                         &info.name,
                         &mut frags.iter().flat_map(|(c, _, frag)| {
-                            let rows = c.attributes[ai].as_ref();
+                            let rows = c.attributes.get(ai).and_then(Option::as_ref);
                             frag.iter()
                                 .filter_map(move |r| rows.and_then(|a| a.row_json(r as usize)))
                         }),

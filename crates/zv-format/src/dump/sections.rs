@@ -138,6 +138,25 @@ impl<'w> Streamed<'w> {
         self.out.write_all(colon).map_err(io_error)
     }
 
+    /// Writes what comes before element `i` of a list opened by a section of this object.
+    fn element(&mut self, i: usize) -> Result<()> {
+        if i > 0 {
+            self.out.write_all(b",").map_err(io_error)?;
+        }
+        if self.pretty {
+            self.newline(self.depth + 1)?;
+        }
+        Ok(())
+    }
+
+    /// Closes a list of `count` elements opened by a section of this object.
+    fn end_list(&mut self, count: usize) -> Result<()> {
+        if self.pretty && count > 0 {
+            self.newline(self.depth)?;
+        }
+        self.out.write_all(b"]").map_err(io_error)
+    }
+
     /// Writes `value` as it would be written at `depth`.
     fn value(&mut self, value: &Value, depth: usize) -> Result<()> {
         if !self.pretty {
@@ -189,19 +208,11 @@ impl Sections for Streamed<'_> {
         self.out.write_all(b"[").map_err(io_error)?;
         let mut count = 0;
         for item in items {
-            if count > 0 {
-                self.out.write_all(b",").map_err(io_error)?;
-            }
+            self.element(count)?;
             count += 1;
-            if self.pretty {
-                self.newline(self.depth + 1)?;
-            }
             self.value(&item, self.depth + 1)?;
         }
-        if self.pretty && count > 0 {
-            self.newline(self.depth)?;
-        }
-        self.out.write_all(b"]").map_err(io_error)
+        self.end_list(count)
     }
 
     fn nested(
@@ -224,20 +235,12 @@ impl Sections for Streamed<'_> {
         self.key(key)?;
         self.out.write_all(b"[").map_err(io_error)?;
         for i in 0..count {
-            if i > 0 {
-                self.out.write_all(b",").map_err(io_error)?;
-            }
-            if self.pretty {
-                self.newline(self.depth + 1)?;
-            }
+            self.element(i)?;
             let mut inner = Streamed::open(&mut *self.out, self.pretty, self.depth + 2)?;
             fill(i, &mut inner)?;
             inner.close()?;
         }
-        if self.pretty && count > 0 {
-            self.newline(self.depth)?;
-        }
-        self.out.write_all(b"]").map_err(io_error)
+        self.end_list(count)
     }
 }
 
