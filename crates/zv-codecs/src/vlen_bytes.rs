@@ -49,8 +49,8 @@ fn read_u32(input: &[u8], at: usize) -> Option<usize> {
 }
 
 /// Checks the framing of `count` elements and returns where each item starts in the data
-/// once the framing is removed (`count + 1` offsets, the first 0); item `i` lies in `input`
-/// at `4 · (i + 2) + offsets[i]`. Nothing is copied.
+/// once the framing is removed (`count + 1` offsets, the first 0); [`items`] says where each
+/// lies in `input`. Nothing is copied.
 fn frame(input: &[u8], count: usize) -> Result<Vec<usize>, CodecError> {
     let stored = read_u32(input, 0).ok_or_else(|| {
         CodecError::corrupt(
@@ -97,13 +97,21 @@ fn frame(input: &[u8], count: usize) -> Result<Vec<usize>, CodecError> {
     Ok(offsets)
 }
 
+/// Where each item of a framing checked by [`frame`] lies in the input, and where it starts
+/// in the data, from its `offsets`.
+fn items(offsets: &[usize]) -> impl Iterator<Item = (std::ops::Range<usize>, usize)> + '_ {
+    offsets.windows(2).enumerate().map(|(i, w)| {
+        let at = 4 * (i + 2) + w[0];
+        (at..at + (w[1] - w[0]), w[0])
+    })
+}
+
 /// Parses the framing into (data, offsets) for `count` elements.
 pub fn decode_framing(input: &[u8], count: usize) -> Result<(Vec<u8>, Vec<usize>), CodecError> {
     let offsets = frame(input, count)?;
     let mut data = Vec::with_capacity(offsets[count]);
-    for (i, w) in offsets.windows(2).enumerate() {
-        let at = 4 * (i + 2) + w[0];
-        data.extend_from_slice(&input[at..at + (w[1] - w[0])]);
+    for (src, _) in items(&offsets) {
+        data.extend_from_slice(&input[src]);
     }
     Ok((data, offsets))
 }
@@ -116,9 +124,8 @@ pub fn decode_framing_owned(
     count: usize,
 ) -> Result<(Vec<u8>, Vec<usize>), CodecError> {
     let offsets = frame(&input, count)?;
-    for (i, w) in offsets.windows(2).enumerate() {
-        let at = 4 * (i + 2) + w[0];
-        input.copy_within(at..at + (w[1] - w[0]), w[0]);
+    for (src, to) in items(&offsets) {
+        input.copy_within(src, to);
     }
     input.truncate(offsets[count]);
     Ok((input, offsets))

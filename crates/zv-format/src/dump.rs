@@ -123,8 +123,17 @@ fn dump_level(store: &ZvStore, level: &Level, out: &mut dyn Sections) -> Result<
         out.put("unassigned_links", json!(unassigned))?;
     }
     raw::dense_sections(level, out)?;
+    // every vertex position, once for the two sections that list them
+    let positions = scan.positions();
     out.nested("canonical", &mut |c| {
-        reference::canonical(&scan, geometry, reader_links.as_deref(), c)
+        reference::canonical(&positions, geometry, reader_links.as_deref(), c)
     })?;
-    reference::reader(&scan, level, reader_links.as_deref(), index.as_ref(), out)
+    reference::reader(
+        &scan,
+        &positions,
+        level,
+        reader_links.as_deref(),
+        index.as_ref(),
+        out,
+    )
 }

@@ -231,12 +231,11 @@ fn assign_links(
 /// face with the corner to start from) and compared through the positions, so that sorting
 /// millions of links copies no coordinates.
 pub(super) fn canonical(
-    scan: &LevelScan,
+    positions: &Positions,
     geometry: &Geometry,
     links: Option<&[Vec<u64>]>,
     out: &mut dyn Sections,
 ) -> Result<()> {
-    let positions = scan.positions();
     let mut sorted: Vec<&[f64]> = positions.iter().collect();
     sorted.sort_by(|a, b| cmp_rows(a, b));
     out.put("vertex_count", json!(positions.len()))?;
@@ -248,7 +247,7 @@ pub(super) fn canonical(
         Geometry::Mesh => "faces_xyz_sorted",
         _ => return Ok(()),
     };
-    let row = |g: u64| endpoint(&positions, g);
+    let row = |g: u64| endpoint(positions, g);
     // each link and the corner it starts from: a face's least corner, in the rows' order
     let mut items: Vec<(&[u64], usize)> = links
         .iter()
@@ -263,7 +262,7 @@ pub(super) fn canonical(
         })
         .collect();
     items.sort_by(|&(a, i), &(b, j)| {
-        cmp_values(link_values(&positions, a, i), link_values(&positions, b, j))
+        cmp_values(link_values(positions, a, i), link_values(positions, b, j))
     });
     out.array(
         name,
@@ -296,6 +295,7 @@ fn corners(l: &[u64], start: usize) -> impl Iterator<Item = u64> + '_ {
 /// returns (graphs, skeletons and meshes a vertex and a link at a time).
 pub(super) fn reader(
     scan: &LevelScan,
+    positions: &Positions,
     level: &Level,
     links: Option<&[Vec<u64>]>,
     index: Option<&ObjectIndex>,
@@ -317,13 +317,12 @@ pub(super) fn reader(
             "edges",
             "edge_count",
         ),
-        _ => return out.put("reader", reader_json(scan, level, index)?),
+        _ => return out.put("reader", reader_json(scan, positions, level, index)?),
     };
     let links = links.unwrap_or(&[]);
     out.nested("reader", &mut |r| {
         r.put("function", json!(function))?;
         r.put("geometry_type", json!(geometry.name()))?;
-        let positions = scan.positions();
         r.array(vertices, &mut positions.iter().map(row_json))?;
         r.put(count, json!(positions.len()))?;
         r.array(links_name, &mut links.iter().map(|l| json!(l)))?;
@@ -332,9 +331,14 @@ pub(super) fn reader(
 }
 
 /// The `reader` section of geometries without explicit links.
-fn reader_json(scan: &LevelScan, level: &Level, index: Option<&ObjectIndex>) -> Result<Value> {
+fn reader_json(
+    scan: &LevelScan,
+    positions: &Positions,
+    level: &Level,
+    index: Option<&ObjectIndex>,
+) -> Result<Value> {
     let geometry = level.geometry();
-    let positions = rows_json(&scan.positions());
+    let positions = rows_json(positions);
     let n = positions.as_array().map_or(0, Vec::len);
     Ok(match geometry {
         Geometry::PointCloud => {
