@@ -423,6 +423,23 @@ impl Array {
         Ok(())
     }
 
+    /// Stores chunk `coords` given as its array→bytes encoding
+    /// ([`CodecChain::encode_serialized`]: the caller answers for the bytes; only the
+    /// bytes→bytes codecs run). Always stored, even when it holds only the fill value.
+    pub fn store_serialized_chunk(&self, coords: &[u64], serialized: Vec<u8>) -> Result<()> {
+        self.check_coords(coords)?;
+        let key = self.chunk_key(coords)?;
+        let encoded = self
+            .chain
+            .encode_serialized(Cow::Owned(serialized))
+            .map_err(|source| Error::Chunk {
+                key: key.to_string(),
+                source,
+            })?;
+        self.store.set(&key, Bytes::from(encoded.into_owned()))?;
+        Ok(())
+    }
+
     /// Deletes chunk `coords` (it then reads as the fill value).
     pub fn erase_chunk(&self, coords: &[u64]) -> Result<()> {
         self.check_coords(coords)?;

@@ -100,3 +100,72 @@ fn nodes_with_reserved_names_are_addressable_through_lenient_paths() {
     let back = Array::open(s, &path).unwrap();
     assert_eq!(back.stored_chunks().unwrap(), vec![vec![0]]);
 }
+
+/// A chunk given as its array→bytes encoding goes through the bytes→bytes codecs only, and
+/// reads back as the chunk the full chain stores; a chain with an array→array codec refuses
+/// it.
+#[test]
+fn serialized_chunks_take_the_bytes_to_bytes_codecs() {
+    let s = store();
+    let items: Vec<Vec<u8>> = (0..300u32)
+        .map(|i| vec![i as u8; (i % 7) as usize])
+        .collect();
+    let codecs = |extra: serde_json::Value| -> Vec<ExtensionMetadata> {
+        let mut list = vec![json!({"name": "vlen-bytes", "configuration": {}})];
+        list.extend(extra.as_array().cloned().unwrap_or_default());
+        serde_json::from_value(json!(list)).unwrap()
+    };
+    let meta = |c| ArrayMetadata::new(vec![300], vec![300], DataType::VariableLengthBytes, c);
+    for extra in [
+        json!([]),
+        json!([{"name": "zstd", "configuration": {"level": 3, "checksum": false}}, {"name": "crc32c"}]),
+    ] {
+        let full = Array::create(
+            s.clone(),
+            &NodePath::new("/full").unwrap(),
+            meta(codecs(extra.clone())).unwrap(),
+        )
+        .unwrap();
+        full.store_chunk(&[0], ArrayBytes::from_elements(&items))
+            .unwrap();
+        // the framing the vlen-bytes codec makes: the count, then each item after its length
+        let mut framed = 300u32.to_le_bytes().to_vec();
+        for it in &items {
+            framed.extend_from_slice(&(it.len() as u32).to_le_bytes());
+            framed.extend_from_slice(it);
+        }
+        let given = Array::create(
+            s.clone(),
+            &NodePath::new("/given").unwrap(),
+            meta(codecs(extra)).unwrap(),
+        )
+        .unwrap();
+        given.store_serialized_chunk(&[0], framed).unwrap();
+        let key = |p: &str| StoreKey::new(p).unwrap();
+        assert_eq!(
+            s.get(&key("given/c/0")).unwrap(),
+            s.get(&key("full/c/0")).unwrap()
+        );
+        let back = given.retrieve_chunk(&[0]).unwrap();
+        assert_eq!(back.element(299), Some(&items[299][..]));
+        assert!(
+            given.store_serialized_chunk(&[1], vec![0; 4]).is_err(),
+            "outside the grid"
+        );
+    }
+    let fixed: Vec<ExtensionMetadata> = serde_json::from_value(json!([
+        {"name": "transpose", "configuration": {"order": [0]}},
+        {"name": "bytes", "configuration": {"endian": "little"}}
+    ]))
+    .unwrap();
+    let a = Array::create(
+        s.clone(),
+        &NodePath::new("/t").unwrap(),
+        ArrayMetadata::new(vec![4], vec![4], DataType::UInt8, fixed).unwrap(),
+    )
+    .unwrap();
+    let err = a
+        .store_serialized_chunk(&[0], vec![1, 2, 3, 4])
+        .unwrap_err();
+    assert!(err.to_string().contains("transpose"), "{err}");
+}

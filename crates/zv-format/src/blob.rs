@@ -31,6 +31,7 @@
 //! packs are named `__shard_*`, a name Zarr reserves); store keys come from the node paths.
 //! Errors name the real store key: the node's `zarr.json`, or the chunk that failed.
 
+mod arrays;
 mod early;
 pub mod grid;
 mod grid_cache;
@@ -506,38 +507,6 @@ impl Blobs {
             Some(sink) => sink.write_document(&node_path(path)?, attributes, codecs),
             None => self.write_group(path, attributes),
         }
-    }
-
-    /// Writes a 1-D array at `path` of `data_type` holding `elements` (variable-length for
-    /// `variable_length_bytes`, else the little-endian elements), one chunk, with
-    /// `fill_value`, `codecs` and `attributes`; `zarr.json` after the chunk.
-    pub fn write_array(
-        &self,
-        path: &str,
-        data_type: DataType,
-        elements: ArrayBytes<'_>,
-        fill_value: zv_core::data_type::FillValue,
-        codecs: Vec<ExtensionMetadata>,
-        attributes: JsonObject,
-    ) -> Result<()> {
-        let path = node_path(path)?;
-        let meta_key = path.metadata_key();
-        let n = match (&elements, data_type.size()) {
-            (ArrayBytes::Variable { offsets, .. }, _) => offsets.len().saturating_sub(1) as u64,
-            (ArrayBytes::Fixed(data), size) => (data.len() / size.unwrap_or(1).max(1)) as u64,
-        };
-        let mut meta = ArrayMetadata::new(vec![n], vec![n.max(1)], data_type, codecs)
-            .map_err(|e| Error::metadata(meta_key.as_str(), e.to_string()))?;
-        meta.fill_value = fill_value;
-        meta.attributes = attributes;
-        let array = Array::from_metadata(self.store.clone(), &path, meta)
-            .map_err(|e| zarr_error(e, &meta_key))?;
-        if n > 0 {
-            array
-                .store_chunk(&[0], elements)
-                .map_err(|e| zarr_error(e, &meta_key))?;
-        }
-        array.store_metadata().map_err(|e| zarr_error(e, &meta_key))
     }
 
     /// Writes a group `zarr.json` with `attributes` at `path` (`""` for the root).

@@ -199,6 +199,29 @@ impl CodecChain {
         Ok(bytes)
     }
 
+    /// Encodes one chunk given as its array→bytes encoding, made by the caller (say a
+    /// `vlen-bytes` framing built where its items are made, which saves the codec's copy of
+    /// them): only the bytes→bytes codecs run. The caller answers for `serialized` being what
+    /// the chain's array→bytes codec gives for the chunk; a chain with array→array codecs is
+    /// refused, as the bytes could not say which elements they hold.
+    pub fn encode_serialized<'a>(
+        &self,
+        serialized: Cow<'a, [u8]>,
+    ) -> Result<Cow<'a, [u8]>, CodecError> {
+        if let Some((codec, _)) = self.array_to_array.first() {
+            return Err(CodecError::Pipeline(format!(
+                "a chunk given encoded by `{}` skips the array→array codec `{}`",
+                self.array_to_bytes.name(),
+                codec.name()
+            )));
+        }
+        let mut bytes = serialized;
+        for codec in &self.bytes_to_bytes {
+            bytes = codec.encode(bytes)?;
+        }
+        Ok(bytes)
+    }
+
     /// Decodes one chunk; the result always holds exactly the elements of the decoded
     /// representation.
     pub fn decode<'a>(&self, input: Cow<'a, [u8]>) -> Result<ArrayBytes<'a>, CodecError> {

@@ -60,13 +60,14 @@ impl<'a> DenseAttribute<'a> {
     }
 }
 
-/// The object index: the manifest-block stream and its offsets.
+/// The object index as built: the manifests of runs of objects, each run encoded apart (in
+/// parallel), assembled into the layout's blobs by [`Manifests::stream`] (ZV 0.7) or
+/// [`Manifests::framed`] (ZV 0.9), each with one copy of the manifests, made in parallel.
 #[derive(Debug, Default)]
 pub(super) struct Manifests {
-    /// The manifests, one after the other.
-    pub(super) data: Vec<u8>,
-    /// Where each manifest starts in `data` (little-endian int64).
-    pub(super) offsets: Vec<u8>,
+    /// Per run of objects, in object order: their manifests one after the other, and where
+    /// each ends in them.
+    parts: Vec<(Vec<u8>, Vec<usize>)>,
 }
 
 /// Objects per parallel task when building manifests.
@@ -78,6 +79,22 @@ fn manifest_error(level: &str) -> impl Fn(crate::layout::LayoutError) -> Error +
         key: join(&[level, names::OBJECT_INDEX, names::DATA]),
         source,
     }
+}
+
+/// `out` cut into consecutive pieces of `sizes` (which sum to its length), piece `p` filled
+/// by `fill(p, piece)`, in parallel.
+fn fill_pieces(out: &mut [u8], sizes: &[usize], fill: impl Fn(usize, &mut [u8]) + Sync) {
+    let mut pieces = Vec::with_capacity(sizes.len());
+    let mut rest = out;
+    for &n in sizes {
+        let (piece, tail) = std::mem::take(&mut rest).split_at_mut(n);
+        pieces.push(piece);
+        rest = tail;
+    }
+    pieces
+        .into_par_iter()
+        .enumerate()
+        .for_each(|(p, piece)| fill(p, piece));
 }
 
 impl Manifests {
@@ -94,7 +111,7 @@ impl Manifests {
     where
         I: Iterator<Item = (u32, u32)>,
     {
-        let parts: Vec<(Vec<u8>, Vec<usize>)> = (0..n.div_ceil(OBJECTS_PER_TASK))
+        let parts = (0..n.div_ceil(OBJECTS_PER_TASK))
             .into_par_iter()
             .map(|t| {
                 let mut data = Vec::new();
@@ -111,19 +128,76 @@ impl Manifests {
                 Ok((data, ends))
             })
             .collect::<Result<_>>()?;
-        let mut out = Manifests {
-            data: Vec::with_capacity(parts.iter().map(|p| p.0.len()).sum()),
-            offsets: Vec::with_capacity(n * 8),
-        };
-        for (data, ends) in parts {
-            let base = out.data.len();
+        Ok(Manifests { parts })
+    }
+
+    /// The number of manifests (objects).
+    fn count(&self) -> usize {
+        self.parts.iter().map(|(_, ends)| ends.len()).sum()
+    }
+
+    /// ZV 0.7: the manifest-block stream, and where each manifest starts in it (little-endian
+    /// int64).
+    pub(super) fn stream(&self) -> (Vec<u8>, Vec<u8>) {
+        let sizes: Vec<usize> = self.parts.iter().map(|(data, _)| data.len()).collect();
+        let mut data = vec![0u8; sizes.iter().sum()];
+        fill_pieces(&mut data, &sizes, |p, piece| {
+            piece.copy_from_slice(&self.parts[p].0)
+        });
+        let mut offsets = Vec::with_capacity(self.count() * 8);
+        let mut base = 0;
+        for (part, ends) in &self.parts {
             let mut start = base;
             for end in ends {
-                out.offsets.extend_from_slice(&(start as i64).to_le_bytes());
+                offsets.extend_from_slice(&(start as i64).to_le_bytes());
                 start = base + end;
             }
-            out.data.extend_from_slice(&data);
+            base += part.len();
         }
+        (data, offsets)
+    }
+
+    /// ZV 0.9: the manifests as the one chunk of a `variable_length_bytes` array, in the
+    /// `vlen-bytes` framing: their count, then each manifest after its length (both
+    /// little-endian `u32`). `level` names the level in errors.
+    pub(super) fn framed(&self, level: &str) -> Result<Vec<u8>> {
+        let too_big = |what: String| Error::Blob {
+            key: join(&[level, names::OBJECT_INDEX, names::MANIFESTS]),
+            source: crate::layout::invalid(
+                "object index",
+                format!("{what} (the vlen-bytes framing holds at most u32::MAX)"),
+            ),
+        };
+        let count = u32::try_from(self.count())
+            .map_err(|_| too_big(format!("{} manifests", self.count())))?;
+        let mut sizes = Vec::with_capacity(self.parts.len() + 1);
+        sizes.push(4);
+        for (data, ends) in &self.parts {
+            let mut start = 0;
+            for &end in ends {
+                if u32::try_from(end - start).is_err() {
+                    return Err(too_big(format!("a manifest of {} bytes", end - start)));
+                }
+                start = end;
+            }
+            sizes.push(4 * ends.len() + data.len());
+        }
+        let mut out = vec![0u8; sizes.iter().sum()];
+        fill_pieces(&mut out, &sizes, |p, piece| {
+            let Some((data, ends)) = p.checked_sub(1).map(|p| &self.parts[p]) else {
+                piece.copy_from_slice(&count.to_le_bytes());
+                return;
+            };
+            let (mut at, mut start) = (0, 0);
+            for &end in ends {
+                // each length was checked to fit above
+                let len = (end - start) as u32;
+                piece[at..at + 4].copy_from_slice(&len.to_le_bytes());
+                piece[at + 4..at + 4 + end - start].copy_from_slice(&data[start..end]);
+                at += 4 + end - start;
+                start = end;
+            }
+        });
         Ok(out)
     }
 }
@@ -239,21 +313,19 @@ impl ZvWriter {
             return self.write_objects_v09(manifests, counts);
         }
         let index = join(&[&self.level, names::OBJECT_INDEX]);
+        let (data, offsets) = manifests.stream();
         // the two blobs at once on an object store (`io_pool::all_requests`)
         crate::io_pool::all_requests(
             self.blobs.store().as_ref(),
             vec![
                 Box::new(|| {
-                    self.blobs.write_bytes(
-                        &join(&[&index, names::DATA]),
-                        &manifests.data,
-                        &self.codecs(8),
-                    )
+                    self.blobs
+                        .write_bytes(&join(&[&index, names::DATA]), &data, &self.codecs(8))
                 }),
                 Box::new(|| {
                     self.blobs.write_bytes(
                         &join(&[&index, names::OFFSETS]),
-                        &manifests.offsets,
+                        &offsets,
                         &self.codecs(8),
                     )
                 }),
@@ -324,5 +396,65 @@ impl ZvWriter {
         }
         self.blobs
             .write_group(group, dense_attribute_document(&dense, rows, with_mask))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use zv_core::codec::{ArrayBytes, ChunkRepresentation, CodecChain};
+    use zv_core::data_type::{DataType, FillValue};
+
+    /// The manifests of `refs` (object → (chunk index, fragment)) over `keys`.
+    fn manifests(keys: &[ChunkKey], refs: &[Vec<(u32, u32)>]) -> Manifests {
+        Manifests::build("0", refs.len(), keys, 2, |o| refs[o].iter().copied()).unwrap_or_default()
+    }
+
+    proptest! {
+        /// The ZV 0.9 framing is what the `vlen-bytes` codec makes of the ZV 0.7 stream cut
+        /// at its offsets, and that stream is each manifest encoded alone, one after another.
+        #[test]
+        fn framed_is_the_codec_framing_of_the_stream(
+            refs in proptest::collection::vec(
+                proptest::collection::vec((0u32..6, 0u32..40), 0..30), 0..700),
+        ) {
+            crate::link_plugins();
+            let keys: Vec<ChunkKey> = (0..6).map(|i| ChunkKey(vec![i / 3, i % 3])).collect();
+            let built = manifests(&keys, &refs);
+            let (data, offsets) = built.stream();
+            let mut expected = Vec::new();
+            let mut starts = Vec::new();
+            for r in &refs {
+                starts.push(expected.len());
+                let buf: Vec<(&[i64], u64)> =
+                    r.iter().map(|&(c, f)| (keys[c as usize].0.as_slice(), u64::from(f))).collect();
+                Manifest::encode_refs_into(&buf, &mut expected, 2).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            }
+            prop_assert_eq!(&data, &expected);
+            let stored: Vec<usize> = offsets
+                .chunks_exact(8)
+                .map(|b| i64::from_le_bytes(b.try_into().unwrap_or_default()) as usize)
+                .collect();
+            prop_assert_eq!(&stored, &starts);
+            let repr = ChunkRepresentation::new(
+                vec![refs.len().max(1) as u64],
+                DataType::VariableLengthBytes,
+                FillValue::new(Vec::new()),
+            ).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            if refs.is_empty() {
+                prop_assert_eq!(built.framed("0").map_err(|e| TestCaseError::fail(e.to_string()))?, 0u32.to_le_bytes().to_vec());
+                return Ok(());
+            }
+            let chain = CodecChain::from_metadata(&crate::blob::vlen_codecs(&[]), &repr)
+                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let mut ends = starts.clone();
+            ends.push(data.len());
+            let encoded = chain
+                .encode(ArrayBytes::Variable { data: data.clone().into(), offsets: ends.into() })
+                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let framed = built.framed("0").map_err(|e| TestCaseError::fail(e.to_string()))?;
+            prop_assert_eq!(framed, encoded.into_owned());
+        }
     }
 }

@@ -85,30 +85,18 @@ impl ZvWriter {
         let index = join(&[&self.level, names::OBJECT_INDEX]);
         // manifests by row, row r being object r: every id 0..B is stored
         let n = counts.objects as usize;
-        let mut offsets: Vec<usize> = manifests
-            .offsets
-            .chunks_exact(8)
-            .map(|b| {
-                let mut a = [0u8; 8];
-                a.copy_from_slice(b);
-                i64::from_le_bytes(a) as usize
-            })
-            .collect();
-        offsets.push(manifests.data.len());
+        let framed = manifests.framed(&self.level)?;
+        let manifests_path = join(&[&index, names::MANIFESTS]);
         let ids: Vec<u8> = (0..n as i64).flat_map(i64::to_le_bytes).collect();
         // the two arrays at once on an object store (`io_pool::all_requests`)
         crate::io_pool::all_requests(
             self.blobs.store().as_ref(),
             vec![
-                Box::new(|| {
-                    self.blobs.write_array(
-                        &join(&[&index, names::MANIFESTS]),
-                        DataType::VariableLengthBytes,
-                        ArrayBytes::Variable {
-                            data: Cow::Borrowed(&manifests.data),
-                            offsets: Cow::Owned(offsets),
-                        },
-                        FillValue::new(Vec::new()),
+                Box::new(move || {
+                    self.blobs.write_framed_array(
+                        &manifests_path,
+                        n as u64,
+                        framed,
                         vlen_codecs(&self.codecs(8)),
                         JsonObject::new(),
                     )
