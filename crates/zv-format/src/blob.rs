@@ -21,7 +21,10 @@
 //!   its single chunk ([`Array::store_chunk`]) and then its `zarr.json`
 //!   ([`Array::store_metadata`]), so a reader never sees metadata without its data. An empty
 //!   blob has shape `[0]`, chunk shape `[1]` and no chunk file. The documents are the
-//!   pretty-printed `zv_core` documents, byte for byte what [`Array::create`] writes.
+//!   pretty-printed `zv_core` documents, byte for byte what [`Array::create`] writes. A blob
+//!   the caller gives up ([`Blobs::write_vec`]: the writer's chunk blobs) is stored without a
+//!   copy when no codec changes it, a ZV 0.9 grid cell framed in place
+//!   ([`Array::store_serialized_chunk`]) — the same bytes a borrowed blob is stored as.
 //! - **`__shard_*` packs**: when a blob's node is missing but its array group holds the
 //!   reference's `__shard_*` packs, the blob is sliced out of the pack named by the pack's
 //!   `shard_index` attribute (see [`shard`]).
@@ -66,7 +69,7 @@ use crate::serial::SerialMap;
 
 pub(crate) use early::read_ahead;
 pub use grid::GridArray;
-pub use grid_write::{bounding_grid, vlen_codecs};
+pub use grid_write::{bounding_grid, vlen_codecs, CELL_HEADROOM};
 pub(crate) use primed::Read;
 pub use read::{BlobData, MAX_FILL_BYTES};
 pub use stream::BlobStream;
@@ -391,13 +394,35 @@ impl Blobs {
         bytes: &[u8],
         codecs: &[ExtensionMetadata],
     ) -> Result<()> {
+        self.write_blob(path, Cow::Borrowed(bytes), codecs)
+    }
+
+    /// [`Blobs::write_bytes`] of a buffer the caller gives up: uncompressed, it is stored
+    /// as it is, without the copy a borrowed blob takes (a grid cell is framed in place, in
+    /// [`CELL_HEADROOM`] bytes of spare capacity when the buffer has them).
+    pub fn write_vec(
+        &self,
+        path: &str,
+        bytes: Vec<u8>,
+        codecs: &[ExtensionMetadata],
+    ) -> Result<()> {
+        self.write_blob(path, Cow::Owned(bytes), codecs)
+    }
+
+    /// [`Blobs::write_bytes`] and [`Blobs::write_vec`].
+    fn write_blob(
+        &self,
+        path: &str,
+        bytes: Cow<'_, [u8]>,
+        codecs: &[ExtensionMetadata],
+    ) -> Result<()> {
         let path = node_path(path)?;
         if let Some(prefix) = self.staging.get() {
             if let Some((array, key)) = cell_of(&path)? {
                 if bytes.is_empty() {
                     return Ok(());
                 }
-                return grid_stage::stage_cell(&self.store, prefix, (&array, &key), bytes, codecs);
+                return grid_stage::stage_cell(&self.store, prefix, (&array, &key), &bytes, codecs);
             }
         }
         if let Some((sink, array, key)) = self.grid_cell_target(&path)? {
@@ -416,7 +441,7 @@ impl Blobs {
             self.store.delete(&chunk_key)?;
         } else {
             array
-                .store_chunk(&[0], ArrayBytes::Fixed(Cow::Borrowed(bytes)))
+                .store_chunk(&[0], ArrayBytes::Fixed(bytes))
                 .map_err(|e| zarr_error(e, &meta_key))?;
         }
         array.store_metadata().map_err(|e| zarr_error(e, &meta_key))

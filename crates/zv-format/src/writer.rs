@@ -585,7 +585,6 @@ impl ZvWriter {
     /// Writes attribute rows as the blob at `path`.
     fn write_rows(&self, path: &str, rows: &AttributeRows) -> Result<()> {
         let ts = rows.data_type().size().unwrap_or(1);
-        self.blobs
-            .write_bytes(path, &rows.encode(), &self.codecs(ts))
+        self.blobs.write_vec(path, rows.encode(), &self.codecs(ts))
     }
 }

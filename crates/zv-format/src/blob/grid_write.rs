@@ -38,6 +38,36 @@ pub fn vlen_codecs(blob_codecs: &[ExtensionMetadata]) -> Vec<ExtensionMetadata> 
     out
 }
 
+/// Spare capacity that lets a buffer given to [`Blobs::write_vec`](super::Blobs::write_vec)
+/// be framed in place as a grid cell (the `vlen-bytes` framing of one element: its count and
+/// its length, 4 bytes each).
+pub const CELL_HEADROOM: usize = 8;
+
+/// A cell's bytes as its one variable-length element.
+fn one_cell(bytes: Cow<'_, [u8]>) -> ArrayBytes<'_> {
+    let n = bytes.len();
+    ArrayBytes::Variable {
+        data: bytes,
+        offsets: Cow::Owned(vec![0, n]),
+    }
+}
+
+/// `cell` framed in place as the one element of a `vlen-bytes` chunk (the count 1, the
+/// length, the bytes: what the codec makes of it), in its own allocation (grown if it lacks
+/// [`CELL_HEADROOM`]); `Err(cell)` if it is too long for the framing, to be refused by the
+/// codec with its own error.
+fn frame_cell(mut cell: Vec<u8>) -> std::result::Result<Vec<u8>, Vec<u8>> {
+    let Ok(len) = u32::try_from(cell.len()) else {
+        return Err(cell);
+    };
+    let n = cell.len();
+    cell.resize(n + CELL_HEADROOM, 0);
+    cell.copy_within(0..n, CELL_HEADROOM);
+    cell[..4].copy_from_slice(&1u32.to_le_bytes());
+    cell[4..8].copy_from_slice(&len.to_le_bytes());
+    Ok(cell)
+}
+
 /// The bounding grid of chunk `keys` (their first `ndim` coordinates): the lowest chunk and
 /// the extent per dimension (all zero-origin and one chunk wide without keys).
 pub fn bounding_grid(keys: &[ChunkKey], ndim: usize) -> (Vec<i64>, Vec<u64>) {
@@ -195,13 +225,13 @@ impl GridSink {
         &self,
         path: &NodePath,
         key: &ChunkKey,
-        bytes: &[u8],
+        bytes: Cow<'_, [u8]>,
         codecs: &[ExtensionMetadata],
     ) -> Result<()> {
         let index = self.index(path, key)?;
         let meta_key = path.metadata_key();
         if let Some(plan) = &self.shards {
-            let owned = bytes.to_vec();
+            let owned = bytes.into_owned();
             let (array, full) = self.with_pending(path, codecs, |pending| {
                 if !owned.is_empty() {
                     pending.keys.push(key.clone());
@@ -225,15 +255,14 @@ impl GridSink {
         if bytes.is_empty() {
             return Ok(());
         }
-        array
-            .store_chunk(
-                &index,
-                ArrayBytes::Variable {
-                    data: Cow::Borrowed(bytes),
-                    offsets: Cow::Owned(vec![0, bytes.len()]),
-                },
-            )
-            .map_err(|e| zarr_error(e, &meta_key))
+        let stored = match bytes {
+            Cow::Owned(v) => match frame_cell(v) {
+                Ok(framed) => array.store_serialized_chunk(&index, framed),
+                Err(v) => array.store_chunk(&index, one_cell(Cow::Owned(v))),
+            },
+            borrowed => array.store_chunk(&index, one_cell(borrowed)),
+        };
+        stored.map_err(|e| zarr_error(e, &meta_key))
     }
 
     /// Takes the cell of chunk `key` of the grid array at `path` as a part staged it:
@@ -249,7 +278,7 @@ impl GridSink {
     ) -> Result<()> {
         if self.shards.is_some() {
             let cell = super::grid_stage::decode_cell(&self.store, path, key, encoded, codecs)?;
-            return self.write_cell(path, key, &cell, codecs);
+            return self.write_cell(path, key, Cow::Owned(cell), codecs);
         }
         let index = self.index(path, key)?;
         let meta_key = path.metadata_key();

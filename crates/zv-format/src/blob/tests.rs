@@ -408,3 +408,70 @@ fn a_blob_of_several_chunks_is_handed_over_a_chunk_at_a_time() {
         .to_string();
     assert!(err.contains("a/records/c/5"), "{err}");
 }
+
+/// A blob given up (`write_vec`) is stored as a borrowed one is (`write_bytes`), byte for
+/// byte: plain blobs, grid cells (framed in place, with or without spare capacity; sharded)
+/// and empty ones, uncompressed and compressed.
+#[test]
+fn a_blob_given_up_is_stored_as_a_borrowed_one() {
+    use crate::metadata::ChunkKey;
+    let zstd: Vec<ExtensionMetadata> = serde_json::from_value(json!([
+        {"name": "bytes", "configuration": {"endian": "little"}},
+        {"name": "zstd", "configuration": {"level": 3, "checksum": false}}
+    ]))
+    .unwrap();
+    let payloads: [&[u8]; 3] = [b"", b"x", &[7u8; 5000]];
+    for codecs in [raw(), zstd] {
+        for grid in [None, Some(None), Some(Some(vec![2, 2]))] {
+            let mut stores = Vec::new();
+            for given_up in [false, true] {
+                let (store, blobs) = blobs();
+                let keys = [
+                    ChunkKey(vec![0, 0]),
+                    ChunkKey(vec![0, 1]),
+                    ChunkKey(vec![1, 1]),
+                ];
+                if let Some(shard) = &grid {
+                    blobs
+                        .begin_grid(vec![0, 0], vec![2, 2], shard.clone(), &keys)
+                        .unwrap();
+                }
+                for (i, (p, key)) in payloads.iter().zip(["0.0", "0.1", "1.1"]).enumerate() {
+                    let path = format!("0/vertices/{key}");
+                    if !given_up {
+                        blobs.write_bytes(&path, p, &codecs).unwrap();
+                        continue;
+                    }
+                    // with and without room to frame the cell in place
+                    let mut v =
+                        Vec::with_capacity(p.len() + if i == 2 { super::CELL_HEADROOM } else { 0 });
+                    v.extend_from_slice(p);
+                    blobs.write_vec(&path, v, &codecs).unwrap();
+                }
+                if grid.is_some() {
+                    let doc = crate::metadata::JsonObject::new();
+                    blobs
+                        .write_chunk_array_document("0/vertices", doc, &codecs)
+                        .unwrap();
+                    blobs.check_grid_complete().unwrap();
+                }
+                let prefix = zv_core::key::StorePrefix::root();
+                let mut all: Vec<(String, Vec<u8>)> = store
+                    .list_prefix(&prefix)
+                    .unwrap()
+                    .into_iter()
+                    .map(|k| (k.to_string(), get(&store, k.as_str()).unwrap()))
+                    .collect();
+                all.sort();
+                // sharded, the cells share one shard
+                let keys: Vec<&str> = all.iter().map(|(k, _)| k.as_str()).collect();
+                assert!(
+                    keys.len() >= 2 && keys.iter().any(|k| k.contains("/c")),
+                    "{grid:?}: {keys:?}"
+                );
+                stores.push(all);
+            }
+            assert!(stores[0] == stores[1], "{grid:?}: the stores differ");
+        }
+    }
+}

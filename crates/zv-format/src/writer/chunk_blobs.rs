@@ -343,23 +343,23 @@ impl ZvWriter {
     /// Writes a chunk's `vertices` and `vertex_fragments` blobs.
     fn write_vertices(&self, name: &str, recs: &[&[u8]], counts: &[u64]) -> Result<()> {
         let vbytes = self.grid.vertex_bytes();
-        let mut v = Vec::with_capacity(recs.len() * vbytes);
+        // room to frame the blob in place as a grid cell (ZV 0.9)
+        let mut v = Vec::with_capacity(recs.len() * vbytes + crate::blob::CELL_HEADROOM);
         for r in recs {
             crate::short_copy::append(&mut v, &r[HEADER_LEN..HEADER_LEN + vbytes]);
         }
-        self.blobs.write_bytes(
+        self.blobs.write_vec(
             &join(&[&self.level, names::VERTICES, name]),
-            &v,
+            v,
             &self.codecs(self.grid.vsize),
         )?;
-        drop(v);
         let fi = FragmentIndex::consecutive(counts).map_err(|source| Error::Blob {
             key: name.to_owned(),
             source,
         })?;
-        self.blobs.write_bytes(
+        self.blobs.write_vec(
             &join(&[&self.level, names::VERTEX_FRAGMENTS, name]),
-            &fi.encode(),
+            fi.encode(),
             &self.codecs(8),
         )
     }
