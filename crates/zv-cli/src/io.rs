@@ -187,15 +187,15 @@ pub(crate) fn export(
 
 /// Writes `path` through `write` into `PATH.zv-partial`, synced and renamed into place; the
 /// partial file is removed if anything fails.
-fn write_atomically(
+pub(crate) fn write_atomically<E: Into<Box<dyn std::error::Error + Send + Sync>>>(
     path: &str,
-    write: impl FnOnce(&std::fs::File) -> zv_io::Result<()>,
+    write: impl FnOnce(&std::fs::File) -> Result<(), E>,
 ) -> CliResult {
     let tmp = format!("{path}.zv-partial");
     let result = std::fs::File::create(&tmp)
         .map_err(|e| format!("{tmp}: {e}").into())
         .and_then(|f| -> CliResult {
-            write(&f)?;
+            write(&f).map_err(Into::into)?;
             f.sync_all().map_err(|e| format!("{path}: {e}"))?;
             Ok(())
         })

@@ -450,18 +450,27 @@ fn export(store: &str, output: Option<String>, args: &io::ExportArgs) -> CliResu
     let chunks = store.level(0)?.chunk_keys()?.len() as u64;
     use zv_format::progress::Progress;
     bar.set_total(chunks, "chunks");
-    let doc = zv_format::export::export_geometry(&store)?;
-    bar.advance(chunks);
-    bar.finish();
-    let text = serde_json::to_vec(&doc)?;
+    // written as it is made, the vertices and links from the level's columns; a file only
+    // takes its name once complete
+    let write = |out: &mut dyn Write| zv_format::export::write_geometry(&store, out);
     match output {
-        Some(path) => std::fs::write(path, &text).map_err(|e| format!("{path}: {e}"))?,
+        Some(path) => io::write_atomically(path, |f| {
+            let mut out = std::io::BufWriter::with_capacity(1 << 20, f);
+            write(&mut out)?;
+            out.flush().map_err(|e| zv_format::Error::Io {
+                path: path.into(),
+                source: e,
+            })
+        })?,
         None => {
-            let mut out = std::io::stdout().lock();
-            out.write_all(&text)?;
+            let mut out = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
+            write(&mut out)?;
             out.write_all(b"\n")?;
+            out.flush()?;
         }
     }
+    bar.advance(chunks);
+    bar.finish();
     Ok(())
 }
 
