@@ -159,6 +159,11 @@ pub fn export_geometry(store: &ZvStore) -> Result<Value> {
     if let Some((key, links)) = bulk.links {
         doc.insert(key.into(), json!(links));
     }
+    if let Some((ndim, polylines)) = bulk.polylines {
+        let rows = |pl: &Vec<f64>| pl.chunks(ndim.max(1)).map(|r| json!(r)).collect();
+        let lines = polylines.iter().map(|pl| Value::Array(rows(pl))).collect();
+        doc.insert(POLYLINES.into(), Value::Array(lines));
+    }
     Ok(Value::Object(doc))
 }
 
@@ -182,14 +187,22 @@ pub fn write_geometry(store: &ZvStore, out: &mut dyn Write) -> Result<()> {
         }
         serde_json::to_writer(&mut *out, key).map_err(json)?;
         out.write_all(b":").map_err(io)?;
-        match (&bulk.vertices, &bulk.links) {
-            (Some(vertices), _) if key == VERTICES => {
+        match (&bulk.vertices, &bulk.links, &bulk.polylines) {
+            (Some(vertices), _, _) if key == VERTICES => {
                 write_rows(out, vertices.iter(), |out, r| serde_json::to_writer(out, r))
                     .map_err(json)?;
             }
-            (_, Some((links_key, links))) if key.as_str() == *links_key => {
+            (_, Some((links_key, links)), _) if key.as_str() == *links_key => {
                 write_rows(out, links.iter(), |out, l| serde_json::to_writer(out, l))
                     .map_err(json)?;
+            }
+            (_, _, Some((ndim, polylines))) if key == POLYLINES => {
+                write_rows(out, polylines.iter(), |out, pl| {
+                    write_rows(out, pl.chunks((*ndim).max(1)), |out, r| {
+                        serde_json::to_writer(out, r)
+                    })
+                })
+                .map_err(json)?;
             }
             _ => serde_json::to_writer(&mut *out, value).map_err(json)?,
         }
@@ -215,13 +228,17 @@ fn write_rows<T>(
 
 /// The key of the vertices.
 const VERTICES: &str = "vertices";
+/// The key of the polylines.
+const POLYLINES: &str = "polylines";
 
-/// The bulky arrays of the document as the level gives them: the vertices and the links
-/// (with their key, `edges` or `faces`).
+/// The bulky arrays of the document as the level gives them: the vertices, the links (with
+/// their key, `edges` or `faces`) and the polylines.
 #[derive(Default)]
 struct Bulk {
     vertices: Option<crate::reader::Positions>,
     links: Option<(&'static str, Vec<Vec<u64>>)>,
+    /// Each polyline's positions, flat, and the values a position has.
+    polylines: Option<(usize, Vec<Vec<f64>>)>,
 }
 
 /// The document of [`export_geometry`] but for its bulky arrays, which stand in it as
@@ -242,7 +259,8 @@ fn document_parts(store: &ZvStore) -> Result<(Map<String, Value>, Bulk)> {
             key: join(&[&okey, "zarr.json"]),
             what: "object index of the polylines".into(),
         })?;
-        polylines(&scan, &index, &okey, &mut doc)?;
+        let ndim = store.root().ndim();
+        bulk.polylines = Some((ndim, polylines(&scan, &index, &okey, ndim, &mut doc)?));
         object_level_attributes(&level, &mut doc, &scan_fragments(&scan), &index)?;
         return Ok((doc, bulk));
     }
@@ -289,16 +307,23 @@ fn polylines(
     scan: &LevelScan,
     index: &ObjectIndex,
     okey: &str,
+    ndim: usize,
     doc: &mut Map<String, Value>,
-) -> Result<()> {
+) -> Result<Vec<Vec<f64>>> {
     let mut polylines = Vec::new();
     let mut per_attr: Vec<Vec<Value>> = vec![Vec::new(); scan.infos.len()];
     for (id, m) in index.manifests.iter().enumerate() {
+        // the polyline's positions, flat
         let mut pl = Vec::new();
         let mut pa: Vec<Vec<Value>> = vec![Vec::new(); scan.infos.len()];
         for (c, _, frag) in scan.fragments(m, id as u64, okey)? {
             for r in frag.iter() {
-                pl.push(json!(c.chunk.vertices.row(r as usize).unwrap_or_default()));
+                // the fragments were checked against the chunks' rows
+                let row = c.chunk.vertices.row(r as usize).filter(|v| v.len() == ndim);
+                let row = row.ok_or_else(|| {
+                    Error::inconsistent(c.key().to_string(), format!("no row {r} of {ndim} values"))
+                })?;
+                pl.extend(row);
             }
             for ((info, rows), values) in scan.infos.iter().zip(&c.attributes).zip(&mut pa) {
                 if let Some(rows) = rows {
@@ -306,18 +331,18 @@ fn polylines(
                 }
             }
         }
-        polylines.push(Value::Array(pl));
+        polylines.push(pl);
         for (values, v) in per_attr.iter_mut().zip(pa) {
             values.push(Value::Array(v));
         }
     }
-    doc.insert("polylines".into(), Value::Array(polylines));
+    doc.insert(POLYLINES.into(), Value::Null);
     let mut va = Map::new();
     for (info, values) in scan.infos.iter().zip(per_attr) {
         va.insert(info.name.clone(), attr_doc(info, values));
     }
     doc.insert("vertex_attributes".into(), Value::Object(va));
-    Ok(())
+    Ok(polylines)
 }
 
 /// Each vertex's object: the first object whose manifest names it (0 for none).
