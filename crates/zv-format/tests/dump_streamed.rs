@@ -5,7 +5,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::sync::Arc;
 
 use zv_core::data_type::DataType;
@@ -20,6 +19,7 @@ use zv_store_fs::FilesystemStore;
 use zv_store_mem::MemoryStore;
 use zv_testkit::data::Rng;
 use zv_testkit::env::fixtures_dir;
+use zv_testkit::fault::FailingOutput;
 
 /// Checks both forms of `store`'s streamed dump against its document; returns its size.
 fn same_bytes(store: &ZvStore, name: &str) -> usize {
@@ -43,17 +43,10 @@ fn same_bytes(store: &ZvStore, name: &str) -> usize {
 #[test]
 fn fixtures_stream_as_their_documents() {
     zv_format::link_plugins();
-    let mut names: Vec<String> = std::fs::read_dir(fixtures_dir())
-        .unwrap()
-        .filter_map(|e| {
-            let name = e.ok()?.file_name().to_str()?.to_owned();
-            name.strip_suffix(".zarr").map(str::to_owned)
-        })
-        .collect();
-    names.sort();
+    let names = zv_testkit::fixtures::fixture_stores();
     assert_eq!(names.len(), 7, "the 7 reference fixtures");
     for name in &names {
-        let path = fixtures_dir().join(format!("{name}.zarr"));
+        let path = fixtures_dir().join(name);
         let store: Arc<dyn Store> = Arc::new(FilesystemStore::new(path).unwrap());
         let store = ZvStore::open(store).unwrap();
         assert!(same_bytes(&store, name) > 1000, "{name}: a real dump");
@@ -133,31 +126,11 @@ fn graph_pyramids_stream_as_their_documents() {
     }
 }
 
-/// An output that refuses every write after `left` bytes.
-struct Failing {
-    left: usize,
-}
-
-impl Write for Failing {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        if self.left == 0 {
-            return Err(std::io::Error::other("disk full"));
-        }
-        let n = buf.len().min(self.left);
-        self.left -= n;
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[test]
 fn failures_are_errors() {
     let store = graph_pyramid(FormatVersion::V0_9);
     for left in [0, 1, 100, 10_000] {
-        let err = dump::dump_to(&store, &mut Failing { left }, true).unwrap_err();
+        let err = dump::dump_to(&store, &mut FailingOutput { left }, true).unwrap_err();
         assert!(err.to_string().contains("disk full"), "{err}");
     }
     // a store whose level 1 has lost a vertex cell: the dump stops with the error that

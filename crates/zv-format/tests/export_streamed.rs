@@ -6,7 +6,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::sync::Arc;
 
 use zv_core::data_type::DataType;
@@ -20,6 +19,7 @@ use zv_store_fs::FilesystemStore;
 use zv_store_mem::MemoryStore;
 use zv_testkit::data::Rng;
 use zv_testkit::env::fixtures_dir;
+use zv_testkit::fault::FailingOutput;
 
 /// Checks that `store`'s streamed export is its document's bytes; returns the document.
 fn same_bytes(store: &ZvStore, name: &str) -> serde_json::Value {
@@ -34,17 +34,10 @@ fn same_bytes(store: &ZvStore, name: &str) -> serde_json::Value {
 #[test]
 fn fixtures_export_as_their_documents() {
     zv_format::link_plugins();
-    let mut names: Vec<String> = std::fs::read_dir(fixtures_dir())
-        .unwrap()
-        .filter_map(|e| {
-            let name = e.ok()?.file_name().to_str()?.to_owned();
-            name.strip_suffix(".zarr").map(str::to_owned)
-        })
-        .collect();
-    names.sort();
+    let names = zv_testkit::fixtures::fixture_stores();
     assert_eq!(names.len(), 7, "the 7 reference fixtures");
     for name in &names {
-        let path = fixtures_dir().join(format!("{name}.zarr"));
+        let path = fixtures_dir().join(name);
         let store: Arc<dyn Store> = Arc::new(FilesystemStore::new(path).unwrap());
         let doc = same_bytes(&ZvStore::open(store).unwrap(), name);
         let bulky = ["vertices", "polylines"];
@@ -159,25 +152,6 @@ fn zv_stores_export_as_their_documents() {
     }
 }
 
-/// Fails every write once `left` bytes are written.
-struct Failing {
-    left: usize,
-}
-
-impl Write for Failing {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        if self.left == 0 {
-            return Err(std::io::Error::other("disk full"));
-        }
-        let n = buf.len().min(self.left);
-        self.left -= n;
-        Ok(n)
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[test]
 fn a_failing_output_is_an_error() {
     let store = written(Geometry::Graph, FormatVersion::V0_9, 7);
@@ -185,11 +159,11 @@ fn a_failing_output_is_an_error() {
         .unwrap()
         .len();
     for left in [0, 1, 100, 10_000, size / 2, size - 1] {
-        let err = write_geometry(&store, &mut Failing { left }).unwrap_err();
+        let err = write_geometry(&store, &mut FailingOutput { left }).unwrap_err();
         assert!(
             err.to_string().contains("disk full"),
             "after {left} bytes: {err}"
         );
     }
-    write_geometry(&store, &mut Failing { left: size }).unwrap();
+    write_geometry(&store, &mut FailingOutput { left: size }).unwrap();
 }

@@ -151,3 +151,27 @@ impl Store for FaultyStore {
         self.inner.delete_prefix(prefix)
     }
 }
+
+/// An output that takes `left` bytes, then fails every write ("disk full"): for tests that a
+/// writer of a document (a dump, an export) gives an error, not a panic, wherever its output
+/// fails.
+#[derive(Debug)]
+pub struct FailingOutput {
+    /// Bytes still taken.
+    pub left: usize,
+}
+
+impl io::Write for FailingOutput {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.left == 0 {
+            return Err(io::Error::other("disk full"));
+        }
+        let n = buf.len().min(self.left);
+        self.left -= n;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
