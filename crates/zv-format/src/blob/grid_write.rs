@@ -255,8 +255,10 @@ impl GridSink {
         if bytes.is_empty() {
             return Ok(());
         }
+        // framed here only for the cells' own `vlen-bytes` codec (every grid array has it)
+        let vlen = array.metadata().codecs.first().map(|c| c.name.as_str()) == Some("vlen-bytes");
         let stored = match bytes {
-            Cow::Owned(v) => match frame_cell(v) {
+            Cow::Owned(v) if vlen => match frame_cell(v) {
                 Ok(framed) => array.store_serialized_chunk(&index, framed),
                 Err(v) => array.store_chunk(&index, one_cell(Cow::Owned(v))),
             },
