@@ -6,9 +6,9 @@
 //! fragment, as [`crate::reader::Level::object`] reads them). Categorical attributes are
 //! exported as strings; missing object-attribute rows (`present_mask` 0) as `null`. The level
 //! is read once, through the reader's level scan. [`write_geometry`] writes the document
-//! (`zv export`'s JSON) with its bulky arrays, the vertices and the links, written from the
-//! level's columns instead of JSON values (a 1M-node, 3M-edge graph peaked at 1.44 GB as a
-//! document, 0.50 GB written this way). The streaming readers give the same
+//! (`zv export`'s JSON) with its bulky arrays, the vertices, the links and the polylines,
+//! written from the level's columns instead of JSON values (a 1M-node, 3M-edge graph peaked
+//! at 1.44 GB as a document, 0.50 GB written this way). The streaming readers give the same
 //! values in bounded memory: [`points`] the vertices chunk by chunk, [`links`] the vertices
 //! and links of a mesh, graph or skeleton chunk by chunk, [`polylines`] the polylines a
 //! batch of objects at a time.
@@ -168,9 +168,9 @@ pub fn export_geometry(store: &ZvStore) -> Result<Value> {
 }
 
 /// [`export_geometry`] written to `out` as compact JSON: the bytes `serde_json::to_writer`
-/// writes for its document, with the vertices and the links written from the level's own
-/// columns as they go rather than first made into JSON values (a value per number and per
-/// row), which made most of the memory of a large export.
+/// writes for its document, with the vertices, the links and the polylines written from the
+/// level's own columns as they go rather than first made into JSON values (a value per number
+/// and per row), which made most of the memory of a large export.
 pub fn write_geometry(store: &ZvStore, out: &mut dyn Write) -> Result<()> {
     let (doc, bulk) = document_parts(store)?;
     let io = |e: std::io::Error| Error::Io {
