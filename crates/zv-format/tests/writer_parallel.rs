@@ -22,8 +22,9 @@ const LARGE: usize = 90_000;
 /// Below the threshold: these batches take the one-thread path.
 const SMALL: usize = 20_000;
 
-/// Rows of a write: coordinates (3 per vertex), object ids, attributes.
+/// Rows of a write: coordinates (`nd` per vertex), object ids, attributes.
 struct Rows {
+    nd: usize,
     coords: Vec<f64>,
     ids: Option<Vec<u64>>,
     attributes: BTreeMap<String, Attribute>,
@@ -72,14 +73,31 @@ impl Rows {
             );
         }
         Rows {
+            nd: 3,
             coords,
             ids,
             attributes,
         }
     }
 
+    /// The rows with `nd` coordinates per vertex: the first `nd` of the three, then more
+    /// in `[0, 100)`.
+    fn with_axes(mut self, nd: usize, seed: u64) -> Rows {
+        let mut rng = Rng::new(seed);
+        self.coords = self
+            .coords
+            .chunks_exact(3)
+            .flat_map(|p| {
+                let extra: Vec<f64> = (3..nd).map(|_| rng.unit() * 100.0).collect();
+                p.iter().copied().take(nd).chain(extra).collect::<Vec<_>>()
+            })
+            .collect();
+        self.nd = nd;
+        self
+    }
+
     fn len(&self) -> usize {
-        self.coords.len() / 3
+        self.coords.len() / self.nd
     }
 
     /// Rows `a..b`.
@@ -105,7 +123,8 @@ impl Rows {
             })
             .collect();
         Rows {
-            coords: self.coords[a * 3..b * 3].to_vec(),
+            nd: self.nd,
+            coords: self.coords[a * self.nd..b * self.nd].to_vec(),
             ids: self.ids.as_ref().map(|ids| ids[a..b].to_vec()),
             attributes,
         }
@@ -137,12 +156,16 @@ fn on_four_threads<T: Send>(f: impl FnOnce() -> T + Send) -> T {
 }
 
 fn options(geometry: Geometry, bins: bool, policy: OutOfBounds) -> WriterOptions {
-    let mut o = WriterOptions::new(geometry, vec![25.0; 3]);
+    options_nd(3, geometry, bins, policy)
+}
+
+fn options_nd(nd: usize, geometry: Geometry, bins: bool, policy: OutOfBounds) -> WriterOptions {
+    let mut o = WriterOptions::new(geometry, vec![25.0; nd]);
     if bins {
-        o.bin_shape = Some(vec![12.5; 3]);
+        o.bin_shape = Some(vec![12.5; nd]);
     }
     if policy != OutOfBounds::Expand {
-        o.bounds = Some([vec![0.0; 3], vec![100.0; 3]]);
+        o.bounds = Some([vec![0.0; nd], vec![100.0; nd]]);
     }
     o.out_of_bounds = policy;
     o
@@ -214,6 +237,27 @@ fn one_large_batch_gives_the_store_of_small_batches() {
         &rows,
         &options(Geometry::Graph, false, OutOfBounds::Raise),
     );
+}
+
+/// The placing and keeping loops are compiled apart for two and three axes and once for any
+/// other count: each gives the store of the one-thread path.
+#[test]
+fn every_axis_count_gives_the_store_of_small_batches() {
+    for nd in [2, 4] {
+        for (name, objects, bins, policy, outside) in [
+            ("objects", true, false, OutOfBounds::Raise, 0.0),
+            ("dropped bins", false, true, OutOfBounds::Ignore, 0.05),
+            ("grown", true, false, OutOfBounds::Expand, 0.05),
+        ] {
+            let rows = Rows::new(nd as u64 + 20, LARGE, objects, outside, false).with_axes(nd, 99);
+            let name = format!("{name}, {nd} axes");
+            same_store(
+                &name,
+                &rows,
+                &options_nd(nd, Geometry::PointCloud, bins, policy),
+            );
+        }
+    }
 }
 
 /// The error of adding `rows` after a first good batch, and the store once the good rows

@@ -16,15 +16,17 @@ use std::collections::BTreeMap;
 
 use rayon::prelude::*;
 
+use super::columns::Cells;
 use super::lookup::ChunkLookup;
 use super::options::OutOfBounds;
-use super::placement::too_far;
-use super::spill::SpillHeader;
+use super::placement::{grow, too_far, Grid};
+use super::spill::{SpillChunk, SpillHeader};
 use super::vertices::{Placed, Placement, DROPPED};
 use super::ZvWriter;
 use crate::document::Attribute;
 use crate::error::{Error, InputItem, Result};
 use crate::geometry::Geometry;
+use crate::metadata::ChunkKey;
 
 /// Batches with fewer vertices are placed and kept on one thread.
 pub(super) const PARALLEL_MIN: usize = 1 << 16;
@@ -140,7 +142,9 @@ impl ZvWriter {
     }
 
     /// Places the vertices of `coords` (batch indices from `start`) in a lookup of their own
-    /// (an empty copy of `template`), stopping at the first error.
+    /// (an empty copy of `template`), stopping at the first error. The loop is compiled for
+    /// two and three axes apart (fixed-size scratch, so that its per-axis loops unroll), and
+    /// once for any other count.
     fn place_slice(
         &self,
         coords: &[f64],
@@ -148,10 +152,42 @@ impl ZvWriter {
         template: &ChunkLookup,
         item: &(impl Fn(usize) -> InputItem + Sync),
     ) -> SlicePlaced {
-        let nd = self.grid.ndim.max(1);
+        match self.grid.ndim {
+            2 => self.place_slice_in(
+                coords,
+                start,
+                template,
+                item,
+                Scratch::<[f64; 2], [i64; 2]>::new(2),
+            ),
+            3 => self.place_slice_in(
+                coords,
+                start,
+                template,
+                item,
+                Scratch::<[f64; 3], [i64; 3]>::new(3),
+            ),
+            nd => self.place_slice_in(
+                coords,
+                start,
+                template,
+                item,
+                Scratch::<Vec<f64>, Vec<i64>>::new(nd.max(1)),
+            ),
+        }
+    }
+
+    fn place_slice_in<F: Axes<f64>, I: Axes<i64>>(
+        &self,
+        coords: &[f64],
+        start: usize,
+        template: &ChunkLookup,
+        item: &(impl Fn(usize) -> InputItem + Sync),
+        mut scratch: Scratch<F, I>,
+    ) -> SlicePlaced {
+        let nd = scratch.stored.as_ref().len();
         let ignore = self.opts.out_of_bounds == OutOfBounds::Ignore;
         let mut lookup = template.empty_like();
-        let mut place = Placement::new(nd);
         let mut out = SlicePlaced {
             local: Vec::with_capacity(coords.len() / nd),
             keys: Vec::new(),
@@ -160,24 +196,27 @@ impl ZvWriter {
             extent: Placement::new(nd),
             error: None,
         };
+        let mut seen = false;
         for (j, p) in coords.chunks_exact(nd).enumerate() {
             let i = start + j;
             let item = || item(i);
+            let stored = scratch.stored.as_mut();
+            let chunk = scratch.chunk.as_mut();
             let placed = (|| -> Result<Option<u32>> {
-                self.grid.store_into(p, item, &mut place.stored)?;
-                let inside = self.extent.admit(&place.stored, item)?;
+                self.grid.store_into(p, item, stored)?;
+                let inside = self.extent.admit(stored, item)?;
                 if !inside && ignore {
                     return Ok(None);
                 }
-                if let Some((x, bin)) = self.grid.chunk_in_range(&place.stored, &mut place.chunk) {
+                if let Some((x, bin)) = self.grid.chunk_in_range(stored, chunk) {
                     return Err(too_far(x, bin, item()));
                 }
-                Ok(Some(match lookup.get(&place.chunk) {
+                Ok(Some(match lookup.get(chunk) {
                     Some(id) => id,
                     None => {
                         let id = out.first.len() as u32;
-                        lookup.insert(&place.chunk, id);
-                        out.keys.extend_from_slice(&place.chunk);
+                        lookup.insert(chunk, id);
+                        out.keys.extend_from_slice(chunk);
                         out.first.push(i);
                         out.counts.push(0);
                         id
@@ -186,7 +225,14 @@ impl ZvWriter {
             })();
             match placed {
                 Ok(Some(id)) => {
-                    out.extent.note_position(&place.stored);
+                    let (lo, hi) = (scratch.lo.as_mut(), scratch.hi.as_mut());
+                    if seen {
+                        grow(lo, hi, stored);
+                    } else {
+                        lo.copy_from_slice(stored);
+                        hi.copy_from_slice(stored);
+                        seen = true;
+                    }
                     out.counts[id as usize] += 1;
                     out.local.push(id);
                 }
@@ -196,6 +242,10 @@ impl ZvWriter {
                     break;
                 }
             }
+        }
+        if seen {
+            out.extent
+                .note_extent(scratch.lo.as_ref(), scratch.hi.as_ref());
         }
         out
     }
@@ -265,33 +315,22 @@ impl ZvWriter {
                 lo = ci + 1;
             }
         }
-        ranges.into_par_iter().try_for_each(|(lo, mine)| {
-            let hi = lo + mine.len();
-            let mut stored = vec![0.0; nd];
-            let mut rec = Vec::with_capacity(record_len);
-            for (i, p) in coords.chunks_exact(nd).enumerate() {
-                let ci = chunk_of[i] as usize;
-                if ci < lo || ci >= hi {
-                    continue; // another thread's chunk, or dropped
-                }
-                let vertex = numbers.as_ref().map_or(first + i as u64, |v| v[i]);
-                grid.store_into(p, || InputItem::Vertex(vertex), &mut stored)?;
-                let object = object_ids.map_or(0, |ids| ids[i]);
-                let fragment = if objects_mode {
-                    object
-                } else {
-                    grid.bin_of(&stored, &keys[ci].0)
-                };
-                rec.clear();
-                SpillHeader { fragment, vertex }.encode_into(&mut rec);
-                grid.put(&stored, &mut rec);
-                cells.push_numeric_row(i, &mut rec);
-                mine[ci - lo].push(&rec);
-            }
-            for c in mine.iter_mut() {
-                c.unstage();
-            }
-            Ok::<(), Error>(())
+        let job = KeepJob {
+            grid,
+            coords,
+            chunk_of: &chunk_of,
+            numbers: numbers.as_deref(),
+            first,
+            object_ids,
+            objects_mode,
+            keys,
+            cells: &cells,
+            record_len,
+        };
+        ranges.into_par_iter().try_for_each(|(lo, mine)| match nd {
+            2 => job.keep_range::<[f64; 2]>(lo, mine),
+            3 => job.keep_range::<[f64; 3]>(lo, mine),
+            _ => job.keep_range::<Vec<f64>>(lo, mine),
         })?;
         self.spill.filled(kept as u64 * record_len as u64);
         self.n_vertices += kept as u64;
@@ -319,6 +358,96 @@ impl ZvWriter {
             } else {
                 self.vertex_object.extend(std::iter::repeat_n(0, kept));
             }
+        }
+        Ok(())
+    }
+}
+
+/// A buffer of one value per axis: a fixed-size array for the usual axis counts, a vector for
+/// others.
+trait Axes<T>: AsRef<[T]> + AsMut<[T]> {
+    /// `nd` zeros (an array has its own length).
+    fn zeroed(nd: usize) -> Self;
+}
+
+impl<T: Copy + Default, const N: usize> Axes<T> for [T; N] {
+    fn zeroed(_: usize) -> Self {
+        [T::default(); N]
+    }
+}
+
+impl<T: Copy + Default> Axes<T> for Vec<T> {
+    fn zeroed(nd: usize) -> Self {
+        vec![T::default(); nd]
+    }
+}
+
+/// The scratch of placing one vertex: its stored coordinates and chunk, and the extent of the
+/// vertices placed.
+struct Scratch<F, I> {
+    stored: F,
+    chunk: I,
+    lo: F,
+    hi: F,
+}
+
+impl<F: Axes<f64>, I: Axes<i64>> Scratch<F, I> {
+    fn new(nd: usize) -> Self {
+        Self {
+            stored: F::zeroed(nd),
+            chunk: I::zeroed(nd),
+            lo: F::zeroed(nd),
+            hi: F::zeroed(nd),
+        }
+    }
+}
+
+/// What keeping a placed batch on every core shares (see
+/// [`ZvWriter::keep_vertices_parallel`]).
+struct KeepJob<'a> {
+    grid: &'a Grid,
+    coords: &'a [f64],
+    chunk_of: &'a [u32],
+    /// The number of each vertex, when some are dropped (else `first` + batch index).
+    numbers: Option<&'a [u64]>,
+    first: u64,
+    object_ids: Option<&'a [u64]>,
+    objects_mode: bool,
+    keys: &'a [ChunkKey],
+    cells: &'a Cells<'a>,
+    record_len: usize,
+}
+
+impl KeepJob<'_> {
+    /// Appends the records of the chunks `lo..lo + mine.len()` (`mine`), in vertex order. The
+    /// loop is compiled for two and three axes apart (`F`: the stored position's scratch).
+    fn keep_range<F: Axes<f64>>(&self, lo: usize, mine: &mut [SpillChunk]) -> Result<()> {
+        let grid = self.grid;
+        let nd = grid.ndim.max(1);
+        let hi = lo + mine.len();
+        let mut stored = F::zeroed(nd);
+        let stored = stored.as_mut();
+        let mut rec = Vec::with_capacity(self.record_len);
+        for (i, p) in self.coords.chunks_exact(stored.len()).enumerate() {
+            let ci = self.chunk_of[i] as usize;
+            if ci < lo || ci >= hi {
+                continue; // another thread's chunk, or dropped
+            }
+            let vertex = self.numbers.map_or(self.first + i as u64, |v| v[i]);
+            grid.store_into(p, || InputItem::Vertex(vertex), stored)?;
+            let fragment = if self.objects_mode {
+                self.object_ids.map_or(0, |ids| ids[i])
+            } else {
+                grid.bin_of(stored, &self.keys[ci].0)
+            };
+            rec.clear();
+            SpillHeader { fragment, vertex }.encode_into(&mut rec);
+            grid.put(stored, &mut rec);
+            self.cells.push_numeric_row(i, &mut rec);
+            mine[ci - lo].push(&rec);
+        }
+        for c in mine.iter_mut() {
+            c.unstage();
         }
         Ok(())
     }

@@ -54,6 +54,7 @@ impl Dense {
     }
 
     /// The slot of `coords`, if they are inside the table.
+    #[inline]
     fn slot(&self, coords: &[i64]) -> Option<usize> {
         let mut s = 0u64;
         for ((&c, &l), &e) in coords.iter().zip(&self.lo).zip(&self.extent) {
@@ -104,11 +105,13 @@ impl ChunkLookup {
     }
 
     /// The dense slot of `coords`, if there is one.
+    #[inline]
     fn slot(&self, coords: &[i64]) -> Option<usize> {
         self.dense.as_ref().and_then(|d| d.slot(coords))
     }
 
     /// The index of the chunk at `coords`, if it has one.
+    #[inline]
     pub(super) fn get(&self, coords: &[i64]) -> Option<u32> {
         if let (Some(d), Some(s)) = (&self.dense, self.slot(coords)) {
             return d.slots[s].checked_sub(1);

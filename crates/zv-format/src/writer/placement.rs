@@ -26,6 +26,8 @@ pub(super) struct Grid {
     /// The bin shape (the chunk shape without bins).
     pub(super) bin_shape: Vec<f64>,
     bins_per_chunk: Vec<u64>,
+    /// Whether bins are smaller than chunks.
+    binned: bool,
 }
 
 impl Grid {
@@ -43,6 +45,7 @@ impl Grid {
             vertex_type: options.vertex_type,
             vsize: options.vertex_type.size().unwrap_or(4),
             chunk_shape: options.chunk_shape.clone(),
+            binned: bin_shape != options.chunk_shape,
             bin_shape,
             bins_per_chunk,
         }
@@ -75,6 +78,7 @@ impl Grid {
 
     /// The stored value of coordinate `x`: the nearest value of the vertex type (a float
     /// type), as `f64` — what the stored bytes read back as.
+    #[inline]
     fn stored(&self, x: f64) -> f64 {
         match self.vertex_type {
             DataType::Float32 => f64::from(x as f32),
@@ -85,6 +89,7 @@ impl Grid {
 
     /// Writes the stored values of position `p` to `out` (`ndim` values); a non-finite
     /// coordinate, or one the vertex type cannot hold, is an error at `item()`.
+    #[inline]
     pub(super) fn store_into(
         &self,
         p: &[f64],
@@ -140,8 +145,9 @@ impl Grid {
     /// the coordinate too far from the origin and its bin if one is, and writes its chunk
     /// coordinates to `out` ([`Grid::chunk_into`]); without bins (bin = chunk) one division
     /// per axis serves both.
+    #[inline]
     pub(super) fn chunk_in_range(&self, p: &[f64], out: &mut [i64]) -> Option<(f64, f64)> {
-        if self.bin_shape != self.chunk_shape {
+        if self.binned {
             let far = self.too_far(p);
             self.chunk_into(p, out);
             return far;
@@ -243,7 +249,8 @@ pub(super) struct Extent {
 }
 
 /// Grows `lo..hi` to hold `p`.
-fn grow(lo: &mut [f64], hi: &mut [f64], p: &[f64]) {
+#[inline]
+pub(super) fn grow(lo: &mut [f64], hi: &mut [f64], p: &[f64]) {
     for (i, &x) in p.iter().enumerate() {
         lo[i] = lo[i].min(x);
         hi[i] = hi[i].max(x);
@@ -262,6 +269,7 @@ impl Extent {
 
     /// Whether `p` is inside the bounds (always true without bounds); a position outside is
     /// an error at `item()` under [`OutOfBounds::Raise`].
+    #[inline]
     pub(super) fn admit(&self, p: &[f64], item: impl FnOnce() -> InputItem) -> Result<bool> {
         let inside = match &self.bounds {
             None => true,

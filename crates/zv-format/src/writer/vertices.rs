@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::options::OutOfBounds;
-use super::placement::{too_far, Extent};
+use super::placement::{grow, too_far, Extent};
 use super::spill::{SpillHeader, HEADER_LEN};
 use super::ZvWriter;
 use crate::document::Attribute;
@@ -241,9 +241,15 @@ impl Placement {
         grow_seen(&mut self.seen, &self.stored);
     }
 
-    /// Grows the extent to hold the (stored) position `p`.
-    pub(super) fn note_position(&mut self, p: &[f64]) {
-        grow_seen(&mut self.seen, p);
+    /// Grows the extent to hold the box `lo..=hi` (the extent of some vertices).
+    pub(super) fn note_extent(&mut self, lo: &[f64], hi: &[f64]) {
+        match &mut self.seen {
+            None => self.seen = Some((lo.to_vec(), hi.to_vec())),
+            Some(_) => {
+                grow_seen(&mut self.seen, lo);
+                grow_seen(&mut self.seen, hi);
+            }
+        }
     }
 
     /// Grows the extent to hold the extent of `other`.
@@ -267,11 +273,6 @@ impl Placement {
 fn grow_seen(seen: &mut Option<(Vec<f64>, Vec<f64>)>, p: &[f64]) {
     match seen {
         None => *seen = Some((p.to_vec(), p.to_vec())),
-        Some((lo, hi)) => {
-            for ((l, h), &x) in lo.iter_mut().zip(hi.iter_mut()).zip(p) {
-                *l = l.min(x);
-                *h = h.max(x);
-            }
-        }
+        Some((lo, hi)) => grow(lo, hi, p),
     }
 }
