@@ -251,9 +251,9 @@ pub(super) struct Extent {
 /// Grows `lo..hi` to hold `p`.
 #[inline]
 pub(super) fn grow(lo: &mut [f64], hi: &mut [f64], p: &[f64]) {
-    for (i, &x) in p.iter().enumerate() {
-        lo[i] = lo[i].min(x);
-        hi[i] = hi[i].max(x);
+    for ((l, h), &x) in lo.iter_mut().zip(hi.iter_mut()).zip(p) {
+        *l = l.min(x);
+        *h = h.max(x);
     }
 }
 
