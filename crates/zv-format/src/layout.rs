@@ -146,6 +146,13 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// The little-endian int64 at the start of `b` (0 if `b` is shorter): for decoders that
+/// checked the length of a whole section before reading its values one by one.
+#[inline]
+pub(crate) fn le_i64(b: &[u8]) -> i64 {
+    b.first_chunk::<8>().map_or(0, |a| i64::from_le_bytes(*a))
+}
+
 /// Reads `n` little-endian int64 values that must fill `bytes` exactly.
 pub(crate) fn i64s(bytes: &[u8], what: &'static str) -> Result<Vec<i64>, LayoutError> {
     if bytes.len() % 8 != 0 {
@@ -157,10 +164,7 @@ pub(crate) fn i64s(bytes: &[u8], what: &'static str) -> Result<Vec<i64>, LayoutE
             ),
         ));
     }
-    Ok(bytes
-        .chunks_exact(8)
-        .map(|c| i64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
-        .collect())
+    Ok(bytes.chunks_exact(8).map(le_i64).collect())
 }
 
 /// Appends int64 values little-endian.

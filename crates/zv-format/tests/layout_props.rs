@@ -154,6 +154,24 @@ proptest! {
         prop_assert_eq!(Manifest::decode(&b, 3).unwrap(), m);
     }
 
+    /// A damaged manifest either is an error or decodes to blocks that encode to its bytes
+    /// exactly: the decoder accepts nothing the format does not allow (its quick path for
+    /// one-fragment blocks included), at every arity, on the stack and past it.
+    #[test]
+    fn damaged_manifests_decode_to_their_bytes_or_fail(
+        (sid_ndim, m) in (0usize..7).prop_flat_map(|n| (Just(n), manifest(n))),
+        d in prop_oneof![
+            any::<usize>().prop_map(Damage::Truncate),
+            any::<usize>().prop_map(Damage::FlipBit),
+            (any::<usize>(), any::<u8>()).prop_map(|(i, b)| Damage::SetByte(i, b)),
+        ],
+    ) {
+        let bad = apply_damage(&m.encode(sid_ndim).unwrap(), &d);
+        if let Ok(got) = Manifest::decode(&bad, sid_ndim) {
+            prop_assert_eq!(got.encode(sid_ndim).unwrap(), bad);
+        }
+    }
+
     /// A filtered decode keeps exactly the blocks the filter accepts, in order, and ends
     /// where the whole decode ends.
     #[test]

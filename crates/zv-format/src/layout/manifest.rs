@@ -40,7 +40,7 @@ mod plan;
 pub use containers::{decode_stream, decode_vlen_items, decode_with_offsets, encode_stream};
 pub use coords::ChunkCoords;
 
-use super::{invalid, put_i64s, to_i64, Cursor, LayoutError};
+use super::{invalid, le_i64, put_i64s, to_i64, Cursor, LayoutError};
 use plan::plan_blocks;
 
 const WHAT: &str = "object manifest";
@@ -376,7 +376,10 @@ impl Manifest {
             .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
         let mut blocks = Vec::with_capacity((stated as usize).min(64));
         let end = Self::visit_at(bytes, offset, sid_ndim, keep, |chunk, fragments| {
-            blocks.push(ManifestBlock { chunk, fragments });
+            blocks.push(ManifestBlock {
+                chunk: chunk.into(),
+                fragments,
+            });
         })?;
         Ok((Self { blocks }, end))
     }
@@ -391,16 +394,47 @@ impl Manifest {
         offset: usize,
         sid_ndim: usize,
         keep: impl Fn(&[i64]) -> bool,
-        mut each: impl FnMut(ChunkCoords, BlockFragments),
+        mut each: impl FnMut(&[i64], BlockFragments),
     ) -> Result<usize, LayoutError> {
         let mut c = Cursor::at(bytes, offset, WHAT);
         let n = c.u32()? as usize;
         // Every block takes at least 8·sid_ndim + 5 bytes (an empty mode-2 block): check
         // before anything is built.
         c.need(n.saturating_mul(8 * sid_ndim + 5))?;
+        // the coordinates of the block at hand, on the stack for the usual arities
+        let (mut inline, mut heap) = ([0i64; 4], Vec::new());
+        let chunk: &mut [i64] = match inline.get_mut(..sid_ndim) {
+            Some(c) => c,
+            None => {
+                heap.resize(sid_ndim, 0);
+                &mut heap
+            }
+        };
+        let head = 8 * sid_ndim;
         for _ in 0..n {
-            let chunk = ChunkCoords::try_from_fn(sid_ndim, || c.i64())?;
-            if !keep(chunk.as_slice()) {
+            // the commonest block, one fragment (mode 0), read straight from the bytes; any
+            // other block, or a fault, is read by the cursor below, whose errors name it
+            let pos = c.pos();
+            let single = bytes
+                .get(pos..pos.saturating_add(head + 9))
+                .filter(|b| b[head] == 0);
+            if let Some(b) = single {
+                let f = le_i64(&b[head + 1..]) as u64;
+                if f < MAX_FRAGMENTS {
+                    for (v, x) in chunk.iter_mut().zip(b.chunks_exact(8)) {
+                        *v = le_i64(x);
+                    }
+                    c.take(head + 9)?;
+                    if keep(chunk) {
+                        each(chunk, BlockFragments::Single(f));
+                    }
+                    continue;
+                }
+            }
+            for v in chunk.iter_mut() {
+                *v = c.i64()?;
+            }
+            if !keep(chunk) {
                 let at = c.pos();
                 let len = match c.u8()? {
                     0 => 8,
@@ -551,6 +585,16 @@ mod tests {
         bad[4 + 16] = 7;
         assert!(Manifest::decode(&bad, 2).is_err(), "unknown mode");
         assert!(m.encode(3).is_err(), "arity mismatch");
+        // a one-fragment block whose fragment is negative or not below 2^32 is an error
+        // naming it, unless the block is stepped over
+        for (f, says) in [(-1i64, "is negative"), (1 << 32, "not below 2^32")] {
+            let mut bad = b.clone();
+            bad[4 + 17..4 + 25].copy_from_slice(&f.to_le_bytes());
+            let err = Manifest::decode(&bad, 2).unwrap_err().to_string();
+            assert!(err.contains(says) && err.contains("offset 21"), "{err}");
+            let end = Manifest::visit_at(&bad, 0, 2, |_| false, |_, _| panic!("kept"));
+            assert_eq!(end.unwrap(), bad.len());
+        }
         // a huge block count with a tiny blob fails before allocating
         assert!(Manifest::decode(&[0xff, 0xff, 0xff, 0xff], 3).is_err());
     }

@@ -64,7 +64,7 @@ fn invert_raw(raw: &RawIndex) -> Option<(FragmentObjects, Vec<bool>)> {
         raw.visit(o, |chunk, fragments| {
             for f in fragments.iter() {
                 any = true;
-                note(&mut map, chunk.as_slice(), f, o);
+                note(&mut map, chunk, f, o);
             }
         })
         .ok()?;

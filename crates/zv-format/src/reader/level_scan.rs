@@ -129,6 +129,7 @@ impl KeyIndex {
     }
 
     /// The grid slot of `coords` (dense index only).
+    #[inline]
     fn slot(&self, coords: &[i64]) -> Option<usize> {
         let KeyIndex::Dense { lo, dims, .. } = self else {
             return None;
@@ -138,12 +139,20 @@ impl KeyIndex {
         }
         let mut slot = 0u64;
         for ((&c, &l), &n) in coords.iter().zip(lo).zip(dims) {
-            let x = u64::try_from(c.checked_sub(l)?).ok().filter(|&x| x < n)?;
+            // from `l` up, `c - l` fits a u64 exactly
+            if c < l {
+                return None;
+            }
+            let x = (c as u64).wrapping_sub(l as u64);
+            if x >= n {
+                return None;
+            }
             slot = slot * n + x;
         }
         usize::try_from(slot).ok()
     }
 
+    #[inline]
     fn get(&self, coords: &[i64]) -> Option<usize> {
         match self {
             KeyIndex::Dense { slots, .. } => {
@@ -179,6 +188,7 @@ impl LevelScan {
     }
 
     /// The position of the chunk at `coords` in [`LevelScan::chunks`], if scanned.
+    #[inline]
     pub(crate) fn index(&self, coords: &[i64]) -> Option<usize> {
         self.index_of.get(coords)
     }

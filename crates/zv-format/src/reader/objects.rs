@@ -341,8 +341,6 @@ fn object_attribute_values(
     Ok(out)
 }
 
-/// Whether reading `count` of a level's `num_objects` objects scans every chunk of the level
-/// (rather than the chunks their manifests name): from half of the objects on.
 /// An error naming the first of `ids` that is not an object id below `num_objects`.
 fn check_ids(ids: &[u64], num_objects: u64) -> Result<()> {
     match ids.iter().find(|&&id| id >= num_objects) {
@@ -353,6 +351,8 @@ fn check_ids(ids: &[u64], num_objects: u64) -> Result<()> {
     }
 }
 
+/// Whether reading `count` of a level's `num_objects` objects scans every chunk of the level
+/// (rather than the chunks their manifests name): from half of the objects on.
 fn reads_every_chunk(count: usize, num_objects: u64) -> bool {
     (count as u64).saturating_mul(2) >= num_objects
 }

@@ -11,7 +11,7 @@ use super::v09::object_ids::{row_ids, MAX_ID_GAP};
 use super::Level;
 use crate::blob::join;
 use crate::error::Result;
-use crate::layout::manifest::{BlockFragments, ChunkCoords, Manifest};
+use crate::layout::manifest::{BlockFragments, Manifest};
 use crate::layout::LayoutError;
 use crate::metadata::arrays::{ObjectIndexArray, VLEN_MANIFESTS_V2};
 use crate::names;
@@ -121,7 +121,7 @@ impl RawIndex {
     pub(crate) fn visit(
         &self,
         id: u64,
-        each: impl FnMut(ChunkCoords, BlockFragments),
+        each: impl FnMut(&[i64], BlockFragments),
     ) -> Result<(), LayoutError> {
         let past = || {
             crate::layout::invalid(
@@ -213,7 +213,10 @@ mod tests {
     fn visited(raw: &RawIndex, id: u64) -> Result<Vec<ManifestBlock>, LayoutError> {
         let mut out = Vec::new();
         raw.visit(id, |chunk, fragments| {
-            out.push(ManifestBlock { chunk, fragments })
+            out.push(ManifestBlock {
+                chunk: chunk.into(),
+                fragments,
+            })
         })?;
         Ok(out)
     }

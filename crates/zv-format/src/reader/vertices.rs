@@ -283,7 +283,7 @@ impl Vertices {
     #[inline]
     pub fn write_rows(&self, rows: Range<u64>, out: &mut [f64]) -> bool {
         match self.rows_bytes(rows) {
-            Some(b) if b.len() / self.value_width() == out.len() => {
+            Some(b) if out.len().checked_mul(self.value_width()) == Some(b.len()) => {
                 self.decode_into(b, out);
                 true
             }

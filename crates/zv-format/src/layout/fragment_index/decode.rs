@@ -2,7 +2,7 @@
 //! read, so allocations are bounded by the blob size.
 
 use super::{FragmentIndex, MAGIC, VERSION, WHAT};
-use crate::layout::{invalid, Cursor, LayoutError};
+use crate::layout::{invalid, le_i64, Cursor, LayoutError};
 
 impl FragmentIndex {
     /// Decodes and validates a blob. With `row_count` (the rows of the chunk the fragments
@@ -61,11 +61,21 @@ impl FragmentIndex {
             ));
         }
         let r = num_ranges as usize;
-        c.need(16 * r)?;
+        let base = c.pos();
+        let section = c.take(16 * r)?;
         let mut ranges = Vec::with_capacity(r);
-        for k in 0..r {
-            let start = c.index("range start")?;
-            let count = c.index("range count")?;
+        for (k, b) in section.chunks_exact(16).enumerate() {
+            let (start, count) = (le_i64(b), le_i64(&b[8..]));
+            let (Ok(start), Ok(count)) = (u64::try_from(start), u64::try_from(count)) else {
+                let (field, v, at) = match start < 0 {
+                    true => ("range start", start, base + 16 * k),
+                    false => ("range count", count, base + 16 * k + 8),
+                };
+                return Err(invalid(
+                    WHAT,
+                    format!("{field} {v} at offset {at} is negative"),
+                ));
+            };
             let end = start
                 .checked_add(count)
                 .filter(|&e| e <= i64::MAX as u64)
@@ -176,10 +186,16 @@ mod tests {
             FragmentIndex::decode(&extended, None).is_ok(),
             "trailing bytes are ignored"
         );
-        // negative start
-        let mut bad = good.clone();
-        bad[24 + 7] = 0x80;
-        assert!(FragmentIndex::decode(&bad, None).is_err(), "negative start");
+        // a negative start or count, named with its offset
+        for (at, field) in [(24, "range start"), (32, "range count")] {
+            let mut bad = good.clone();
+            bad[at + 7] = 0x80;
+            let err = FragmentIndex::decode(&bad, None).unwrap_err().to_string();
+            assert!(
+                err.contains(&format!("{field} -")) && err.contains(&format!("offset {at} ")),
+                "{err}"
+            );
+        }
         // CSR offsets must start at 0 and not decrease
         let csr = 16 + 8 + 16;
         let mut bad = good.clone();

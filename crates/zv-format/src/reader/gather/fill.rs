@@ -13,13 +13,19 @@ use crate::layout::fragment_index::FragmentRows;
 use crate::names;
 
 /// One reference to copy: the group-local object, the reference's place in the object's
-/// manifest and its fragment.
+/// manifest, its fragment and, once counted, the fragment's rows when they are a range
+/// (`start..end`; [`EXPLICIT`] as `start` for a list, looked up again when copied).
 #[derive(Clone, Copy, Default)]
 struct Task {
     object: u32,
     reference: u32,
     fragment: u32,
+    start: u64,
+    end: u64,
 }
+
+/// [`Task::start`] of a fragment whose rows are an explicit list.
+const EXPLICIT: u64 = u64::MAX;
 
 /// One object's columns, laid out at their exact size and filled in place.
 struct Columns {
@@ -93,6 +99,8 @@ impl Level {
                     object,
                     reference,
                     fragment,
+                    start: EXPLICIT,
+                    end: 0,
                 };
                 next[ci as usize] += 1;
             }
@@ -103,10 +111,13 @@ impl Level {
         let mut rows = vec![0usize; refs.len()];
         for (ci, c) in scan.chunks.iter().enumerate() {
             let have = c.rows();
-            for t in &tasks[heads[ci]..heads[ci + 1]] {
+            for t in &mut tasks[heads[ci]..heads[ci + 1]] {
                 let f = t.fragment;
                 let n = match c.chunk.fragments.get(f as usize) {
-                    Some(FragmentRows::Range(r)) if r.end <= have => r.end - r.start,
+                    Some(FragmentRows::Range(r)) if r.end <= have => {
+                        (t.start, t.end) = (r.start, r.end);
+                        r.end - r.start
+                    }
                     Some(FragmentRows::Explicit(list)) if list.iter().all(|&x| x < have) => {
                         list.len() as u64
                     }
@@ -173,11 +184,14 @@ impl Level {
         let f = t.fragment;
         let bad =
             |what: String| Error::inconsistent(self.p(&[names::OBJECT_INDEX, "zarr.json"]), what);
-        let rows = c
-            .chunk
-            .fragments
-            .get(f as usize)
-            .ok_or_else(|| bad(format!("fragment {f} of chunk {}", c.key())))?;
+        let rows = if t.start == EXPLICIT {
+            c.chunk
+                .fragments
+                .get(f as usize)
+                .ok_or_else(|| bad(format!("fragment {f} of chunk {}", c.key())))?
+        } else {
+            FragmentRows::Range(t.start..t.end)
+        };
         let n = rows.len();
         let s = if out.starts.is_empty() {
             out.next += n;
@@ -225,15 +239,7 @@ impl Level {
             let Some(dest) = dest.get_mut(s * w..end * w).filter(|d| !d.is_empty()) else {
                 continue;
             };
-            let have = bytes.len() / w.max(1);
-            let outside = |x: u64| {
-                let name = &scan.infos[a].name;
-                let path = self.chunk_blob(&[names::VERTEX_ATTRIBUTES, name], c.key());
-                blob_err(path)(crate::layout::invalid(
-                    "attribute rows",
-                    format!("row {x} is outside the {have} rows"),
-                ))
-            };
+            let outside = |x: u64| self.attribute_outside(scan, c, a, bytes.len() / w.max(1), x);
             match &rows {
                 FragmentRows::Range(r) => {
                     let src = bytes
@@ -251,6 +257,24 @@ impl Level {
             }
         }
         Ok(())
+    }
+
+    /// The error of row `x` of attribute `a` of chunk `c`, which has `have` rows of it.
+    #[cold]
+    fn attribute_outside(
+        &self,
+        scan: &LevelScan,
+        c: &ScannedChunk,
+        a: usize,
+        have: usize,
+        x: u64,
+    ) -> Error {
+        let name = &scan.infos[a].name;
+        let path = self.chunk_blob(&[names::VERTEX_ATTRIBUTES, name], c.key());
+        blob_err(path)(crate::layout::invalid(
+            "attribute rows",
+            format!("row {x} is outside the {have} rows"),
+        ))
     }
 
     /// The columns `cols` of the object of `refs`, as results.

@@ -8,7 +8,7 @@ use super::super::level_scan::{LevelScan, ScannedChunk};
 use super::super::raw_index::RawIndex;
 use super::super::{blob_err, Level, ObjectIndex};
 use crate::error::{Error, Result};
-use crate::layout::manifest::{BlockFragments, Manifest, ManifestBlock};
+use crate::layout::manifest::{BlockFragments, Manifest};
 use crate::names;
 
 /// Where the manifests of the objects read come from.
@@ -99,8 +99,7 @@ impl Level {
                         out.attrs.copy_from_slice(uniform);
                         first = false;
                     }
-                    let block = ManifestBlock { chunk, fragments };
-                    failed = match self.add_block(&mut out, &block, scan, mixed) {
+                    failed = match self.add_block(&mut out, chunk, &fragments, scan, mixed) {
                         Ok(true) => None,
                         Ok(false) => Some(fault()),
                         Err(e) => Some(e),
@@ -126,24 +125,27 @@ impl Level {
         out.chunks.reserve(n.min(1 << 20));
         out.fragments.reserve(n.min(1 << 20));
         for (b, block) in manifest.blocks.iter().enumerate() {
-            if !self.add_block(&mut out, block, scan, mixed)? {
+            if !self.add_block(&mut out, &block.chunk, &block.fragments, scan, mixed)? {
                 return Err(self.manifest_error(index, id, manifest, b, scan));
             }
         }
         Ok(out)
     }
 
-    /// Adds the references of `block` to `out`; `false` when the scan does not hold its
-    /// chunk or the chunk has fewer fragments (nothing is added). `mixed`: the scan's chunks
-    /// do not all store the attributes alike (each block's are merged in).
+    /// Adds the references of a block (fragments `fragments` of the chunk at `coords`) to
+    /// `out`; `false` when the scan does not hold its chunk or the chunk has fewer fragments
+    /// (nothing is added). `mixed`: the scan's chunks do not all store the attributes alike
+    /// (each block's are merged in).
+    #[inline]
     fn add_block(
         &self,
         out: &mut ObjectRefs,
-        block: &ManifestBlock,
+        coords: &[i64],
+        fragments: &BlockFragments,
         scan: &LevelScan,
         mixed: bool,
     ) -> Result<bool> {
-        let Some(ci) = resolve(scan, block) else {
+        let Some(ci) = resolve(scan, coords, fragments) else {
             return Ok(false);
         };
         if mixed {
@@ -153,14 +155,20 @@ impl Level {
         if out.chunks.last().is_some_and(|&last| last > ci) {
             out.ordered = false;
         }
-        let before = out.fragments.len();
-        match &block.fragments {
-            BlockFragments::Single(f) => out.fragments.push(*f),
-            BlockFragments::Range { start, count } => out.fragments.extend(*start..start + count),
-            BlockFragments::Explicit(fs) => out.fragments.extend_from_slice(fs),
+        match fragments {
+            BlockFragments::Single(f) => {
+                out.fragments.push(*f);
+                out.chunks.push(ci);
+            }
+            BlockFragments::Range { start, count } => {
+                out.fragments.extend(*start..start + count);
+                out.chunks.resize(out.fragments.len(), ci);
+            }
+            BlockFragments::Explicit(fs) => {
+                out.fragments.extend_from_slice(fs);
+                out.chunks.resize(out.fragments.len(), ci);
+            }
         }
-        let added = out.fragments.len() - before;
-        out.chunks.extend(std::iter::repeat_n(ci, added));
         Ok(true)
     }
 
@@ -216,12 +224,13 @@ impl Level {
     }
 }
 
-/// The scan index of `block`'s chunk, if the scan holds it and it has every fragment the
-/// block names.
-fn resolve(scan: &LevelScan, block: &crate::layout::manifest::ManifestBlock) -> Option<usize> {
-    let ci = scan.index(&block.chunk)?;
+/// The scan index of the chunk at `coords`, if the scan holds it and it has every fragment of
+/// `fragments`.
+#[inline]
+fn resolve(scan: &LevelScan, coords: &[i64], fragments: &BlockFragments) -> Option<usize> {
+    let ci = scan.index(coords)?;
     let count = scan.chunks[ci].chunk.fragments.len() as u64;
-    let in_bounds = match &block.fragments {
+    let in_bounds = match fragments {
         BlockFragments::Single(f) => *f < count,
         BlockFragments::Range { start, count: n } => {
             start.checked_add(*n).is_some_and(|e| e <= count)
