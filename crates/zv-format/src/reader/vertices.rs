@@ -353,8 +353,10 @@ fn extent_f32<const N: usize>(bytes: &[u8]) -> ([f32; N], [f32; N]) {
         for d in 0..N {
             let c = &row[4 * d..4 * d + 4];
             let x = f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-            lo[d] = lo[d].min(x);
-            hi[d] = hi[d].max(x);
+            // a comparison is false for NaN, which is thus ignored without the NaN handling
+            // of `f32::min` (one instruction each)
+            lo[d] = if x < lo[d] { x } else { lo[d] };
+            hi[d] = if x > hi[d] { x } else { hi[d] };
         }
     }
     (lo, hi)
