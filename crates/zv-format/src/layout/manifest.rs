@@ -398,10 +398,15 @@ impl Manifest {
     ) -> Result<usize, LayoutError> {
         let mut c = Cursor::at(bytes, offset, WHAT);
         let n = c.u32()? as usize;
+        let head = sid_ndim.saturating_mul(8);
         // Every block takes at least 8·sid_ndim + 5 bytes (an empty mode-2 block): check
         // before anything is built.
-        c.need(n.saturating_mul(8 * sid_ndim + 5))?;
-        // the coordinates of the block at hand, on the stack for the usual arities
+        c.need(n.saturating_mul(head.saturating_add(5)))?;
+        if n == 0 {
+            return Ok(c.pos());
+        }
+        // the coordinates of the block at hand, on the stack for the usual arities (a block
+        // fits the bytes, so more are no more than the bytes justify)
         let (mut inline, mut heap) = ([0i64; 4], Vec::new());
         let chunk: &mut [i64] = match inline.get_mut(..sid_ndim) {
             Some(c) => c,
@@ -410,7 +415,6 @@ impl Manifest {
                 &mut heap
             }
         };
-        let head = 8 * sid_ndim;
         for _ in 0..n {
             // the commonest block, one fragment (mode 0), read straight from the bytes; any
             // other block, or a fault, is read by the cursor below, whose errors name it
@@ -597,5 +601,13 @@ mod tests {
         }
         // a huge block count with a tiny blob fails before allocating
         assert!(Manifest::decode(&[0xff, 0xff, 0xff, 0xff], 3).is_err());
+        // so does an absurd arity: no coordinates are held for it
+        for huge in [usize::MAX, usize::MAX / 8, 1 << 40] {
+            assert_eq!(
+                Manifest::decode(&[0, 0, 0, 0], huge).unwrap(),
+                Manifest::default()
+            );
+            assert!(Manifest::decode(&[1, 0, 0, 0, 0, 0, 0, 0, 0], huge).is_err());
+        }
     }
 }
