@@ -229,16 +229,19 @@ impl GridArray {
                 None => return Ok(None),
             }
         };
-        let bytes = elements.get(element).ok_or_else(|| {
+        let count = elements.len();
+        let bytes = match Arc::try_unwrap(elements) {
+            // decoded here for this cell alone (no cache holds it): its bytes are moved out
+            Ok(mut cells) => cells.get_mut(element).map(std::mem::take),
+            Err(shared) => shared.get(element).cloned(),
+        };
+        let bytes = bytes.ok_or_else(|| {
             Error::inconsistent(
                 self.cell_store_key(key),
-                format!(
-                    "the chunk has {} cells, cell {element} was asked",
-                    elements.len()
-                ),
+                format!("the chunk has {count} cells, cell {element} was asked"),
             )
         })?;
-        Ok((!bytes.is_empty()).then(|| bytes.clone()))
+        Ok((!bytes.is_empty()).then_some(bytes))
     }
 
     /// The elements of stored chunk `chunk`; `None` if it is not stored. A shard is read once
@@ -325,6 +328,12 @@ impl GridArray {
                 "a variable_length_bytes array decoded to fixed-size elements",
             ));
         };
+        // one cell filling the data (a chunk of one cell): its bytes moved, not copied
+        if let [0, end] = offsets[..] {
+            if end == data.len() {
+                return Ok(Arc::new(vec![data.into_owned()]));
+            }
+        }
         let elements: Vec<Vec<u8>> = offsets
             .windows(2)
             .map(|w| data.get(w[0]..w[1]).map(<[u8]>::to_vec).unwrap_or_default())
