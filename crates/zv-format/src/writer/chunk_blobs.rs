@@ -80,6 +80,38 @@ impl ChunkBlobs {
     }
 }
 
+/// The records of `raw` (`len` bytes each) copied into the order `order` gives (the record
+/// each position takes), in one pass over `raw` in address order.
+///
+/// The sorted order is random within a chunk, and the records were written long before (when
+/// they were kept), so reading them in that order misses the cache on almost every record;
+/// a pass in address order is streamed from memory by the hardware prefetcher, and its
+/// writes land in a buffer of the chunk's size that stays in the cache. Every column is then
+/// read from the copy in order (the suite's 1M-point write: about 10% less time at finish,
+/// both ways in one process, 20–30 repetitions each). `None` when `order` is not a permutation of the records (the caller then
+/// reads `raw` in the sorted order).
+fn in_order(raw: &[u8], order: &[u32], len: usize) -> Option<Vec<u8>> {
+    let n = order.len();
+    if len == 0 || n.checked_mul(len) != Some(raw.len()) || u32::try_from(n).is_err() {
+        return None;
+    }
+    // the position of each record
+    let mut at = vec![u32::MAX; n];
+    for (pos, &i) in order.iter().enumerate() {
+        let slot = at.get_mut(i as usize)?;
+        if *slot != u32::MAX {
+            return None; // a record twice
+        }
+        *slot = pos as u32;
+    }
+    let mut out = vec![0u8; raw.len()];
+    for (rec, &pos) in raw.chunks_exact(len).zip(&at) {
+        let p = pos as usize * len;
+        crate::short_copy::copy(&mut out[p..p + len], rec);
+    }
+    Some(out)
+}
+
 /// Sorts a chunk's records into fragments: by fragment, then (skeletons) by DFS rank, else in
 /// arrival order, which is the order within the fragment.
 fn sort_records(recs: &mut Vec<&[u8]>, skeleton: Option<&SkeletonOrder>) {
@@ -238,13 +270,18 @@ impl ZvWriter {
     ) -> Result<ChunkFragments> {
         let raw = self.spill.read(ci)?;
         let len = self.record_len();
+        let ordered;
         let (recs, counts, mut fragments) = match ctx.sorted {
             Some(sorted) => {
                 let (order, counts) = &sorted.known[ci];
-                let recs: Vec<&[u8]> = order
-                    .iter()
-                    .map(|&i| &raw[i as usize * len..(i as usize + 1) * len])
-                    .collect();
+                ordered = in_order(&raw, order, len);
+                let recs: Vec<&[u8]> = match &ordered {
+                    Some(o) => o.chunks_exact(len.max(1)).collect(),
+                    None => order
+                        .iter()
+                        .map(|&i| &raw[i as usize * len..(i as usize + 1) * len])
+                        .collect(),
+                };
                 let mut spans = Vec::with_capacity(counts.len());
                 let mut start = 0;
                 for &c in counts {
@@ -362,5 +399,32 @@ impl ZvWriter {
             fi.encode(),
             &self.codecs(8),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::in_order;
+
+    #[test]
+    fn records_are_copied_into_the_sorted_order() {
+        let len = 3;
+        let raw: Vec<u8> = (0..15u8).collect(); // records 0..5 of 3 bytes
+        let order = [3u32, 0, 4, 1, 2];
+        let expected: Vec<u8> = order
+            .iter()
+            .flat_map(|&i| raw[i as usize * len..(i as usize + 1) * len].to_vec())
+            .collect();
+        assert_eq!(in_order(&raw, &order, len), Some(expected));
+        assert_eq!(in_order(&[], &[], len), Some(Vec::new()));
+    }
+
+    #[test]
+    fn an_order_that_is_not_a_permutation_is_refused() {
+        let raw: Vec<u8> = (0..12u8).collect();
+        assert_eq!(in_order(&raw, &[0, 1, 1, 2], 3), None); // a record twice
+        assert_eq!(in_order(&raw, &[0, 1, 2, 4], 3), None); // past the records
+        assert_eq!(in_order(&raw, &[0, 1, 2], 3), None); // fewer positions than records
+        assert_eq!(in_order(&raw, &[0, 1, 2, 3], 0), None);
     }
 }
