@@ -61,6 +61,7 @@ mod chunk_blobs;
 mod columns;
 mod documents;
 mod ingest;
+mod link_ids;
 mod links;
 pub(crate) use links::vertex_set;
 mod lock;

@@ -135,27 +135,29 @@ impl ZvWriter {
     /// Every link names existing vertices; skeleton links form trees within objects.
     fn check_links(&self) -> Result<()> {
         let n = self.n_vertices;
-        for (i, e) in self.links.edges.iter().enumerate() {
-            if e[0] >= n || e[1] >= n {
-                return Err(Error::input(
-                    InputItem::Edge(i as u64),
-                    format!("{e:?} names a vertex that does not exist ({n} vertices)"),
-                ));
-            }
-        }
-        if let Some(a) = self.links.face_arity {
-            for (i, f) in self.links.faces.chunks(a).enumerate() {
-                if let Some(v) = f.iter().find(|&&v| v >= n) {
+        let mesh = self.opts.geometry == Geometry::Mesh;
+        for i in 0..self.links.count() {
+            let link = self.links.link(i);
+            if mesh {
+                if let Some(v) = link.iter().find(|&&v| v >= n) {
                     return Err(Error::input(
                         InputItem::Face(i as u64),
                         format!("names vertex {v}, which does not exist ({n} vertices)"),
                     ));
                 }
+            } else if link.iter().any(|&v| v >= n) {
+                return Err(Error::input(
+                    InputItem::Edge(i as u64),
+                    format!(
+                        "{:?} names a vertex that does not exist ({n} vertices)",
+                        &*link
+                    ),
+                ));
             }
         }
         if self.opts.geometry == Geometry::Skeleton {
             let mut has_parent = vec![false; n as usize];
-            for (i, e) in self.links.edges.iter().enumerate() {
+            for (i, e) in self.links.edges().enumerate() {
                 if std::mem::replace(&mut has_parent[e[0] as usize], true) {
                     return Err(Error::input(
                         InputItem::Vertex(e[0]),
@@ -369,6 +371,17 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "invalid input: edge 1: [1, 5] names a vertex that does not exist (2 vertices)"
+        );
+
+        // a vertex number past 2^32 (the links' numbers are widened) is named as given
+        let mut w = writer(Geometry::Graph);
+        w.add_vertices(&[vec![1.0, 1.0], vec![2.0, 2.0]], None, &none)
+            .unwrap();
+        w.add_edges(&[[0, 1], [1, 0], [1 << 40, 0]], &none).unwrap();
+        let err = w.finish().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid input: edge 2: [1099511627776, 0] names a vertex that does not exist (2 vertices)"
         );
 
         let mut w = writer(Geometry::PointCloud);

@@ -12,6 +12,7 @@ use rustc_hash::FxHashSet;
 use super::chunk_blobs::ChunkBlobs;
 use super::columns::{Columns, FinishedColumn};
 use super::documents::{cross_chunk_attribute_document, empty_group};
+use super::link_ids::{LinkIds, LinkVertices};
 use super::{FormatVersion, ZvWriter, SAME_LEVEL};
 use crate::blob::join;
 use crate::document::Attribute;
@@ -29,12 +30,11 @@ use crate::names;
 #[derive(Debug, Clone)]
 pub(super) struct Connectivity {
     mesh: bool,
-    /// Graph edges `[source, target]` or skeleton links `[child, parent]`.
-    pub(super) edges: Vec<[u64; 2]>,
+    /// The links' vertices, link after link: graph edges `[source, target]`, skeleton links
+    /// `[child, parent]`, or faces' corners.
+    ids: LinkIds,
     /// The face arity, fixed by the first face.
     pub(super) face_arity: Option<usize>,
-    /// The faces' corners, face after face.
-    pub(super) faces: Vec<u64>,
     columns: Columns,
     /// Link attribute records, in link order.
     records: Vec<u8>,
@@ -84,9 +84,8 @@ impl Connectivity {
     pub(super) fn new(mesh: bool) -> Self {
         Self {
             mesh,
-            edges: Vec::new(),
+            ids: LinkIds::default(),
             face_arity: None,
-            faces: Vec::new(),
             columns: Columns::new(AttributeKind::Link),
             records: Vec::new(),
             unique: false,
@@ -101,7 +100,7 @@ impl Connectivity {
         }
         let mut seen = FxHashSet::default();
         seen.reserve(links.len());
-        links.retain(|&(_, li)| vertex_set(self.link(li)).is_none_or(|s| seen.insert(s)));
+        links.retain(|&(_, li)| vertex_set(&self.link(li)).is_none_or(|s| seen.insert(s)));
     }
 
     /// The vertices of each link.
@@ -115,21 +114,21 @@ impl Connectivity {
 
     /// The number of links.
     pub(super) fn count(&self) -> usize {
-        if self.mesh {
-            self.faces.len() / self.width()
-        } else {
-            self.edges.len()
-        }
+        self.ids.len() / self.width().max(1)
     }
 
-    /// The vertices of link `li`.
-    pub(super) fn link(&self, li: usize) -> &[u64] {
-        if self.mesh {
-            let w = self.width();
-            &self.faces[li * w..(li + 1) * w]
-        } else {
-            &self.edges[li]
-        }
+    /// The vertices of link `li` (empty past the last link).
+    #[inline]
+    pub(super) fn link(&self, li: usize) -> LinkVertices {
+        LinkVertices::of(&self.ids, li, self.width())
+    }
+
+    /// The links as `[first, second]` pairs (graph edges and skeleton links).
+    pub(super) fn edges(&self) -> impl Iterator<Item = [u64; 2]> + Clone + '_ {
+        (0..self.ids.len() / 2).map(|li| {
+            let (a, b) = (self.ids.get(2 * li), self.ids.get(2 * li + 1));
+            [a.unwrap_or_default(), b.unwrap_or_default()]
+        })
     }
 
     /// The cell of link `li` in column `c`.
@@ -166,12 +165,12 @@ impl Connectivity {
     ) -> Result<()> {
         if let Some((i, e)) = edges.iter().enumerate().find(|(_, e)| e[0] == e[1]) {
             return Err(Error::input(
-                InputItem::Edge((self.edges.len() + i) as u64),
+                InputItem::Edge((self.count() + i) as u64),
                 format!("links vertex {} to itself", e[0]),
             ));
         }
         self.keep_attributes(attributes, edges.len())?;
-        self.edges.extend_from_slice(edges);
+        self.ids.extend(edges.as_flattened());
         Ok(())
     }
 
@@ -187,7 +186,7 @@ impl Connectivity {
         for (i, f) in faces.iter().enumerate() {
             if !(3..=4).contains(&f.len()) || f.len() != arity {
                 return Err(Error::input(
-                    InputItem::Face((self.faces.len() / arity.max(1) + i) as u64),
+                    InputItem::Face((self.ids.len() / arity.max(1) + i) as u64),
                     format!(
                         "has {} vertices (all faces must be triangles, or all quads)",
                         f.len()
@@ -198,7 +197,7 @@ impl Connectivity {
         self.keep_attributes(attributes, faces.len())?;
         self.face_arity = Some(arity);
         for f in faces {
-            self.faces.extend_from_slice(f);
+            self.ids.extend(f);
         }
         Ok(())
     }
@@ -298,7 +297,7 @@ impl ZvWriter {
         })?;
         let keys = self.spill.keys();
         Ok(Some(move |r: usize, out: &mut Ends<'a>| {
-            for &g in self.links.link(routed.cross_links[r]) {
+            for g in self.links.link(routed.cross_links[r]) {
                 let (c, row) = chunks.place(g);
                 out.push((keys[c].0.as_slice(), row));
             }
@@ -374,8 +373,8 @@ impl ZvWriter {
             .flat_map(|l| {
                 self.links
                     .link(l.1)
-                    .iter()
-                    .map(|&g| chunks.place(g).1 as i64)
+                    .into_iter()
+                    .map(|g| chunks.place(g).1 as i64)
             })
             .collect();
         let rows = LinkRows::new(self.links.width(), values).map_err(blob_error)?;

@@ -19,11 +19,13 @@ pub(super) struct SkeletonOrder {
 impl SkeletonOrder {
     /// The order of `n` vertices linked by `[child, parent]` links (checked: every vertex
     /// exists and has at most one parent); a cycle is an error.
-    pub(super) fn new(n: usize, links: &[[u64; 2]]) -> Result<Self> {
+    pub(super) fn new(n: usize, links: impl Iterator<Item = [u64; 2]> + Clone) -> Result<Self> {
         // children of each vertex, as compressed rows
         let mut start = vec![0usize; n + 1];
         let mut has_parent = vec![false; n];
-        for e in links {
+        let mut count = 0;
+        for e in links.clone() {
+            count += 1;
             start[e[1] as usize + 1] += 1;
             has_parent[e[0] as usize] = true;
         }
@@ -31,7 +33,7 @@ impl SkeletonOrder {
             start[i + 1] += start[i];
         }
         let mut fill = start.clone();
-        let mut children = vec![0u64; links.len()];
+        let mut children = vec![0u64; count];
         for e in links {
             children[fill[e[1] as usize]] = e[0];
             fill[e[1] as usize] += 1;
@@ -82,7 +84,7 @@ impl ZvWriter {
         if self.opts.geometry != Geometry::Skeleton {
             return Ok(None);
         }
-        SkeletonOrder::new(self.n_vertices as usize, &self.links.edges).map(Some)
+        SkeletonOrder::new(self.n_vertices as usize, self.links.edges()).map(Some)
     }
 }
 
@@ -93,19 +95,19 @@ mod tests {
     #[test]
     fn ranks_follow_the_trees_depth_first() {
         // 0 ← 2 ← 1, 3 is a second root with child 4
-        let order = SkeletonOrder::new(5, &[[2, 0], [1, 2], [4, 3]]).unwrap();
+        let order = SkeletonOrder::new(5, [[2, 0], [1, 2], [4, 3]].into_iter()).unwrap();
         let ranks: Vec<u64> = (0..5).map(|v| order.rank(v)).collect();
         assert_eq!(ranks, vec![0, 2, 1, 3, 4]);
         let trees: Vec<u64> = (0..5).map(|v| order.tree(v)).collect();
         assert_eq!(trees, vec![1, 1, 1, 2, 2]);
         // children in link-row order, not index order (the example: the reference
         // reads vertices 0, 2, 1)
-        let order = SkeletonOrder::new(3, &[[2, 0], [1, 0]]).unwrap();
+        let order = SkeletonOrder::new(3, [[2, 0], [1, 0]].into_iter()).unwrap();
         assert_eq!(
             (0..3).map(|v| order.rank(v)).collect::<Vec<_>>(),
             vec![0, 2, 1]
         );
-        let err = SkeletonOrder::new(3, &[[1, 2], [2, 1]]).unwrap_err();
+        let err = SkeletonOrder::new(3, [[1, 2], [2, 1]].into_iter()).unwrap_err();
         assert!(err.to_string().contains("cycle"), "{err}");
     }
 }

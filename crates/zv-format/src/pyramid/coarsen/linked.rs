@@ -48,8 +48,9 @@
 //! the parents' temporary file, [`ParentMap::spilling`], once the links are done), each
 //! metavertex's chunk (4 bytes), the set of the links across coarse chunks, and the coarse
 //! links, which [`CoarseLinks`] hands to the writer a batch at a time and the writer holds
-//! (16 bytes an edge, 8 × the arity a face, and the records of those that cross its
-//! chunks) until it finishes.
+//! (8 bytes an edge, 4 × the arity a face while vertex numbers fit in 32 bits, twice that
+//! past them: `writer::link_ids`; and the records of those that cross its chunks) until it
+//! finishes.
 
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
