@@ -88,8 +88,8 @@ impl ChunkBlobs {
 /// a pass in address order is streamed from memory by the hardware prefetcher, and its
 /// writes land in a buffer of the chunk's size that stays in the cache. Every column is then
 /// read from the copy in order (the suite's 1M-point write: about 10% less time at finish,
-/// both ways in one process, 20–30 repetitions each). `None` when `order` is not a permutation of the records (the caller then
-/// reads `raw` in the sorted order).
+/// both ways in one process, 20–30 repetitions each). `None` when `order` is not a
+/// permutation of the records.
 fn in_order(raw: &[u8], order: &[u32], len: usize) -> Option<Vec<u8>> {
     let n = order.len();
     if len == 0 || n.checked_mul(len) != Some(raw.len()) || u32::try_from(n).is_err() {
@@ -274,14 +274,14 @@ impl ZvWriter {
         let (recs, counts, mut fragments) = match ctx.sorted {
             Some(sorted) => {
                 let (order, counts) = &sorted.known[ci];
-                ordered = in_order(&raw, order, len);
-                let recs: Vec<&[u8]> = match &ordered {
-                    Some(o) => o.chunks_exact(len.max(1)).collect(),
-                    None => order
-                        .iter()
-                        .map(|&i| &raw[i as usize * len..(i as usize + 1) * len])
-                        .collect(),
-                };
+                // the order was made from these records: anything else is the writer's fault
+                ordered = in_order(&raw, order, len).ok_or_else(|| {
+                    Error::InvalidInput(format!(
+                        "{}: the sorted order of chunk {key} does not match its records",
+                        self.level
+                    ))
+                })?;
+                let recs: Vec<&[u8]> = ordered.chunks_exact(len).collect();
                 let mut spans = Vec::with_capacity(counts.len());
                 let mut start = 0;
                 for &c in counts {

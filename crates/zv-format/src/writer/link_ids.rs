@@ -31,15 +31,6 @@ impl LinkIds {
         }
     }
 
-    /// Number `i` (`None` past the end).
-    #[inline]
-    pub(super) fn get(&self, i: usize) -> Option<u64> {
-        match self {
-            LinkIds::Narrow(v) => v.get(i).map(|&x| u64::from(x)),
-            LinkIds::Wide(v) => v.get(i).copied(),
-        }
-    }
-
     /// Appends `ids`, widening every number held first if one of them needs it.
     pub(super) fn extend(&mut self, ids: &[u64]) {
         if let LinkIds::Narrow(v) = self {
@@ -126,7 +117,9 @@ mod tests {
     use super::*;
 
     fn all(ids: &LinkIds) -> Vec<u64> {
-        (0..ids.len()).filter_map(|i| ids.get(i)).collect()
+        let mut out = vec![0; ids.len()];
+        assert!(ids.copy_to(0, &mut out));
+        out
     }
 
     #[test]
@@ -140,8 +133,11 @@ mod tests {
         assert_eq!(all(&ids), [0, 5, u64::from(u32::MAX), 7, 1 << 32, 3]);
         ids.extend(&[9]);
         assert_eq!(ids.len(), 7);
-        assert_eq!(ids.get(4), Some(1 << 32));
-        assert_eq!(ids.get(7), None);
+        let mut one = [0];
+        assert!(ids.copy_to(4, &mut one));
+        assert_eq!(one, [1 << 32]);
+        assert!(!ids.copy_to(7, &mut one));
+        assert_eq!(one, [1 << 32], "left as it was");
     }
 
     #[test]

@@ -125,9 +125,9 @@ impl Connectivity {
 
     /// The links as `[first, second]` pairs (graph edges and skeleton links).
     pub(super) fn edges(&self) -> impl Iterator<Item = [u64; 2]> + Clone + '_ {
-        (0..self.ids.len() / 2).map(|li| {
-            let (a, b) = (self.ids.get(2 * li), self.ids.get(2 * li + 1));
-            [a.unwrap_or_default(), b.unwrap_or_default()]
+        (0..self.count()).map(|li| match *self.link(li) {
+            [a, b] => [a, b],
+            _ => [0, 0], // a mesh's faces are not pairs (never asked for)
         })
     }
 
