@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Coverage-guided fuzzing of zv's decoders (cargo-fuzz / libFuzzer; needs `cargo +nightly` and
-# `cargo install cargo-fuzz`). Builds every target of fuzz/ (debug assertions and overflow
+# Coverage-guided fuzzing of zv's decoders (libFuzzer through libfuzzer-sys; needs `cargo
+# +nightly`, not cargo-fuzz: the targets are built with cargo-fuzz's instrumentation flags by a
+# plain `cargo +nightly build`, below). Builds every target of fuzz/ (debug assertions and overflow
 # checks on through the release profile of fuzz/Cargo.toml, so integer overflow panics), seeds
 # corpora from the fixtures when missing (scripts/fuzz-seeds.sh), runs
 # each target, and fails on any finding: a crash or panic, a timeout (-timeout=10), or more
@@ -20,7 +21,7 @@
 #                 they are built without debug information: 26 targets then take about
 #                 0.8 GiB of fuzz/target instead of about 6 GiB (a CI run once ran out of disk
 #                 linking them). Panic messages name file:line either way.
-#   TARGET...     the targets to run (default: all; `cargo +nightly fuzz list`)
+#   TARGET...     the targets to run (default: all: the [[bin]] targets of fuzz/Cargo.toml)
 #
 # Each run prints one line: executions, libFuzzer's final cov:/ft:, peak RSS and the verdict;
 # logs are in fuzz/logs/TARGET.log. A target that dies without an artifact (a stack overflow:
@@ -56,12 +57,9 @@ if ! cargo +nightly --version >/dev/null 2>&1; then
   echo "error: the nightly toolchain is needed (rustup toolchain install nightly)" >&2
   exit 1
 fi
-if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
-  echo "error: cargo-fuzz is needed (cargo install cargo-fuzz --locked)" >&2
-  exit 1
-fi
-
-all=$(cd fuzz && cargo +nightly fuzz list)
+# the [[bin]] targets of fuzz/Cargo.toml (what `cargo fuzz list` prints)
+all=$(awk '/^\[\[bin\]\]/ { b = 1; next } /^\[/ { b = 0 } b && $1 == "name" { gsub(/"/, "", $3); print $3 }' \
+  fuzz/Cargo.toml)
 if [ ${#targets[@]} -eq 0 ]; then
   mapfile -t targets <<<"$all"
 fi
@@ -72,19 +70,34 @@ for t in "${targets[@]}"; do
   fi
 done
 
-echo "==> building the fuzz targets (cargo +nightly fuzz build -O; debug assertions from fuzz/Cargo.toml)"
+host=$(rustc +nightly -vV | sed -n 's/^host: //p')
+echo "==> building the fuzz targets (cargo +nightly build --release with libFuzzer's instrumentation; debug assertions from fuzz/Cargo.toml)"
 mkdir -p fuzz/logs
-# cargo-fuzz appends its instrumentation flags to RUSTFLAGS; later -C options win over the
-# profile's debug setting (cargo-fuzz passes profile.release.debug="line-tables-only").
-rustflags="${RUSTFLAGS:-}"
+# The flags `cargo fuzz build -O --sanitizer none` (cargo-fuzz 0.13) passes: SanitizerCoverage
+# (8-bit counters, PC table, comparison tracing, stack depth) for libFuzzer's feedback, `--cfg
+# fuzzing`, and no branch folding; `--target` keeps them away from build scripts. cargo-fuzz
+# also forces one codegen unit in release builds (faster binaries, slower builds): kept for
+# campaigns, not for the smoke's opt-level 1 build (CARGO_PROFILE_RELEASE_OPT_LEVEL=1, set by
+# scripts/test.sh), whose few seconds a target need no speed. Installing cargo-fuzz itself (a
+# release build of about 60 crates) is then not needed.
+rustflags="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4"
+rustflags="$rustflags -Cllvm-args=-sanitizer-coverage-inline-8bit-counters"
+rustflags="$rustflags -Cllvm-args=-sanitizer-coverage-pc-table"
+rustflags="$rustflags -Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing"
+rustflags="$rustflags -Cllvm-args=-simplifycfg-branch-fold-threshold=0"
+case "$host" in *-linux-*) rustflags="$rustflags -Cllvm-args=-sanitizer-coverage-stack-depth" ;; esac
+rustflags="$rustflags -Ccodegen-units=1"
+rustflags="$rustflags ${RUSTFLAGS:-}"
+# later -C options win over the profile's debug setting
 [ "$debuginfo" = 1 ] || rustflags="$rustflags -Cdebuginfo=0 -Cstrip=debuginfo"
-if ! (cd fuzz && RUSTFLAGS="$rustflags" nice -n 10 cargo +nightly fuzz build -O --sanitizer none) \
+if ! RUSTFLAGS="$rustflags" nice -n 10 cargo +nightly build --manifest-path fuzz/Cargo.toml \
+  --target "$host" --release --bins --config 'profile.release.debug="line-tables-only"' \
   >fuzz/logs/build.log 2>&1; then
   cat fuzz/logs/build.log >&2
   echo "error: building the fuzz targets failed" >&2
   exit 1
 fi
-bin_dir="fuzz/target/$(rustc +nightly -vV | sed -n 's/^host: //p')/release"
+bin_dir="fuzz/target/$host/release"
 if [ "$build_only" = 1 ]; then
   echo "==> built: ${#targets[@]} targets in $bin_dir"
   exit 0

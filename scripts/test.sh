@@ -33,8 +33,8 @@ envs_pid=$!
 # The minimal build's test (zv-format with only the memory store and zstd: other features, so
 # nearly every dependency is compiled again) is built in the background too, at the lowest
 # priority (nice 19), in a target directory of its own (no lock shared with the builds below),
-# and so are the fuzz targets (and cargo-fuzz, when missing; they need the nightly toolchain for
-# libFuzzer) after it. They take the CPU the compilation and the tests leave idle (linking is
+# and so are the fuzz targets (they need the nightly toolchain for libFuzzer; scripts/fuzz.sh
+# builds them with plain cargo, so cargo-fuzz is not installed: 76 CPU-s saved) after it. They take the CPU the compilation and the tests leave idle (linking is
 # mostly serial; the tests spend much of their time waiting on Python processes and local
 # servers), and the steps at the end find them built.
 minimal=(-p zv-format --no-default-features --features mem,zstd --locked)
@@ -54,10 +54,6 @@ if cargo +nightly --version >/dev/null 2>&1; then
     export CARGO_PROFILE_RELEASE_OPT_LEVEL=1
     # after the minimal build, whatever its outcome (its own step reports it)
     while kill -0 "$minimal_pid" 2>/dev/null; do sleep 2; done
-    if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
-      echo "==> installing cargo-fuzz"
-      nice -n 19 cargo install cargo-fuzz --locked
-    fi
     nice -n 19 scripts/fuzz.sh --build-only
   ) >"$fuzz_log" 2>&1 &
   fuzz_pid=$!
