@@ -58,7 +58,8 @@ if ! cargo +nightly --version >/dev/null 2>&1; then
   exit 1
 fi
 # the [[bin]] targets of fuzz/Cargo.toml (what `cargo fuzz list` prints)
-all=$(awk '/^\[\[bin\]\]/ { b = 1; next } /^\[/ { b = 0 } b && $1 == "name" { gsub(/"/, "", $3); print $3 }' \
+all=$(awk '/^\[\[bin\]\]/ { b = 1; next } /^\[/ { b = 0 }
+  b && /^[[:space:]]*name[[:space:]]*=/ && match($0, /"[^"]*"/) { print substr($0, RSTART + 1, RLENGTH - 2) }' \
   fuzz/Cargo.toml)
 if [ ${#targets[@]} -eq 0 ]; then
   mapfile -t targets <<<"$all"
