@@ -80,8 +80,8 @@ impl Level {
 /// The references a group of objects is filled with, about: the columns of a group of
 /// point-cloud objects (40 bytes a row, about 1.6 rows a reference in the suite's 1M points)
 /// then take a few MB, which the core's cache holds while they are written. Groups of
-/// 250 objects (632k references in four groups) took 11% more CPU and 18% more time than
-/// groups of 64 (16 groups) reading the suite's 1,000 objects.
+/// 250 objects (632k references in four groups) took 12% more CPU and 16% longer median
+/// reads than groups of 64 (16 groups) reading the suite's 1,000 objects (four runs each).
 const GROUP_REFERENCES: usize = 1 << 15;
 
 /// `refs` split into groups of consecutive objects with about [`GROUP_REFERENCES`]
